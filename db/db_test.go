@@ -1,0 +1,66 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+func TestMigrateSeedsTaxonomyAndIsIdempotent(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		if err := db.Migrate(ctx, bdb); err != nil {
+			t.Fatalf("second Migrate: %v", err)
+		}
+		if err := db.Ping(ctx, bdb); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+		var cats []db.Category
+		if err := bdb.NewSelect().Model(&cats).Where("code IN (?)", bun.In([]string{"hep-th", "math.AG", "cs.LG"})).Order("code").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := []db.Category{
+			{Code: "cs.LG", Name: "Machine Learning", Archive: "cs", GroupName: "Computer Science", Active: true, InTaxonomy: true},
+			{Code: "hep-th", Name: "High Energy Physics - Theory", Archive: "hep-th", GroupName: "Physics", Active: true, InTaxonomy: true},
+			{Code: "math.AG", Name: "Algebraic Geometry", Archive: "math", GroupName: "Mathematics", Active: true, InTaxonomy: true},
+		}
+		if len(cats) != len(want) {
+			t.Fatalf("got %d categories, want %d", len(cats), len(want))
+		}
+		for i := range want {
+			if cats[i] != want[i] {
+				t.Errorf("category %d = %+v, want %+v", i, cats[i], want[i])
+			}
+		}
+		n, err := bdb.NewSelect().Model((*db.Category)(nil)).Count(ctx)
+		if err != nil || n != 185 {
+			t.Errorf("categories: got %d (%v), want 185", n, err)
+		}
+	})
+}
+
+func TestCanonicalCategory(t *testing.T) {
+	tests := []struct {
+		in, want  string
+		known, ok bool
+	}{
+		{"hep-th", "hep-th", true, true},
+		{"alg-geom", "math.AG", true, true},
+		{"math.MP", "math-ph", true, true},
+		{"cond-mat.str-el", "cond-mat.str-el", true, true},
+		{"cs.XX", "cs.XX", false, true},
+		{"68T45, 62H30", "", false, false},
+		{"I.5.3; I.2.10", "", false, false},
+		{"", "", false, false},
+	}
+	for _, tt := range tests {
+		got, known, ok := db.CanonicalCategory(tt.in)
+		if got != tt.want || known != tt.known || ok != tt.ok {
+			t.Errorf("CanonicalCategory(%q) = %q, %v, %v; want %q, %v, %v", tt.in, got, known, ok, tt.want, tt.known, tt.ok)
+		}
+	}
+}

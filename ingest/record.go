@@ -1,0 +1,128 @@
+// Package ingest reads scholarly data files (arXiv metadata, Paperscape,
+// OpenAlex, ROR, Semantic Scholar) and weaves them into the papergraph
+// database: one reader per format produces records, one writer upserts them.
+package ingest
+
+import (
+	"strconv"
+	"time"
+)
+
+// Record is what a reader hands to the writer: a *Paper, a *Researcher or an
+// *Institution.
+type Record interface{ record() }
+
+// Paper is one paper as a source describes it. Empty strings, nil pointers
+// and zero times mean "this source does not say"; the writer never lets them
+// blank what another source already stored.
+type Paper struct {
+	// ArxivID is the canonical arXiv id without version ("hep-th/9407087",
+	// "2111.04949"); empty for a work known only by DOI.
+	ArxivID    string
+	Version    int // latest version number known to this source, 0 if unknown
+	DOI        string
+	Title      string
+	Abstract   string
+	Comments   string
+	JournalRef string
+	ReportNo   string
+	License    string
+	Published  time.Time // first version
+	Updated    time.Time // latest version
+	// Categories holds arXiv category codes in the source's order, the
+	// primary category first. Readers pass codes through as printed; the
+	// writer maps defunct archives and aliases and drops MSC/ACM classes.
+	Categories []string
+	// CitedByCount is an external citation count (OpenAlex, S2), nil if unknown.
+	CitedByCount *int
+	OpenAlexID   string // "W2741809807"
+	S2ID         string // Semantic Scholar paper id (sha or corpus id)
+	// Byline is the author line as printed, when the source has one.
+	Byline string
+	// Authors in byline order. AuthorsComplete says the list is the paper's
+	// full author list (false for a source that truncates or only lists some).
+	Authors         []Author
+	AuthorsComplete bool
+	// References are the ids of works this paper cites: canonical arXiv ids,
+	// or "doi:10..." for works known only by DOI.
+	References []string
+}
+
+// Author is one byline entry.
+type Author struct {
+	Name         string // exactly as printed (accents decoded)
+	ORCID        string // bare "0000-0002-1825-0097"
+	OpenAlexID   string // "A5023888391"
+	S2ID         string
+	Affiliations []Affiliation
+}
+
+// Affiliation is an affiliation string with the ROR id when the source gives one.
+type Affiliation struct {
+	Raw string
+	ROR string // bare ROR id ("00f54p054"), empty when unknown
+}
+
+// Researcher is an author profile from an external source (OpenAlex or S2
+// authors). At least one external id is set.
+type Researcher struct {
+	Name          string
+	ORCID         string
+	OpenAlexID    string
+	S2ID          string
+	HIndex        *int
+	CitationCount *int
+	WorksCount    *int
+	// Institutions are ROR ids of the researcher's known affiliations.
+	Institutions []string
+}
+
+// Institution is one organisation, typically a ROR record.
+type Institution struct {
+	ROR         string // bare id, "05dxps055"
+	Name        string // display name
+	Country     string // ISO 3166-1 alpha-2
+	Types       []string
+	Status      string
+	Established int
+	OpenAlexID  string
+	// Names are the other names it goes by: labels, aliases, acronyms.
+	Names []InstitutionName
+}
+
+// InstitutionName is one alternative name of an institution.
+type InstitutionName struct {
+	Value string
+	Kind  string // "label", "alias" or "acronym"
+}
+
+func (*Paper) record()       {}
+func (*Researcher) record()  {}
+func (*Institution) record() {}
+
+// Position locates a record in its input: a file, a tar member inside it,
+// and a 1-based line number (0 when the format has no lines).
+type Position struct {
+	File   string
+	Member string
+	Line   int
+}
+
+func (p Position) String() string {
+	s := p.File
+	if p.Member != "" {
+		s += ":" + p.Member
+	}
+	if p.Line > 0 {
+		s += ":" + strconv.Itoa(p.Line)
+	}
+	return s
+}
+
+// RecordError is a malformed record: where it is and why it was skipped.
+type RecordError struct {
+	Pos    Position
+	Reason string
+}
+
+func (e *RecordError) Error() string { return e.Pos.String() + ": " + e.Reason }
