@@ -28,6 +28,7 @@ type Paper struct {
 	CitedByCount    *int      `bun:"cited_by_count"`
 	OpenAlexID      string    `bun:"openalex_id,nullzero"`
 	S2ID            string    `bun:"s2_id,nullzero"`
+	AuthorCount     int       `bun:"author_count,notnull"`
 	AuthorsComplete bool      `bun:"authors_complete,notnull"`
 	AuthorsScore    int       `bun:"authors_score,notnull"`
 

@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
+	"sync/atomic"
 )
 
 // Entry is one input stream: a plain file, a gunzipped file, or one member
@@ -56,20 +56,28 @@ var ErrTruncated = errors.New("compressed data is truncated or corrupt")
 // countingReader counts bytes read from the underlying file, for progress.
 type countingReader struct {
 	r io.Reader
-	n *int64
+	n *atomic.Int64
 }
 
 func (c countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	*c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
+// openFile opens path in fsys, or on disk when fsys is nil.
+func openFile(fsys fs.FS, path string) (fs.File, error) {
+	if fsys == nil {
+		return os.Open(path)
+	}
+	return fsys.Open(path)
+}
+
 // eachEntry opens path (plain, gzip, tar or tar.gz, told apart by content,
-// not by name) and calls fn for every entry in it. read counts the
-// compressed bytes consumed so far.
-func eachEntry(path string, f Format, read *int64, fn func(Entry) error) error {
-	fh, err := os.Open(path)
+// not by name) in fsys (nil for the disk) and calls fn for every entry in
+// it. read counts the bytes consumed so far.
+func eachEntry(fsys fs.FS, path string, f Format, read *atomic.Int64, fn func(Entry) error) error {
+	fh, err := openFile(fsys, path)
 	if err != nil {
 		return err
 	}
@@ -175,6 +183,3 @@ func eachLine(ctx context.Context, e Entry, fn func(line []byte, n int) error) e
 	}
 	return nil
 }
-
-// baseName is the file name shown in messages about an entry.
-func baseName(path string) string { return filepath.Base(strings.TrimSuffix(path, "/")) }

@@ -30,6 +30,7 @@ CREATE TABLE papers (
 	cited_by_count   INTEGER,
 	openalex_id      TEXT UNIQUE,
 	s2_id            TEXT UNIQUE,
+	author_count     INTEGER NOT NULL DEFAULT 0,
 	authors_complete BOOLEAN NOT NULL DEFAULT FALSE,
 	-- authors_score ranks how much the stored author list tells (see
 	-- ingest); a source replaces the list only with a better one.

@@ -1,0 +1,396 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/names"
+)
+
+// MaxCoauthorPaperAuthors bounds the papers that make co-author links:
+// a paper with more authors (a large collaboration) would tie thousands
+// of people to each other by one paper and drown every network. Such
+// papers still count everywhere else.
+const MaxCoauthorPaperAuthors = 100
+
+// Derive brings up to date what the API reads often: resolved citations,
+// citation counts, researcher figures, fields, co-authors, same-name
+// links and institution matches. It works from the stored data alone, so
+// running it again, or after a crash, gives the same result.
+func Derive(ctx context.Context, bdb *bun.DB) error {
+	steps := []struct {
+		name string
+		fn   func(ctx context.Context, tx bun.Tx) error
+	}{
+		{"citations", resolveReferences},
+		{"initials", mergeInitials},
+		{"researchers", deriveResearchers},
+		{"same-name", deriveSameName},
+		{"affiliations", matchAffiliations},
+	}
+	for _, s := range steps {
+		if err := bdb.RunInTx(ctx, nil, s.fn); err != nil {
+			return fmt.Errorf("derive %s: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+func execAll(ctx context.Context, tx bun.Tx, stmts ...string) error {
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolveReferences turns references whose target is now in the archive
+// into citation edges, whatever order the papers arrived in, and updates
+// each paper's citation counts.
+func resolveReferences(ctx context.Context, tx bun.Tx) error {
+	return execAll(ctx, tx,
+		`UPDATE paper_references SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
+		 WHERE cited_id IS NULL AND target NOT LIKE 'doi:%'
+		   AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`,
+		`UPDATE paper_references SET cited_id = (SELECT MIN(p.id) FROM papers p WHERE p.doi = SUBSTR(paper_references.target, 5))
+		 WHERE cited_id IS NULL AND target LIKE 'doi:%'
+		   AND EXISTS (SELECT 1 FROM papers p WHERE p.doi = SUBSTR(paper_references.target, 5))`,
+		`UPDATE papers SET archive_citation_count = c.n
+		 FROM (SELECT cited_id, COUNT(*) AS n FROM paper_references WHERE cited_id IS NOT NULL GROUP BY cited_id) c
+		 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,
+		`UPDATE papers SET citation_count = CASE WHEN COALESCE(cited_by_count, 0) > archive_citation_count
+		   THEN cited_by_count ELSE archive_citation_count END
+		 WHERE citation_count <> CASE WHEN COALESCE(cited_by_count, 0) > archive_citation_count
+		   THEN cited_by_count ELSE archive_citation_count END`,
+	)
+}
+
+// familyMember is a researcher as the name-matching steps see it.
+type familyMember struct {
+	ID        int64
+	Name      string
+	FamilyKey string
+	HasExtID  bool `bun:"has_ext_id"`
+}
+
+// families returns the researchers whose family name is shared with
+// another profile, grouped by family key.
+func families(ctx context.Context, tx bun.Tx) (map[string][]familyMember, error) {
+	var ms []familyMember
+	err := tx.NewSelect().
+		ColumnExpr("id, name, family_key").
+		ColumnExpr("(orcid IS NOT NULL OR openalex_id IS NOT NULL OR s2_id IS NOT NULL) AS has_ext_id").
+		Table("researchers").
+		Where("family_key IN (SELECT family_key FROM researchers GROUP BY family_key HAVING COUNT(*) > 1)").
+		Order("family_key", "id").
+		Scan(ctx, &ms)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]familyMember{}
+	for _, m := range ms {
+		out[m.FamilyKey] = append(out[m.FamilyKey], m)
+	}
+	return out, nil
+}
+
+// mergeInitials joins a profile known only by initials ("C. Itzykson") to
+// a full-name profile ("Claude Itzykson") when the names are compatible
+// and exactly one such profile shares a co-author with it. Without that
+// evidence the initials stay a profile of their own.
+func mergeInitials(ctx context.Context, tx bun.Tx) error {
+	fams, err := families(ctx, tx)
+	if err != nil {
+		return err
+	}
+	pairs := map[int64][]int64{}
+	var involved []int64
+	for _, ms := range fams {
+		for _, a := range ms {
+			if a.HasExtID || !names.InitialsOnly(a.Name) {
+				continue
+			}
+			for _, b := range ms {
+				if b.ID != a.ID && !names.InitialsOnly(b.Name) && names.Compatible(a.Name, b.Name) {
+					pairs[a.ID] = append(pairs[a.ID], b.ID)
+				}
+			}
+			if len(pairs[a.ID]) > 0 {
+				involved = append(involved, a.ID)
+				involved = append(involved, pairs[a.ID]...)
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	co, err := coauthorSets(ctx, tx, involved)
+	if err != nil {
+		return err
+	}
+	var from []int64
+	var to []int64
+	for a, bs := range pairs {
+		var match []int64
+		for _, b := range bs {
+			if shares(co[a], co[b]) {
+				match = append(match, b)
+			}
+		}
+		if len(match) == 1 {
+			from = append(from, a)
+			to = append(to, match[0])
+		}
+	}
+	for i := range from {
+		if _, err := tx.NewUpdate().Table("authorships").Set("researcher_id = ?", to[i]).Where("researcher_id = ?", from[i]).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func shares(a, b map[int64]bool) bool {
+	for id := range a {
+		if b[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// coauthorSets returns each given researcher's co-authors, from the
+// authorships themselves (the coauthors table may be stale here).
+func coauthorSets(ctx context.Context, tx bun.Tx, ids []int64) (map[int64]map[int64]bool, error) {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var rows []struct {
+		A int64
+		B int64
+	}
+	err := tx.NewSelect().
+		ColumnExpr("x.researcher_id AS a, y.researcher_id AS b").
+		TableExpr("authorships AS x").
+		Join("JOIN authorships AS y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id").
+		Where("x.researcher_id IN (?)", bun.In(ids)).
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]map[int64]bool{}
+	for _, r := range rows {
+		if out[r.A] == nil {
+			out[r.A] = map[int64]bool{}
+		}
+		out[r.A][r.B] = true
+	}
+	return out, nil
+}
+
+// deriveResearchers recomputes the per-researcher figures and tables and
+// drops profiles left with no paper and no external identity.
+func deriveResearchers(ctx context.Context, tx bun.Tx) error {
+	return execAll(ctx, tx,
+		`DELETE FROM researchers WHERE orcid IS NULL AND openalex_id IS NULL AND s2_id IS NULL
+		   AND NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = researchers.id)`,
+		`WITH ranked AS (
+		   SELECT a.researcher_id AS rid, a.paper_id, a.position, p.author_count AS n, p.authors_complete AS known,
+		          p.citation_count AS c,
+		          ROW_NUMBER() OVER (PARTITION BY a.researcher_id ORDER BY p.citation_count DESC, p.published DESC, p.id) AS rn
+		   FROM authorships a JOIN papers p ON p.id = a.paper_id
+		   WHERE a.researcher_id IS NOT NULL),
+		 s AS (
+		   SELECT rid, COUNT(DISTINCT paper_id) AS papers,
+		     SUM(CASE WHEN known THEN 1 ELSE 0 END) AS known,
+		     SUM(CASE WHEN known AND n = 1 THEN 1 ELSE 0 END) AS sole,
+		     SUM(CASE WHEN known AND n > 1 AND position = 1 THEN 1 ELSE 0 END) AS first,
+		     SUM(CASE WHEN known AND n > 1 AND position = n THEN 1 ELSE 0 END) AS last,
+		     SUM(CASE WHEN known AND position > 1 AND position < n THEN 1 ELSE 0 END) AS middle,
+		     MAX(CASE WHEN c >= rn THEN rn ELSE 0 END) AS h,
+		     MAX(CASE WHEN rn = 1 AND c > 0 THEN paper_id END) AS top
+		   FROM ranked GROUP BY rid),
+		 f AS (
+		   SELECT r.id, COALESCE(s.papers, 0) AS papers, COALESCE(s.known, 0) AS known, COALESCE(s.sole, 0) AS sole,
+		     COALESCE(s.first, 0) AS first, COALESCE(s.last, 0) AS last, COALESCE(s.middle, 0) AS middle,
+		     COALESCE(s.h, 0) AS h, s.top
+		   FROM researchers r LEFT JOIN s ON s.rid = r.id)
+		 UPDATE researchers SET paper_count = f.papers, position_known_count = f.known, sole_count = f.sole,
+		   first_count = f.first, last_count = f.last, middle_count = f.middle, archive_h_index = f.h,
+		   most_cited_paper_id = f.top
+		 FROM f
+		 WHERE f.id = researchers.id AND (researchers.paper_count <> f.papers OR researchers.position_known_count <> f.known
+		   OR researchers.sole_count <> f.sole OR researchers.first_count <> f.first OR researchers.last_count <> f.last
+		   OR researchers.middle_count <> f.middle OR researchers.archive_h_index <> f.h
+		   OR COALESCE(researchers.most_cited_paper_id, 0) <> COALESCE(f.top, 0))`,
+		`DELETE FROM researcher_categories`,
+		`INSERT INTO researcher_categories (researcher_id, category, paper_count)
+		 SELECT a.researcher_id, pc.category, COUNT(DISTINCT a.paper_id)
+		 FROM authorships a JOIN paper_categories pc ON pc.paper_id = a.paper_id
+		 WHERE a.researcher_id IS NOT NULL
+		 GROUP BY a.researcher_id, pc.category`,
+		`DELETE FROM coauthors`,
+		fmt.Sprintf(`INSERT INTO coauthors (researcher_id, coauthor_id, paper_count)
+		 SELECT x.researcher_id, y.researcher_id, COUNT(DISTINCT x.paper_id)
+		 FROM papers p
+		 JOIN authorships x ON x.paper_id = p.id
+		 JOIN authorships y ON y.paper_id = p.id AND y.researcher_id <> x.researcher_id
+		 WHERE p.author_count <= %d
+		 GROUP BY x.researcher_id, y.researcher_id`, MaxCoauthorPaperAuthors),
+	)
+}
+
+// deriveSameName links profiles that may be the same person: the same
+// family name and compatible given names (which includes two profiles
+// of one name that external ids keep apart).
+func deriveSameName(ctx context.Context, tx bun.Tx) error {
+	fams, err := families(ctx, tx)
+	if err != nil {
+		return err
+	}
+	var rows []db.SameName
+	for _, ms := range fams {
+		for i, a := range ms {
+			for _, b := range ms[i+1:] {
+				if names.Compatible(a.Name, b.Name) {
+					rows = append(rows, db.SameName{ResearcherID: a.ID, OtherID: b.ID}, db.SameName{ResearcherID: b.ID, OtherID: a.ID})
+				}
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM same_name"); err != nil {
+		return err
+	}
+	for chunk := range slices.Chunk(rows, 5000) {
+		if _, err := tx.NewInsert().Model(&chunk).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// matchAffiliations links affiliations to institutions: by the ROR id a
+// source gave, else by a confident name match (see institutionMatcher).
+// The raw string is always kept.
+func matchAffiliations(ctx context.Context, tx bun.Tx) error {
+	if err := execAll(ctx, tx,
+		`UPDATE affiliations SET institution_id = (SELECT i.id FROM institutions i WHERE i.ror_id = affiliations.ror_id)
+		 WHERE institution_id IS NULL AND ror_id IS NOT NULL
+		   AND EXISTS (SELECT 1 FROM institutions i WHERE i.ror_id = affiliations.ror_id)`,
+	); err != nil {
+		return err
+	}
+	var raws []string
+	if err := tx.NewSelect().Table("affiliations").Distinct().Column("raw").
+		Where("institution_id IS NULL AND ror_id IS NULL").Scan(ctx, &raws); err != nil {
+		return err
+	}
+	if len(raws) == 0 {
+		return nil
+	}
+	m, err := loadInstitutionMatcher(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, raw := range raws {
+		id := m.match(raw)
+		if id == 0 {
+			continue
+		}
+		if _, err := tx.NewUpdate().Table("affiliations").Set("institution_id = ?", id).
+			Where("raw = ? AND institution_id IS NULL AND ror_id IS NULL", raw).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// institutionMatcher matches affiliation strings to institutions by exact
+// folded names, labels, aliases and acronyms.
+type institutionMatcher struct {
+	byKey   map[string][]int64 // names, labels, aliases
+	byAcro  map[string][]int64 // acronyms, matched case-sensitively
+	country map[int64]string
+	byLand  map[string]string // folded country name → ISO code
+}
+
+func loadInstitutionMatcher(ctx context.Context, tx bun.Tx) (*institutionMatcher, error) {
+	var rows []struct {
+		InstitutionID int64
+		Name          string
+		Kind          string
+		NameKey       string
+		Country       string
+	}
+	err := tx.NewSelect().ColumnExpr("n.institution_id, n.name, n.kind, n.name_key, COALESCE(i.country, '') AS country").
+		TableExpr("institution_names AS n").Join("JOIN institutions AS i ON i.id = n.institution_id").
+		Where("i.status IS NULL OR i.status = 'active'").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	m := &institutionMatcher{byKey: map[string][]int64{}, byAcro: map[string][]int64{}, country: map[int64]string{}, byLand: countryNames}
+	for _, r := range rows {
+		m.country[r.InstitutionID] = r.Country
+		if r.Kind == "acronym" {
+			m.byAcro[r.Name] = appendUnique(m.byAcro[r.Name], r.InstitutionID)
+		} else {
+			m.byKey[r.NameKey] = appendUnique(m.byKey[r.NameKey], r.InstitutionID)
+		}
+	}
+	return m, nil
+}
+
+func appendUnique(ids []int64, id int64) []int64 {
+	if slices.Contains(ids, id) {
+		return ids
+	}
+	return append(ids, id)
+}
+
+// match returns the one institution an affiliation names, or 0. It tries
+// the whole string and then each comma-separated part ("Dept. of Physics,
+// Princeton University, USA"); a part naming several institutions counts
+// only when a country named in the string picks one of them.
+func (m *institutionMatcher) match(raw string) int64 {
+	parts := strings.Split(raw, ",")
+	land := ""
+	for _, p := range parts {
+		if c, ok := m.byLand[foldKey(p)]; ok {
+			land = c
+		}
+	}
+	found := map[int64]bool{}
+	try := func(ids []int64) {
+		if len(ids) > 1 && land != "" {
+			var in []int64
+			for _, id := range ids {
+				if m.country[id] == land {
+					in = append(in, id)
+				}
+			}
+			ids = in
+		}
+		if len(ids) == 1 {
+			found[ids[0]] = true
+		}
+	}
+	try(m.byKey[foldKey(raw)])
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		try(m.byKey[foldKey(p)])
+		try(m.byAcro[p])
+	}
+	if len(found) != 1 {
+		return 0
+	}
+	for id := range found {
+		return id
+	}
+	return 0
+}

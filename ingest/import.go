@@ -1,0 +1,243 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Options configure one import.
+type Options struct {
+	Format Format
+	Paths  []string
+	// FS, when set, holds the paths; otherwise they are on disk.
+	FS fs.FS
+	// MaxErrors stops the import after that many malformed records; 0
+	// means no limit.
+	MaxErrors int
+	// BatchSize is the number of records written per transaction.
+	BatchSize int
+	// Bad is told about every malformed record (it is skipped either way).
+	Bad func(*RecordError)
+	// FileError is told about a file that could not be read to its end
+	// (missing, empty, truncated, not of the format); the import goes on
+	// with the next file.
+	FileError func(path string, err error)
+	// Progress, when set, is called about every 200 ms while reading.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a running import.
+type Progress struct {
+	Bytes, TotalBytes int64
+	Records, Bad      int64
+	Elapsed           time.Duration
+}
+
+// Summary is what an import did.
+type Summary struct {
+	Read int64 // good records read
+	Counts
+	Bad        int64 // malformed records skipped
+	FileErrors int   // files that could not be read to the end
+	Elapsed    time.Duration
+	Derive     time.Duration // part of Elapsed spent on derived figures
+}
+
+// OK reports whether the import met no bad record and no file error.
+func (s Summary) OK() bool { return s.Bad == 0 && s.FileErrors == 0 }
+
+// ErrTooManyErrors stops an import that met more malformed records than
+// Options.MaxErrors allows.
+var ErrTooManyErrors = errors.New("too many malformed records")
+
+// ErrWrongFormat says a file's first records all failed to parse, so the
+// file is most likely not of the format given.
+var ErrWrongFormat = errors.New("not a file of this format")
+
+// wrongFormatAfter is how many malformed records without a single good one
+// make a file count as the wrong format.
+const wrongFormatAfter = 20
+
+// Import reads every path in the given format, writes the records in
+// batched transactions, and then brings the derived figures up to date.
+// Malformed records are reported and skipped; a file that cannot be read
+// to its end is reported and the import goes on. Running the same import
+// again changes nothing, and an import that was interrupted and run again
+// ends with the same data as one that was not.
+func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
+	start := time.Now()
+	if o.BatchSize <= 0 {
+		o.BatchSize = 2000
+	}
+	var sum Summary
+	var total, read, records, bad atomic.Int64
+	for _, p := range o.Paths {
+		if fi, err := statFile(o.FS, p); err == nil {
+			total.Add(fi.Size())
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []Record, 2)
+	var readErr error
+	go func() {
+		defer close(batches)
+		readErr = readAll(ctx, o, batches, &read, &records, &bad, &sum.FileErrors)
+	}()
+	if o.Progress != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			t := time.NewTicker(200 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					o.Progress(Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(), Elapsed: time.Since(start)})
+				}
+			}
+		}()
+	}
+	w := newWriter(bdb)
+	var writeErr error
+	for b := range batches {
+		if writeErr != nil {
+			continue // drain, so the reader can stop
+		}
+		c, err := w.write(ctx, b)
+		if err != nil {
+			writeErr = err
+			cancel()
+			continue
+		}
+		sum.Counts.add(c)
+	}
+	sum.Read, sum.Bad = records.Load(), bad.Load()
+	if writeErr != nil {
+		sum.Elapsed = time.Since(start)
+		return sum, writeErr
+	}
+	if readErr != nil && !errors.Is(readErr, ErrTooManyErrors) {
+		sum.Elapsed = time.Since(start)
+		return sum, readErr
+	}
+	// Even a stopped import derives: what it wrote is good data.
+	d := time.Now()
+	if err := Derive(ctx, bdb); err != nil {
+		return sum, err
+	}
+	sum.Derive = time.Since(d)
+	sum.Elapsed = time.Since(start)
+	if o.Progress != nil {
+		o.Progress(Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(), Elapsed: sum.Elapsed})
+	}
+	return sum, readErr
+}
+
+// readAll reads every file and sends full batches; it returns the error
+// that stopped it early, if any.
+func readAll(ctx context.Context, o Options, out chan<- []Record, read, records, bad *atomic.Int64, fileErrors *int) error {
+	batch := make([]Record, 0, o.BatchSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		select {
+		case out <- batch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		batch = make([]Record, 0, o.BatchSize)
+		return nil
+	}
+	for _, path := range o.Paths {
+		var good int64
+		// Errors before the first good record are held back: if the
+		// first wrongFormatAfter records are all bad, one message about
+		// the format replaces them.
+		var held []*RecordError
+		sink := Sink{
+			Record: func(r Record, _ Position) error {
+				good++
+				records.Add(1)
+				batch = append(batch, r)
+				if len(batch) == cap(batch) {
+					return flush()
+				}
+				return nil
+			},
+			Bad: func(e *RecordError) error {
+				e.Pos.File = filepath.Base(e.Pos.File)
+				if good > 0 {
+					return report(o, e, bad)
+				}
+				held = append(held, e)
+				if len(held) >= wrongFormatAfter {
+					return wrongFormat(o.Format, held)
+				}
+				return nil
+			},
+		}
+		err := eachEntry(o.FS, path, o.Format, read, func(e Entry) error {
+			return o.Format.Read(ctx, e, sink)
+		})
+		if err == nil && len(held) > 0 {
+			if good == 0 {
+				err = wrongFormat(o.Format, held)
+			} else {
+				for _, e := range held {
+					if err = report(o, e, bad); err != nil {
+						break
+					}
+				}
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrTooManyErrors), errors.Is(err, context.Canceled):
+			_ = flush()
+			return err
+		default:
+			*fileErrors++
+			if o.FileError != nil {
+				o.FileError(path, err)
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func wrongFormat(f Format, held []*RecordError) error {
+	return fmt.Errorf("%w %q (first error: %s)", ErrWrongFormat, f.Name, held[0])
+}
+
+func report(o Options, e *RecordError, bad *atomic.Int64) error {
+	n := bad.Add(1)
+	if o.Bad != nil {
+		o.Bad(e)
+	}
+	if o.MaxErrors > 0 && n >= int64(o.MaxErrors) {
+		return ErrTooManyErrors
+	}
+	return nil
+}
+
+func statFile(fsys fs.FS, path string) (fs.FileInfo, error) {
+	if fsys == nil {
+		return os.Stat(path)
+	}
+	return fs.Stat(fsys, path)
+}

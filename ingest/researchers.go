@@ -1,0 +1,239 @@
+package ingest
+
+import (
+	"context"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/arxivid"
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/names"
+)
+
+// authorRef is one author (or external profile) to be matched to a
+// researcher. resolve fills id, entry and created.
+type authorRef struct {
+	name                string
+	orcid, openalex, s2 string
+	profile             *Researcher
+	id                  int64
+	entry               *resEntry
+	created             bool
+}
+
+func newAuthorRef(a *Author) *authorRef {
+	return &authorRef{name: a.Name, orcid: a.ORCID, openalex: a.OpenAlexID, s2: a.S2ID}
+}
+
+func (r *authorRef) extKeys() []string {
+	var ks []string
+	if r.orcid != "" {
+		ks = append(ks, "orcid:"+r.orcid)
+	}
+	if r.openalex != "" {
+		ks = append(ks, "openalex:"+r.openalex)
+	}
+	if r.s2 != "" {
+		ks = append(ks, "s2:"+r.s2)
+	}
+	return ks
+}
+
+// resEntry is a researcher row as the current import knows it.
+type resEntry struct{ row db.Researcher }
+
+// conflicts reports whether ref carries an external id that differs from
+// one the researcher already has: then they are different people.
+func (e *resEntry) conflicts(ref *authorRef) bool {
+	differ := func(a, b string) bool { return a != "" && b != "" && a != b }
+	return differ(e.row.ORCID, ref.orcid) || differ(e.row.OpenAlexID, ref.openalex) || differ(e.row.S2ID, ref.s2)
+}
+
+// fill attaches the external ids of ref that the researcher lacks and
+// reports whether any was new.
+func (e *resEntry) fill(ref *authorRef) bool {
+	changed := false
+	for _, f := range []struct {
+		dst *string
+		src string
+	}{
+		{&e.row.ORCID, ref.orcid}, {&e.row.OpenAlexID, ref.openalex}, {&e.row.S2ID, ref.s2},
+	} {
+		if f.src != "" && *f.dst == "" {
+			*f.dst = f.src
+			changed = true
+		}
+	}
+	return changed
+}
+
+// researcherIndex matches authors to researchers: by external id first,
+// then by the same normalised full name. It caches what it has looked up
+// for the length of one import.
+type researcherIndex struct {
+	byName map[string][]*resEntry
+	byExt  map[string]*resEntry
+	byID   map[int64]*resEntry
+	loaded map[string]bool // name and external keys already looked up
+}
+
+func newResearcherIndex() *researcherIndex {
+	return &researcherIndex{
+		byName: map[string][]*resEntry{},
+		byExt:  map[string]*resEntry{},
+		byID:   map[int64]*resEntry{},
+		loaded: map[string]bool{},
+	}
+}
+
+func (x *researcherIndex) add(e *resEntry) {
+	x.byName[e.row.NameKey] = append(x.byName[e.row.NameKey], e)
+	x.index(e)
+}
+
+func (x *researcherIndex) index(e *resEntry) {
+	for _, k := range []string{"orcid:" + e.row.ORCID, "openalex:" + e.row.OpenAlexID, "s2:" + e.row.S2ID} {
+		if !strings.HasSuffix(k, ":") {
+			x.byExt[k] = e
+		}
+	}
+}
+
+// load reads the researchers of the given keys that are not cached yet.
+func (x *researcherIndex) load(ctx context.Context, tx bun.Tx, refs []*authorRef) error {
+	var nameKeys, orcids, oas, s2s []string
+	want := func(k string) bool {
+		if x.loaded[k] {
+			return false
+		}
+		x.loaded[k] = true
+		return true
+	}
+	for _, r := range refs {
+		if k := names.Key(r.name); k != "" && want("name:"+k) {
+			nameKeys = append(nameKeys, k)
+		}
+		if r.orcid != "" && want("orcid:"+r.orcid) {
+			orcids = append(orcids, r.orcid)
+		}
+		if r.openalex != "" && want("openalex:"+r.openalex) {
+			oas = append(oas, r.openalex)
+		}
+		if r.s2 != "" && want("s2:"+r.s2) {
+			s2s = append(s2s, r.s2)
+		}
+	}
+	if len(nameKeys)+len(orcids)+len(oas)+len(s2s) == 0 {
+		return nil
+	}
+	var rows []db.Researcher
+	q := tx.NewSelect().Model(&rows).Order("id")
+	orIn(q, "name_key", nameKeys)
+	orIn(q, "orcid", orcids)
+	orIn(q, "openalex_id", oas)
+	orIn(q, "s2_id", s2s)
+	if err := q.Scan(ctx); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if x.byID[r.ID] != nil {
+			continue
+		}
+		e := &resEntry{row: r}
+		x.byID[r.ID] = e
+		x.add(e)
+		x.loaded["name:"+r.NameKey] = true
+	}
+	return nil
+}
+
+// resolve matches every ref to a researcher, creating researchers for
+// names met for the first time and attaching new external ids to the
+// researchers they matched.
+func (x *researcherIndex) resolve(ctx context.Context, tx bun.Tx, refs []*authorRef) error {
+	if err := x.load(ctx, tx, refs); err != nil {
+		return err
+	}
+	var created, attached []*resEntry
+	for _, r := range refs {
+		key := names.Key(r.name)
+		var e *resEntry
+		for _, k := range r.extKeys() {
+			if e = x.byExt[k]; e != nil {
+				break
+			}
+		}
+		if e == nil {
+			for _, c := range x.byName[key] {
+				if !c.conflicts(r) {
+					e = c
+					break
+				}
+			}
+		}
+		switch {
+		case e == nil && key == "":
+			continue // nothing to match by: the authorship stays unmatched
+		case e == nil:
+			e = &resEntry{row: db.Researcher{
+				Name: strings.TrimSpace(r.name), NameKey: key, FamilyKey: names.FamilyKey(r.name),
+				Slug: arxivid.TitleSlug(r.name), ORCID: r.orcid, OpenAlexID: r.openalex, S2ID: r.s2,
+			}}
+			x.add(e)
+			created = append(created, e)
+			r.created = true
+		case e.fill(r):
+			x.index(e)
+			if e.row.ID != 0 {
+				attached = append(attached, e)
+			}
+		}
+		r.entry = e
+	}
+	if err := x.insert(ctx, tx, created); err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if r.entry != nil {
+			r.id = r.entry.row.ID
+		}
+	}
+	rows := make([]*db.Researcher, 0, len(attached))
+	seen := map[int64]bool{}
+	for _, e := range attached {
+		if !seen[e.row.ID] {
+			seen[e.row.ID] = true
+			rows = append(rows, &e.row)
+		}
+	}
+	return upsertResearchers(ctx, tx, rows)
+}
+
+func (x *researcherIndex) insert(ctx context.Context, tx bun.Tx, es []*resEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	rows := make([]*db.Researcher, len(es))
+	for i, e := range es {
+		rows[i] = &e.row
+	}
+	// RETURNING's row order is not promised, so ids are matched back by
+	// the values that make each new row unique in the batch.
+	var got []db.Researcher
+	if err := tx.NewInsert().Model(&rows).Returning("id, name_key, orcid, openalex_id, s2_id").Scan(ctx, &got); err != nil {
+		return err
+	}
+	key := func(r *db.Researcher) string {
+		return r.NameKey + "\x00" + r.ORCID + "\x00" + r.OpenAlexID + "\x00" + r.S2ID
+	}
+	ids := make(map[string]int64, len(got))
+	for i := range got {
+		ids[key(&got[i])] = got[i].ID
+	}
+	for _, e := range es {
+		e.row.ID = ids[key(&e.row)]
+		x.byID[e.row.ID] = e
+	}
+	return nil
+}
