@@ -48,8 +48,9 @@ func Parse(s string) (id string, version int, err error) {
 	if m := oldID.FindStringSubmatch(s); m != nil {
 		month, _ := strconv.Atoi(m[3])
 		yymm := m[2] + m[3]
-		// Old-style ids ran from August 1991 to March 2007.
-		if month >= 1 && month <= 12 && (yymm >= "9108" || yymm <= "0703") {
+		// Old-style ids ran from 1991 (hep-lat/9107001 is among the first) to
+		// March 2007.
+		if month >= 1 && month <= 12 && (yymm >= "9101" || yymm <= "0703") {
 			return withVersion(m[1]+"/"+yymm+m[4], m[5], raw)
 		}
 	}

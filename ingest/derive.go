@@ -77,11 +77,14 @@ type familyMember struct {
 	Name      string
 	FamilyKey string
 	HasExtID  bool `bun:"has_ext_id"`
+	parsed    names.Name
 }
 
-// families returns the researchers whose family name is shared with
-// another profile, grouped by family key.
-func families(ctx context.Context, tx bun.Tx) (map[string][]familyMember, error) {
+// candidateGroups returns the researchers that may share a name with
+// another profile, grouped by family name and first initial (names that
+// differ there are never compatible), each group sorted by id. Profiles
+// without a given name are left out: a bare surname says too little.
+func candidateGroups(ctx context.Context, tx bun.Tx) ([][]familyMember, error) {
 	var ms []familyMember
 	err := tx.NewSelect().
 		ColumnExpr("id, name, family_key").
@@ -93,11 +96,24 @@ func families(ctx context.Context, tx bun.Tx) (map[string][]familyMember, error)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]familyMember{}
+	var groups [][]familyMember
+	index := map[string]int{}
 	for _, m := range ms {
-		out[m.FamilyKey] = append(out[m.FamilyKey], m)
+		m.parsed = names.Parse(m.Name)
+		initial := m.parsed.FirstInitial()
+		if initial == "" {
+			continue
+		}
+		k := m.FamilyKey + "\x00" + initial
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], m)
 	}
-	return out, nil
+	return groups, nil
 }
 
 // mergeInitials joins a profile known only by initials ("C. Itzykson") to
@@ -105,19 +121,19 @@ func families(ctx context.Context, tx bun.Tx) (map[string][]familyMember, error)
 // and exactly one such profile shares a co-author with it. Without that
 // evidence the initials stay a profile of their own.
 func mergeInitials(ctx context.Context, tx bun.Tx) error {
-	fams, err := families(ctx, tx)
+	groups, err := candidateGroups(ctx, tx)
 	if err != nil {
 		return err
 	}
 	pairs := map[int64][]int64{}
 	var involved []int64
-	for _, ms := range fams {
+	for _, ms := range groups {
 		for _, a := range ms {
-			if a.HasExtID || !names.InitialsOnly(a.Name) {
+			if a.HasExtID || !a.parsed.InitialsOnly() {
 				continue
 			}
 			for _, b := range ms {
-				if b.ID != a.ID && !names.InitialsOnly(b.Name) && names.Compatible(a.Name, b.Name) {
+				if b.ID != a.ID && !b.parsed.InitialsOnly() && a.parsed.Compatible(b.parsed) {
 					pairs[a.ID] = append(pairs[a.ID], b.ID)
 				}
 			}
@@ -134,8 +150,6 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 	if err != nil {
 		return err
 	}
-	var from []int64
-	var to []int64
 	for a, bs := range pairs {
 		var match []int64
 		for _, b := range bs {
@@ -143,13 +157,10 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 				match = append(match, b)
 			}
 		}
-		if len(match) == 1 {
-			from = append(from, a)
-			to = append(to, match[0])
+		if len(match) != 1 {
+			continue
 		}
-	}
-	for i := range from {
-		if _, err := tx.NewUpdate().Table("authorships").Set("researcher_id = ?", to[i]).Where("researcher_id = ?", from[i]).Exec(ctx); err != nil {
+		if _, err := tx.NewUpdate().Table("authorships").Set("researcher_id = ?", match[0]).Where("researcher_id = ?", a).Exec(ctx); err != nil {
 			return err
 		}
 	}
@@ -197,6 +208,11 @@ func coauthorSets(ctx context.Context, tx bun.Tx, ids []int64) (map[int64]map[in
 // drops profiles left with no paper and no external identity.
 func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 	return execAll(ctx, tx,
+		// The link tables are rebuilt below; emptying them first spares
+		// the orphan delete a cascade through them.
+		`DELETE FROM coauthors`,
+		`DELETE FROM same_name`,
+		`DELETE FROM researcher_categories`,
 		`DELETE FROM researchers WHERE orcid IS NULL AND openalex_id IS NULL AND s2_id IS NULL
 		   AND NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = researchers.id)`,
 		`WITH ranked AS (
@@ -228,13 +244,11 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 		   OR researchers.sole_count <> f.sole OR researchers.first_count <> f.first OR researchers.last_count <> f.last
 		   OR researchers.middle_count <> f.middle OR researchers.archive_h_index <> f.h
 		   OR COALESCE(researchers.most_cited_paper_id, 0) <> COALESCE(f.top, 0))`,
-		`DELETE FROM researcher_categories`,
 		`INSERT INTO researcher_categories (researcher_id, category, paper_count)
 		 SELECT a.researcher_id, pc.category, COUNT(DISTINCT a.paper_id)
 		 FROM authorships a JOIN paper_categories pc ON pc.paper_id = a.paper_id
 		 WHERE a.researcher_id IS NOT NULL
 		 GROUP BY a.researcher_id, pc.category`,
-		`DELETE FROM coauthors`,
 		fmt.Sprintf(`INSERT INTO coauthors (researcher_id, coauthor_id, paper_count)
 		 SELECT x.researcher_id, y.researcher_id, COUNT(DISTINCT x.paper_id)
 		 FROM papers p
@@ -249,15 +263,15 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 // family name and compatible given names (which includes two profiles
 // of one name that external ids keep apart).
 func deriveSameName(ctx context.Context, tx bun.Tx) error {
-	fams, err := families(ctx, tx)
+	groups, err := candidateGroups(ctx, tx)
 	if err != nil {
 		return err
 	}
 	var rows []db.SameName
-	for _, ms := range fams {
+	for _, ms := range groups {
 		for i, a := range ms {
 			for _, b := range ms[i+1:] {
-				if names.Compatible(a.Name, b.Name) {
+				if a.parsed.Compatible(b.parsed) {
 					rows = append(rows, db.SameName{ResearcherID: a.ID, OtherID: b.ID}, db.SameName{ResearcherID: b.ID, OtherID: a.ID})
 				}
 			}
@@ -326,8 +340,9 @@ func loadInstitutionMatcher(ctx context.Context, tx bun.Tx) (*institutionMatcher
 		Kind          string
 		NameKey       string
 		Country       string
+		Types         string
 	}
-	err := tx.NewSelect().ColumnExpr("n.institution_id, n.name, n.kind, n.name_key, COALESCE(i.country, '') AS country").
+	err := tx.NewSelect().ColumnExpr("n.institution_id, n.name, n.kind, n.name_key, COALESCE(i.country, '') AS country, COALESCE(i.types, '') AS types").
 		TableExpr("institution_names AS n").Join("JOIN institutions AS i ON i.id = n.institution_id").
 		Where("i.status IS NULL OR i.status = 'active'").
 		Scan(ctx, &rows)
@@ -338,12 +353,34 @@ func loadInstitutionMatcher(ctx context.Context, tx bun.Tx) (*institutionMatcher
 	for _, r := range rows {
 		m.country[r.InstitutionID] = r.Country
 		if r.Kind == "acronym" {
-			m.byAcro[r.Name] = appendUnique(m.byAcro[r.Name], r.InstitutionID)
+			if acronymUsable(r.Name, r.Types) {
+				m.byAcro[r.Name] = appendUnique(m.byAcro[r.Name], r.InstitutionID)
+			}
 		} else {
 			m.byKey[r.NameKey] = appendUnique(m.byKey[r.NameKey], r.InstitutionID)
 		}
 	}
 	return m, nil
+}
+
+// acronymUsable says whether an acronym may match on its own: it must be
+// three letters or more, not a country ("UK", "USA"), and name a research
+// body (a university, facility, government lab or funder); a company or
+// club acronym ("KFA") is too likely to collide with a lab's.
+func acronymUsable(acro, types string) bool {
+	if len([]rune(acro)) < 3 {
+		return false
+	}
+	if _, isCountry := countryNames[foldKey(acro)]; isCountry {
+		return false
+	}
+	for _, t := range strings.Split(types, ",") {
+		switch t {
+		case "education", "facility", "government", "funder":
+			return true
+		}
+	}
+	return false
 }
 
 func appendUnique(ids []int64, id int64) []int64 {
@@ -367,7 +404,7 @@ func (m *institutionMatcher) match(raw string) int64 {
 	}
 	found := map[int64]bool{}
 	try := func(ids []int64) {
-		if len(ids) > 1 && land != "" {
+		if land != "" {
 			var in []int64
 			for _, id := range ids {
 				if m.country[id] == land {

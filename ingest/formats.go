@@ -2,7 +2,7 @@ package ingest
 
 // Formats lists every format the import command reads.
 func Formats() []Format {
-	return []Format{OpenAlex, ROR, S2AG}
+	return []Format{Kaggle, Abs, Listing, Paperscape, OpenAlex, ROR, S2AG}
 }
 
 // FormatByName returns the format called name.

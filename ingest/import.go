@@ -32,6 +32,9 @@ type Options struct {
 	FileError func(path string, err error)
 	// Progress, when set, is called about every 200 ms while reading.
 	Progress func(Progress)
+	// SkipDerive leaves the derived figures for a later import or Derive
+	// call, for a run of several imports.
+	SkipDerive bool
 }
 
 // Progress is a snapshot of a running import.
@@ -132,11 +135,13 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 		return sum, readErr
 	}
 	// Even a stopped import derives: what it wrote is good data.
-	d := time.Now()
-	if err := Derive(ctx, bdb); err != nil {
-		return sum, err
+	if !o.SkipDerive {
+		d := time.Now()
+		if err := Derive(ctx, bdb); err != nil {
+			return sum, err
+		}
+		sum.Derive = time.Since(d)
 	}
-	sum.Derive = time.Since(d)
 	sum.Elapsed = time.Since(start)
 	if o.Progress != nil {
 		o.Progress(Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(), Elapsed: sum.Elapsed})

@@ -156,30 +156,50 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 const maxLine = 64 << 20
 
 // eachLine calls fn with every non-blank line of e and its 1-based number.
+// A last line cut off by a read error (a truncated download) is not
+// passed on: only the error is returned.
 func eachLine(ctx context.Context, e Entry, fn func(line []byte, n int) error) error {
-	sc := bufio.NewScanner(e.R)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
+	br, ok := e.R.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(e.R, 1<<16)
+	}
+	var long []byte // a line longer than the reader's buffer, pieced together
 	n := 0
-	for sc.Scan() {
-		n++
-		if n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(chunk) > maxLine {
+				return fmt.Errorf("line %d: longer than %d bytes", n+1, maxLine)
 			}
-		}
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
+			long = append(long, chunk...)
 			continue
 		}
-		if err := fn(line, n); err != nil {
-			return err
+		if err != nil && err != io.EOF {
+			if errors.Is(err, ErrTruncated) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return ErrTruncated
+			}
+			return fmt.Errorf("line %d: %w", n+1, err)
+		}
+		line := chunk
+		if long != nil {
+			line = append(long, chunk...)
+			long = nil
+		}
+		if len(line) > 0 {
+			n++
+			if n%1024 == 0 {
+				if cerr := ctx.Err(); cerr != nil {
+					return cerr
+				}
+			}
+			if t := bytes.TrimSpace(line); len(t) > 0 {
+				if ferr := fn(t, n); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, ErrTruncated) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return ErrTruncated
-		}
-		return fmt.Errorf("%s: line %d: %w", e.File, n+1, err)
-	}
-	return nil
 }

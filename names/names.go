@@ -165,8 +165,38 @@ func givenNames(name string) []givenName {
 // InitialsOnly reports whether a name has given names and every one of them
 // is an initial or an abbreviation: true for "J.-B. Zuber" and "Yu. N.
 // Kosovtsov", false for "Jean-Bernard Zuber", "Jean B. Zuber" and "Sudha".
-func InitialsOnly(name string) bool {
-	given := givenNames(name)
+func InitialsOnly(name string) bool { return Parse(name).InitialsOnly() }
+
+// Name is a name taken apart once, for code that compares many names.
+type Name struct {
+	family string
+	given  []givenName
+	full   string // given names run together when none is an initial
+}
+
+// Parse takes a display name apart for Compatible and InitialsOnly.
+func Parse(name string) Name {
+	g := givenNames(name)
+	return Name{family: FamilyKey(name), given: g, full: joinedFull(g)}
+}
+
+// FamilyKey returns the folded family name, as the function FamilyKey does.
+func (n Name) FamilyKey() string { return n.family }
+
+// FirstInitial returns the folded first letter of the first given name, or
+// "" when there is none. Compatible names share it, so it can bucket
+// candidates before pairwise comparison.
+func (n Name) FirstInitial() string {
+	if len(n.given) == 0 {
+		return ""
+	}
+	r := []rune(n.given[0].word)
+	return string(r[0])
+}
+
+// InitialsOnly is the method form of the function InitialsOnly.
+func (n Name) InitialsOnly() bool {
+	given := n.given
 	for _, g := range given {
 		if !g.initial {
 			return false
@@ -181,14 +211,17 @@ func InitialsOnly(name string) bool {
 // equal. The shorter list of given names may stop early, so "J. Zuber",
 // "J.-B. Zuber" and "Jean-Bernard Zuber" are all compatible, while
 // "J. Zuber" and "K. Zuber" are not, nor "Jean Zuber" and "John Zuber".
-func Compatible(a, b string) bool {
-	if fa := FamilyKey(a); fa == "" || fa != FamilyKey(b) {
+func Compatible(a, b string) bool { return Parse(a).Compatible(Parse(b)) }
+
+// Compatible is the method form of the function Compatible.
+func (n Name) Compatible(o Name) bool {
+	if n.family == "" || n.family != o.family {
 		return false
 	}
-	ga, gb := givenNames(a), givenNames(b)
-	if joinedFull(ga) != "" && joinedFull(ga) == joinedFull(gb) {
+	if n.full != "" && n.full == o.full {
 		return true // "Xiaolin" and "Xiao-Lin"
 	}
+	ga, gb := n.given, o.given
 	for i := 0; i < len(ga) && i < len(gb); i++ {
 		x, y := ga[i], gb[i]
 		switch {

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/demo"
+	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/server"
+)
+
+// newFlags makes a flag set with the --db flag every command takes.
+func newFlags(name, synopsis string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dsn := os.Getenv("PAPERGRAPH_DB")
+	if dsn == "" {
+		dsn = db.DefaultDSN
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: papergraph %s\n\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs, fs.String("db", dsn, "database: SQLite file, sqlite:PATH or postgres:// URL (env PAPERGRAPH_DB)")
+}
+
+// parse parses args, turning flag errors into usage errors.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errReported
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+// openDB opens and migrates the database.
+func openDB(ctx context.Context, dsn string) (*bun.DB, error) {
+	bdb, err := db.Open(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, bdb); err != nil {
+		bdb.Close()
+		return nil, fmt.Errorf("%s: %w", redactDSN(dsn), err)
+	}
+	return bdb, nil
+}
+
+// redactDSN hides a password in a DSN shown in messages.
+func redactDSN(dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		if at := strings.LastIndex(dsn, "@"); at > i {
+			if colon := strings.Index(dsn[i+3:at], ":"); colon >= 0 {
+				return dsn[:i+3+colon] + ":***" + dsn[at:]
+			}
+		}
+	}
+	return dsn
+}
+
+func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dsn := newFlags("migrate", "migrate [--db DSN]", stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	bdb, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer bdb.Close()
+	fmt.Fprintln(stdout, "schema is up to date")
+	return nil
+}
+
+func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dsn := newFlags("stats", "stats [--db DSN] [--json]", stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	bdb, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer bdb.Close()
+	s, err := db.Count(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(s)
+	}
+	fmt.Fprintf(stdout, "papers        %d\nresearchers   %d\ninstitutions  %d\nauthorships   %d\ncitations     %d\n",
+		s.Papers, s.Researchers, s.Institutions, s.Authorships, s.Citations)
+	return nil
+}
+
+func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var help strings.Builder
+	help.WriteString("import [--db DSN] [--max-errors N] FORMAT PATH...\n\nFORMAT is one of:\n")
+	for _, f := range ingest.Formats() {
+		fmt.Fprintf(&help, "  %-11s %s\n", f.Name, f.Reads)
+	}
+	help.WriteString("  demo        the demo data set shipped with papergraph (no PATH)\n\nFiles may be plain or gzip; .abs files may come in a tar.gz.")
+	fs, dsn := newFlags("import", help.String(), stderr)
+	maxErrors := fs.Int("max-errors", 0, "stop after N malformed records (0: never)")
+	batch := fs.Int("batch", 2000, "records per transaction")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: import needs a FORMAT", errUsage)
+	}
+	name, paths := fs.Arg(0), fs.Args()[1:]
+	var jobs []ingest.Options
+	if name == "demo" {
+		if len(paths) > 0 {
+			return fmt.Errorf("%w: import demo takes no paths", errUsage)
+		}
+		jobs = demo.Imports()
+	} else {
+		f, ok := ingest.FormatByName(name)
+		if !ok {
+			return fmt.Errorf("%w: unknown format %q; run papergraph import -h for the list", errUsage, name)
+		}
+		if len(paths) == 0 {
+			return fmt.Errorf("%w: import %s needs at least one PATH", errUsage, name)
+		}
+		jobs = []ingest.Options{{Format: f, Paths: paths}}
+	}
+	bdb, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer bdb.Close()
+	failed := false
+	for i, o := range jobs {
+		o.MaxErrors, o.BatchSize = *maxErrors, *batch
+		o.SkipDerive = i < len(jobs)-1 // one derive at the end of a run
+		ok, err := runImport(ctx, bdb, o, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		failed = failed || !ok
+	}
+	if failed {
+		return errReported
+	}
+	return nil
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--demo=false]", stderr)
+	addr := fs.String("addr", server.DefaultAddr, "listen address")
+	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
+	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty SQLite database first")
+	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	if *logJSON {
+		handler = slog.NewJSONHandler(stderr, nil)
+	}
+	logger := slog.New(handler)
+	bdb, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer bdb.Close()
+	if *loadDemo && !db.IsPostgres(bdb) {
+		if err := loadDemoIfEmpty(ctx, bdb, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	var list []string
+	if *origins != "" {
+		list = strings.Split(*origins, ",")
+	}
+	srv, err := server.New(server.Config{DB: bdb, Addr: *addr, CORSOrigins: list, Logger: logger})
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	logger.Info("serving papergraph", "addr", *addr, "db", redactDSN(*dsn), "playground", "http://"+playgroundHost(*addr)+"/")
+	return srv.Run(ctx)
+}
+
+// loadDemoIfEmpty imports the demo set into a database without papers, so
+// that a first start ends in a playground with real data.
+func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer) error {
+	s, err := db.Count(ctx, bdb)
+	if err != nil || s.Papers > 0 {
+		return err
+	}
+	fmt.Fprintln(stdout, "empty database: loading the demo data set (about a minute, once)")
+	jobs := demo.Imports()
+	for i, o := range jobs {
+		o.SkipDerive = i < len(jobs)-1
+		if _, err := runImport(ctx, bdb, o, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// playgroundHost turns a listen address into a host:port to browse to.
+func playgroundHost(addr string) string {
+	if strings.HasPrefix(addr, ":") {
+		return "localhost" + addr
+	}
+	return addr
+}

@@ -1,0 +1,84 @@
+// Command papergraph serves the papergraph GraphQL API and imports
+// scholarly data into its database.
+//
+//	papergraph serve  [--db DSN] [--addr :8080]
+//	papergraph import [--db DSN] [--max-errors N] FORMAT PATH...
+//	papergraph import [--db DSN] demo
+//	papergraph stats  [--db DSN] [--json]
+//	papergraph migrate [--db DSN]
+//
+// DSN is a SQLite file path (or sqlite:PATH) or a postgres:// URL; it
+// defaults to $PAPERGRAPH_DB, then to papergraph.db in the working directory.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// exitUsage is the exit status for a command line that makes no sense;
+// exitErrors says the command ran but met errors (bad records, say).
+const (
+	exitErrors = 1
+	exitUsage  = 2
+)
+
+// errUsage marks errors that are the command line's fault.
+var errUsage = errors.New("usage")
+
+// errReported says the command already told the user what went wrong.
+var errReported = errors.New("errors reported")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(exitUsage)
+	case errors.Is(err, errReported):
+		os.Exit(exitErrors)
+	default:
+		fmt.Fprintln(os.Stderr, "papergraph:", err)
+		os.Exit(exitErrors)
+	}
+}
+
+const usage = `papergraph — a GraphQL API over arXiv papers, researchers and their networks
+
+Commands:
+  serve    serve the GraphQL API (GraphiQL at /, API at /graphql)
+  import   import data files: papergraph import [flags] FORMAT PATH...
+  stats    print row counts
+  migrate  bring the database schema up to date
+
+Every command takes --db DSN: a SQLite file (default papergraph.db, or
+$PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: %s", errUsage, usage)
+	}
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"serve":   cmdServe,
+		"import":  cmdImport,
+		"stats":   cmdStats,
+		"migrate": cmdMigrate,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			fmt.Fprintln(stdout, usage)
+			return nil
+		}
+		return fmt.Errorf("%w: unknown command %q\n\n%s", errUsage, args[0], usage)
+	}
+	return cmd(ctx, args[1:], stdout, stderr)
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/ingest"
+)
+
+// runImport runs one import, drawing a progress line on a terminal and
+// printing bad records and a summary. It reports whether the import met
+// no error.
+func runImport(ctx context.Context, bdb *bun.DB, o ingest.Options, stdout, stderr io.Writer) (bool, error) {
+	tty := isTerminal(stderr)
+	bar := &progressLine{w: stderr, label: o.Format.Name}
+	o.Bad = func(e *ingest.RecordError) {
+		bar.clear()
+		fmt.Fprintf(stderr, "skipped %s\n", e)
+	}
+	o.FileError = func(path string, err error) {
+		bar.clear()
+		fmt.Fprintf(stderr, "%s: %v\n", path, err)
+	}
+	if tty {
+		o.Progress = bar.draw
+	}
+	sum, err := ingest.Import(ctx, bdb, o)
+	bar.clear()
+	if err != nil && !errors.Is(err, ingest.ErrTooManyErrors) {
+		return false, err
+	}
+	fmt.Fprintf(stdout, "%s: read %d, inserted %d, updated %d, unchanged %d, skipped %d, malformed %d",
+		o.Format.Name, sum.Read, sum.Inserted, sum.Updated, sum.Unchanged, sum.Skipped, sum.Bad)
+	if sum.FileErrors > 0 {
+		fmt.Fprintf(stdout, ", %d unreadable files", sum.FileErrors)
+	}
+	fmt.Fprintf(stdout, " in %s (derived figures %s)\n", sum.Elapsed.Round(time.Millisecond), sum.Derive.Round(time.Millisecond))
+	if err != nil {
+		fmt.Fprintf(stderr, "stopped after %d malformed records (--max-errors)\n", sum.Bad)
+		return false, nil
+	}
+	return sum.OK(), nil
+}
+
+// progressLine redraws one status line on a terminal.
+type progressLine struct {
+	mu    sync.Mutex // draw runs on the import's ticker, clear on its reader
+	w     io.Writer
+	label string
+	drawn bool
+}
+
+func (p *progressLine) draw(pr ingest.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	secs := pr.Elapsed.Seconds()
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(pr.Records) / secs
+	}
+	line := fmt.Sprintf("%s: %d records (%.0f/s)", p.label, pr.Records, rate)
+	if pr.TotalBytes > 0 {
+		frac := float64(pr.Bytes) / float64(pr.TotalBytes)
+		const width = 24
+		n := int(frac * width)
+		bar := make([]byte, width)
+		for i := range bar {
+			bar[i] = '-'
+			if i < n {
+				bar[i] = '='
+			}
+		}
+		line = fmt.Sprintf("%s [%s] %5.1f%% %s/%s", line, bar, 100*frac, mb(pr.Bytes), mb(pr.TotalBytes))
+		if frac > 0.01 && frac < 1 {
+			eta := time.Duration(secs/frac*(1-frac)) * time.Second
+			line += " ETA " + eta.Round(time.Second).String()
+		}
+	}
+	if pr.Bad > 0 {
+		line += fmt.Sprintf(", %d malformed", pr.Bad)
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.drawn = true
+}
+
+func (p *progressLine) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

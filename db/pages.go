@@ -1,0 +1,305 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Lists that can grow (a researcher's papers, a paper's citations, a
+// researcher's co-authors) are read a page at a time, for many parents in
+// one statement: ROW_NUMBER() OVER (PARTITION BY parent ORDER BY …) numbers
+// each parent's rows after the cursor, and the outer query keeps the first
+// n+1 of each (the extra row tells whether another page follows). Cursors
+// are keysets (sort key, id), so a page costs the same at any depth and
+// rows added meanwhile do not shift it.
+
+// PaperOrder is the order of a list of papers.
+type PaperOrder uint8
+
+// The orders of paper lists. Papers with no date come last in both date
+// orders.
+const (
+	Newest PaperOrder = iota
+	Oldest
+	MostCited
+)
+
+// Cursor is the place of an item in a list: its sort key and its id. The
+// zero Cursor is no cursor.
+type Cursor struct {
+	Set  bool
+	Null bool  // the sort key is NULL
+	Key  int64 // the sort key; a time as Unix nanoseconds
+	ID   int64
+}
+
+// PageArgs selects a page: the first First items after After, or the last
+// Last items before Before (First wins when both are set). Order and
+// Category apply to paper lists. PageArgs is comparable, so that it can be
+// part of a loader key.
+type PageArgs struct {
+	First, Last   int
+	After, Before Cursor
+	Order         PaperOrder
+	Category      string
+}
+
+// Page is one page of a parent's list.
+type Page[T any] struct {
+	Items            []T
+	HasNext, HasPrev bool
+}
+
+// keyset describes a list order: a sort key and a unique id breaking ties.
+type keyset struct {
+	key, id         string
+	keyDesc, idDesc bool
+	nullable        bool // the key may be NULL; NULLs come last
+	isTime          bool // the key is a timestamp
+}
+
+var paperKeysets = map[PaperOrder]keyset{
+	Newest:    {key: "p.published", id: "p.id", keyDesc: true, idDesc: true, nullable: true, isTime: true},
+	Oldest:    {key: "p.published", id: "p.id", nullable: true, isTime: true},
+	MostCited: {key: "p.citation_count", id: "p.id", keyDesc: true, idDesc: true},
+}
+
+var coauthorKeyset = keyset{key: "c.paper_count", id: "c.coauthor_id", keyDesc: true}
+
+func dir(desc, flip bool) string {
+	if desc != flip {
+		return "DESC"
+	}
+	return "ASC"
+}
+
+func cmp(desc, flip bool) string {
+	if desc != flip {
+		return "<"
+	}
+	return ">"
+}
+
+// orderBy is the ORDER BY list, reversed when backward.
+func (k keyset) orderBy(backward bool) string {
+	s := k.key + " " + dir(k.keyDesc, backward)
+	if k.nullable {
+		if backward {
+			s += " NULLS FIRST"
+		} else {
+			s += " NULLS LAST"
+		}
+	}
+	return s + ", " + k.id + " " + dir(k.idDesc, backward)
+}
+
+// beyond is the condition for rows that come after c in the order,
+// reversed when backward.
+func (k keyset) beyond(c Cursor, backward bool) (string, []any) {
+	var key any = c.Key
+	if k.isTime {
+		key = time.Unix(0, c.Key).UTC()
+	}
+	kc, ic := k.key+" "+cmp(k.keyDesc, backward)+" ?", k.id+" "+cmp(k.idDesc, backward)+" ?"
+	after := "(" + kc + " OR (" + k.key + " = ? AND " + ic + ")"
+	switch {
+	case !k.nullable:
+		return after + ")", []any{key, key, c.ID}
+	case !c.Null && !backward: // NULLs follow every key
+		return after + " OR " + k.key + " IS NULL)", []any{key, key, c.ID}
+	case !c.Null:
+		return after + ")", []any{key, key, c.ID}
+	case !backward:
+		return "(" + k.key + " IS NULL AND " + ic + ")", []any{c.ID}
+	default: // reversed, NULLs come first: every keyed row follows
+		return "((" + k.key + " IS NULL AND " + ic + ") OR " + k.key + " IS NOT NULL)", []any{c.ID}
+	}
+}
+
+// pageSQL wraps the rows of from (a FROM … WHERE …) in the window that
+// keeps the page of each parent; cols must name the parent "parent".
+func (k keyset) pageSQL(cols, parent, from string, args []any, a PageArgs) (string, []any) {
+	backward := a.First == 0 && a.Last > 0
+	var where []string
+	if a.After.Set {
+		c, ca := k.beyond(a.After, false)
+		where = append(where, c)
+		args = append(args, ca...)
+	}
+	if a.Before.Set {
+		c, ca := k.beyond(a.Before, true)
+		where = append(where, c)
+		args = append(args, ca...)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " AND " + strings.Join(where, " AND ")
+	}
+	q := fmt.Sprintf(`SELECT t.* FROM (SELECT %s, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn %s%s) AS t
+		WHERE t.rn <= ? ORDER BY t.parent, t.rn`, cols, parent, k.orderBy(backward), from, cond)
+	return q, append(args, a.size()+1)
+}
+
+func (a PageArgs) size() int {
+	if a.First > 0 || a.Last == 0 {
+		return a.First
+	}
+	return a.Last
+}
+
+// split cuts rows (ordered by parent, then rank) into a page per parent.
+func split[T any](rows []T, parent func(T) int64, a PageArgs) map[int64]Page[T] {
+	out := map[int64]Page[T]{}
+	n, backward := a.size(), a.First == 0 && a.Last > 0
+	for i := 0; i < len(rows); {
+		p := parent(rows[i])
+		j := i
+		for j < len(rows) && parent(rows[j]) == p {
+			j++
+		}
+		items := rows[i:j:j]
+		more := len(items) > n
+		if more {
+			items = items[:n]
+		}
+		pg := Page[T]{Items: items, HasNext: more || a.Before.Set, HasPrev: a.After.Set}
+		if backward {
+			slices.Reverse(items)
+			pg.HasNext, pg.HasPrev = a.Before.Set, more || a.After.Set
+		}
+		out[p] = pg
+		i = j
+	}
+	return out
+}
+
+// PaperList names a list of papers that belongs to a parent.
+type PaperList uint8
+
+// The paper lists.
+const (
+	// ResearcherPapers are a researcher's papers.
+	ResearcherPapers PaperList = iota
+	// Citations are the papers of the archive citing a paper.
+	Citations
+	// References are the papers of the archive a paper cites.
+	References
+)
+
+// listPairs selects (parent, child) paper pairs of a list, without
+// duplicates (one person twice on a byline, one paper cited by arXiv id and
+// by DOI).
+var listPairs = map[PaperList]string{
+	ResearcherPapers: "SELECT DISTINCT researcher_id AS parent, paper_id AS child FROM authorships WHERE researcher_id IN (?)",
+	Citations:        "SELECT DISTINCT cited_id AS parent, citing_id AS child FROM paper_references WHERE cited_id IN (?)",
+	References:       "SELECT DISTINCT citing_id AS parent, cited_id AS child FROM paper_references WHERE citing_id IN (?) AND cited_id IS NOT NULL",
+}
+
+const categoryFilter = " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND pc.category = ?)"
+
+// PaperPages reads one page of the list of each parent.
+func PaperPages(ctx context.Context, idb bun.IDB, list PaperList, parents []int64, a PageArgs) (map[int64]Page[*Paper], error) {
+	from := "FROM (" + listPairs[list] + ") AS s JOIN papers AS p ON p.id = s.child WHERE 1 = 1"
+	args := []any{bun.List(parents)}
+	if a.Category != "" {
+		from += categoryFilter
+		args = append(args, a.Category)
+	}
+	q, args := paperKeysets[a.Order].pageSQL("s.parent, p.*", "s.parent", from, args, a)
+	var rows []*pageRow
+	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	pages := split(rows, func(r *pageRow) int64 { return r.Parent }, a)
+	out := make(map[int64]Page[*Paper], len(pages))
+	for parent, pg := range pages {
+		papers := make([]*Paper, len(pg.Items))
+		for i, r := range pg.Items {
+			papers[i] = &r.Paper
+		}
+		out[parent] = Page[*Paper]{Items: papers, HasNext: pg.HasNext, HasPrev: pg.HasPrev}
+	}
+	return out, nil
+}
+
+type pageRow struct {
+	Parent int64 `bun:"parent"`
+	RN     int64 `bun:"rn"`
+	Paper
+}
+
+// PaperTotals counts the papers of each parent's list, only those filed
+// under category when it is not empty. Parents with none are absent.
+func PaperTotals(ctx context.Context, idb bun.IDB, list PaperList, parents []int64, category string) (map[int64]int, error) {
+	q := "SELECT s.parent, COUNT(*) AS n FROM (" + listPairs[list] + ") AS s"
+	args := []any{bun.List(parents)}
+	if category != "" {
+		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter
+		args = append(args, category)
+	}
+	return totals(ctx, idb, q+" GROUP BY s.parent", args)
+}
+
+func totals(ctx context.Context, idb bun.IDB, q string, args []any) (map[int64]int, error) {
+	var rows []struct {
+		Parent int64 `bun:"parent"`
+		N      int   `bun:"n"`
+	}
+	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		out[r.Parent] = r.N
+	}
+	return out, nil
+}
+
+// PaperCursor is the cursor of p in a list in order o.
+func PaperCursor(p *Paper, o PaperOrder) Cursor {
+	if o == MostCited {
+		return Cursor{Set: true, Key: int64(p.CitationCount), ID: p.ID}
+	}
+	if p.Published.IsZero() {
+		return Cursor{Set: true, Null: true, ID: p.ID}
+	}
+	return Cursor{Set: true, Key: p.Published.UnixNano(), ID: p.ID}
+}
+
+// CoauthorRow is a co-author with the number of papers shared.
+type CoauthorRow struct {
+	Parent int64 `bun:"parent"`
+	Shared int   `bun:"shared"`
+	RN     int64 `bun:"rn"`
+	Researcher
+}
+
+// CoauthorPages reads one page of the co-authors of each researcher, most
+// shared papers first.
+func CoauthorPages(ctx context.Context, idb bun.IDB, researchers []int64, a PageArgs) (map[int64]Page[*CoauthorRow], error) {
+	q, args := coauthorKeyset.pageSQL("c.researcher_id AS parent, c.paper_count AS shared, r.*", "c.researcher_id",
+		"FROM coauthors AS c JOIN researchers AS r ON r.id = c.coauthor_id WHERE c.researcher_id IN (?)",
+		[]any{bun.List(researchers)}, a)
+	var rows []*CoauthorRow
+	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	return split(rows, func(r *CoauthorRow) int64 { return r.Parent }, a), nil
+}
+
+// CoauthorTotals counts the co-authors of each researcher. Researchers
+// with none are absent.
+func CoauthorTotals(ctx context.Context, idb bun.IDB, researchers []int64) (map[int64]int, error) {
+	return totals(ctx, idb, "SELECT researcher_id AS parent, COUNT(*) AS n FROM coauthors WHERE researcher_id IN (?) GROUP BY researcher_id",
+		[]any{bun.List(researchers)})
+}
+
+// CoauthorCursor is the cursor of a co-author in the list.
+func CoauthorCursor(r *CoauthorRow) Cursor {
+	return Cursor{Set: true, Key: int64(r.Shared), ID: r.ID}
+}

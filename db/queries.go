@@ -1,0 +1,317 @@
+package db
+
+import (
+	"context"
+	"strings"
+
+	"github.com/uptrace/bun"
+)
+
+// The batch reads below take many keys and send one statement. They return
+// rows keyed by what was asked for; a key with no row is simply absent, so
+// callers answer it as not found and never shift a neighbour's result into
+// its place.
+
+// PapersByIDs reads papers by primary key.
+func PapersByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Paper, error) {
+	var rows []*Paper
+	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*Paper, len(rows))
+	for _, p := range rows {
+		out[p.ID] = p
+	}
+	return out, nil
+}
+
+// PapersByRefs reads papers by canonical arXiv id and by bare lowercase
+// DOI. A DOI shared by several papers names the one with the lowest id.
+func PapersByRefs(ctx context.Context, idb bun.IDB, arxivIDs, dois []string) (byArxiv, byDOI map[string]*Paper, err error) {
+	var rows []*Paper
+	q := idb.NewSelect().Model(&rows).Order("id")
+	switch {
+	case len(arxivIDs) > 0 && len(dois) > 0:
+		q.Where("arxiv_id IN (?) OR doi IN (?)", bun.List(arxivIDs), bun.List(dois))
+	case len(arxivIDs) > 0:
+		q.Where("arxiv_id IN (?)", bun.List(arxivIDs))
+	case len(dois) > 0:
+		q.Where("doi IN (?)", bun.List(dois))
+	default:
+		return map[string]*Paper{}, map[string]*Paper{}, nil
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, nil, err
+	}
+	byArxiv, byDOI = map[string]*Paper{}, map[string]*Paper{}
+	for _, p := range rows {
+		if p.ArxivID != "" {
+			byArxiv[p.ArxivID] = p
+		}
+		if _, seen := byDOI[p.DOI]; p.DOI != "" && !seen {
+			byDOI[p.DOI] = p
+		}
+	}
+	return byArxiv, byDOI, nil
+}
+
+// AuthorshipsByPaperIDs reads the bylines of papers, in byline order.
+func AuthorshipsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (map[int64][]Authorship, error) {
+	var rows []Authorship
+	if err := idb.NewSelect().Model(&rows).Where("paper_id IN (?)", bun.List(paperIDs)).Order("paper_id", "position").Scan(ctx); err != nil {
+		return nil, err
+	}
+	return groupBy(rows, func(a Authorship) int64 { return a.PaperID }), nil
+}
+
+// PaperCategoryRow is a category of a paper, with the category's names.
+type PaperCategoryRow struct {
+	PaperID int64 `bun:"paper_id"`
+	Category
+}
+
+// CategoriesByPaperIDs reads the categories of papers, primary first.
+func CategoriesByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (map[int64][]Category, error) {
+	var rows []PaperCategoryRow
+	err := idb.NewSelect().
+		ColumnExpr("pc.paper_id, c.*").
+		TableExpr("paper_categories AS pc").
+		Join("JOIN categories AS c ON c.code = pc.category").
+		Where("pc.paper_id IN (?)", bun.List(paperIDs)).
+		Order("pc.paper_id", "pc.position").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]Category, len(paperIDs))
+	for _, r := range rows {
+		out[r.PaperID] = append(out[r.PaperID], r.Category)
+	}
+	return out, nil
+}
+
+// CategoriesByCodes reads categories by code.
+func CategoriesByCodes(ctx context.Context, idb bun.IDB, codes []string) (map[string]*Category, error) {
+	var rows []*Category
+	if err := idb.NewSelect().Model(&rows).Where("code IN (?)", bun.List(codes)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Category, len(rows))
+	for _, c := range rows {
+		out[c.Code] = c
+	}
+	return out, nil
+}
+
+// AffiliationRow is an affiliation with the institution it was matched to,
+// if any.
+type AffiliationRow struct {
+	Affiliation
+	Institution *Institution
+}
+
+// AffiliationsByPaperIDs reads the affiliations of every author of papers,
+// in byline order, with their matched institutions.
+func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (map[int64][]AffiliationRow, error) {
+	var rows []struct {
+		Affiliation
+		I Institution `bun:"embed:i_"`
+	}
+	err := idb.NewSelect().
+		ColumnExpr("af.*").
+		ColumnExpr("i.id AS i_id, i.ror_id AS i_ror_id, i.openalex_id AS i_openalex_id, i.name AS i_name, i.country AS i_country, i.types AS i_types, i.status AS i_status, i.established AS i_established").
+		TableExpr("affiliations AS af").
+		Join("LEFT JOIN institutions AS i ON i.id = af.institution_id").
+		Where("af.paper_id IN (?)", bun.List(paperIDs)).
+		Order("af.paper_id", "af.position", "af.seq").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]AffiliationRow, len(paperIDs))
+	for _, r := range rows {
+		row := AffiliationRow{Affiliation: r.Affiliation}
+		if r.I.ID != 0 {
+			inst := r.I
+			row.Institution = &inst
+		}
+		out[r.PaperID] = append(out[r.PaperID], row)
+	}
+	return out, nil
+}
+
+// ResearchersByIDs reads researchers by primary key.
+func ResearchersByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Researcher, error) {
+	var rows []*Researcher
+	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*Researcher, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out, nil
+}
+
+// ResearcherIDColumn names a researchers column that identifies a person.
+type ResearcherIDColumn string
+
+// The external ids a researcher can be looked up by.
+const (
+	ByORCID    ResearcherIDColumn = "orcid"
+	ByOpenAlex ResearcherIDColumn = "openalex_id"
+	ByS2       ResearcherIDColumn = "s2_id"
+)
+
+// ResearcherByExternalID reads the researcher with the given external id;
+// it returns nil, nil when there is none.
+func ResearcherByExternalID(ctx context.Context, idb bun.IDB, col ResearcherIDColumn, id string) (*Researcher, error) {
+	var rows []*Researcher
+	if err := idb.NewSelect().Model(&rows).Where("? = ?", bun.Ident(col), id).Limit(1).Scan(ctx); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return rows[0], nil
+}
+
+// ResearcherFieldRow counts a researcher's papers in a category, with the
+// category's names.
+type ResearcherFieldRow struct {
+	ResearcherID int64 `bun:"researcher_id"`
+	PaperCount   int   `bun:"paper_count"`
+	Category
+}
+
+// ResearcherCategoriesByResearcherIDs reads the fields of researchers, most
+// papers first.
+func ResearcherCategoriesByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]ResearcherFieldRow, error) {
+	var rows []ResearcherFieldRow
+	err := idb.NewSelect().
+		ColumnExpr("rc.researcher_id, rc.paper_count, c.*").
+		TableExpr("researcher_categories AS rc").
+		Join("JOIN categories AS c ON c.code = rc.category").
+		Where("rc.researcher_id IN (?)", bun.List(ids)).
+		Order("rc.researcher_id").OrderExpr("rc.paper_count DESC").Order("rc.category").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	return groupBy(rows, func(r ResearcherFieldRow) int64 { return r.ResearcherID }), nil
+}
+
+// SameNameByResearcherIDs reads, for each researcher, the other profiles
+// that share their name, most papers first.
+func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Researcher, error) {
+	var rows []struct {
+		Parent int64 `bun:"parent"`
+		Researcher
+	}
+	err := idb.NewSelect().
+		ColumnExpr("s.researcher_id AS parent, r.*").
+		TableExpr("same_name AS s").
+		Join("JOIN researchers AS r ON r.id = s.other_id").
+		Where("s.researcher_id IN (?)", bun.List(ids)).
+		Order("s.researcher_id").OrderExpr("r.paper_count DESC").Order("r.id").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]*Researcher, len(ids))
+	for i := range rows {
+		out[rows[i].Parent] = append(out[rows[i].Parent], &rows[i].Researcher)
+	}
+	return out, nil
+}
+
+// InstitutionsByResearcherIDs reads the institutions researchers'
+// affiliations were matched to, the one on most of their papers first.
+func InstitutionsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Institution, error) {
+	var rows []struct {
+		Parent int64 `bun:"parent"`
+		Institution
+	}
+	err := idb.NewRaw(`SELECT t.parent, i.* FROM (
+		  SELECT a.researcher_id AS parent, af.institution_id AS iid, COUNT(DISTINCT af.paper_id) AS n
+		  FROM authorships AS a
+		  JOIN affiliations AS af ON af.paper_id = a.paper_id AND af.position = a.position
+		  WHERE a.researcher_id IN (?) AND af.institution_id IS NOT NULL
+		  GROUP BY a.researcher_id, af.institution_id) AS t
+		JOIN institutions AS i ON i.id = t.iid
+		ORDER BY t.parent, t.n DESC, i.id`, bun.List(ids)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]*Institution, len(ids))
+	for i := range rows {
+		out[rows[i].Parent] = append(out[rows[i].Parent], &rows[i].Institution)
+	}
+	return out, nil
+}
+
+// InstitutionsByIDs reads institutions by primary key.
+func InstitutionsByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Institution, error) {
+	var rows []*Institution
+	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*Institution, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out, nil
+}
+
+// InstitutionNamesByInstitutionIDs reads the other names of institutions.
+func InstitutionNamesByInstitutionIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]InstitutionName, error) {
+	var rows []InstitutionName
+	if err := idb.NewSelect().Model(&rows).Where("institution_id IN (?) AND kind <> 'name'", bun.List(ids)).Order("institution_id", "kind", "name").Scan(ctx); err != nil {
+		return nil, err
+	}
+	return groupBy(rows, func(n InstitutionName) int64 { return n.InstitutionID }), nil
+}
+
+// InstitutionByRef reads the institution with the given bare ROR id, or
+// else the one whose name, label, alias or acronym has the given key (the
+// lowest id when several do); nil, nil when there is none. nameKey is
+// matched against institution_names.name_key, acronym against the name
+// itself, case-sensitively.
+func InstitutionByRef(ctx context.Context, idb bun.IDB, ror, nameKey, acronym string) (*Institution, error) {
+	var rows []*Institution
+	q := idb.NewSelect().Model(&rows).Order("id").Limit(1)
+	conds := []string{}
+	var args []any
+	if ror != "" {
+		conds = append(conds, "ror_id = ?")
+		args = append(args, ror)
+	}
+	if nameKey != "" {
+		conds = append(conds, "id IN (SELECT institution_id FROM institution_names WHERE name_key = ? AND kind <> 'acronym')")
+		args = append(args, nameKey)
+	}
+	if acronym != "" {
+		conds = append(conds, "id IN (SELECT institution_id FROM institution_names WHERE name = ? AND kind = 'acronym')")
+		args = append(args, acronym)
+	}
+	if len(conds) == 0 {
+		return nil, nil
+	}
+	q.Where(strings.Join(conds, " OR "), args...)
+	if err := q.Scan(ctx); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return rows[0], nil
+}
+
+func groupBy[T any](rows []T, key func(T) int64) map[int64][]T {
+	out := map[int64][]T{}
+	for _, r := range rows {
+		k := key(r)
+		out[k] = append(out[k], r)
+	}
+	return out
+}

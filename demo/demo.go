@@ -1,0 +1,32 @@
+// Package demo ships papergraph's demo data set inside the binary, so that
+// a first start has real papers to show without a download.
+package demo
+
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/papergraph/papergraph/ingest"
+)
+
+//go:embed data/*.gz data/*.jsonl
+var files embed.FS
+
+// Imports returns the imports that load the demo set, in order: the
+// institutions first, so affiliations can be matched as papers arrive.
+func Imports() []ingest.Options {
+	sub, err := fs.Sub(files, "data")
+	if err != nil {
+		panic(err) // the embedded tree always has data/
+	}
+	return []ingest.Options{
+		{Format: ingest.ROR, FS: sub, Paths: []string{"ror.jsonl.gz"}},
+		{Format: ingest.Paperscape, FS: sub, Paths: []string{
+			"pscp-1991.csv.gz", "pscp-1992.csv.gz", "pscp-1993.csv.gz",
+			"pscp-1994.csv.gz", "pscp-1995.csv.gz", "pscp-1996.csv.gz",
+		}},
+		{Format: ingest.Abs, FS: sub, Paths: []string{"hepth-abstracts-1992-1996.tar.gz", "arxiv-abs-fixtures.tar.gz"}},
+		{Format: ingest.Kaggle, FS: sub, Paths: []string{"kaggle-arxiv-sample.jsonl.gz"}},
+		{Format: ingest.OpenAlex, FS: sub, Paths: []string{"openalex.jsonl"}},
+	}
+}

@@ -1,0 +1,304 @@
+// Package model holds the Go types of GraphQL objects that are not stored
+// rows: byline entries with their role, counts, and connections. Stored
+// rows (papers, researchers, …) are the db package's models.
+package model
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/papergraph/papergraph/arxivid"
+	"github.com/papergraph/papergraph/db"
+)
+
+// Authorship is a byline entry with its role.
+type Authorship struct {
+	db.Authorship
+	Role *AuthorRole
+}
+
+// ResearcherField counts a researcher's papers in one category.
+type ResearcherField struct {
+	Category *db.Category
+	Count    int
+}
+
+// Coauthor is a co-author with the number of papers shared.
+type Coauthor struct {
+	Researcher       *Researcher
+	SharedPaperCount int
+}
+
+// PageInfo is where a page lies in its connection.
+type PageInfo struct {
+	HasNextPage     bool
+	HasPreviousPage bool
+	StartCursor     *string
+	EndCursor       *string
+}
+
+// PaperEdge is a paper with its cursor.
+type PaperEdge struct {
+	Cursor string
+	Node   *Paper
+}
+
+// PaperConnection is a page of papers. The total is counted only when a
+// client asks for it.
+type PaperConnection struct {
+	Edges    []*PaperEdge
+	Nodes    []*Paper
+	PageInfo *PageInfo
+	Total    func(context.Context) (int, error)
+}
+
+// TotalCount counts the papers of the whole list.
+func (c *PaperConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
+
+// CoauthorEdge is a co-author with its cursor.
+type CoauthorEdge struct {
+	Cursor string
+	Node   *Coauthor
+}
+
+// CoauthorConnection is a page of co-authors. The total is counted only
+// when a client asks for it.
+type CoauthorConnection struct {
+	Edges    []*CoauthorEdge
+	Nodes    []*Coauthor
+	PageInfo *PageInfo
+	Total    func(context.Context) (int, error)
+}
+
+// TotalCount counts the co-authors of the whole list.
+func (c *CoauthorConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
+
+// Node is any object with a global id: *db.Paper, *db.Researcher or
+// *db.Institution. The db models cannot name it, so it asks nothing of them.
+type Node interface{}
+
+// Kinds of global ids.
+const (
+	KindPaper       = "Paper"
+	KindResearcher  = "Researcher"
+	KindInstitution = "Institution"
+)
+
+// GlobalID is the Node id of the object of the given kind and primary key:
+// "Paper:123" in unpadded URL-safe base64, opaque to clients and stable as
+// long as the row keeps its key.
+func GlobalID(kind string, id int64) string {
+	return base64.RawURLEncoding.EncodeToString(strconv.AppendInt([]byte(kind+":"), id, 10))
+}
+
+// ParseGlobalID takes a Node id apart; ok is false for anything GlobalID
+// cannot have made.
+func ParseGlobalID(s string) (kind string, id int64, ok bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return "", 0, false
+	}
+	kind, num, found := strings.Cut(string(b), ":")
+	id, err = strconv.ParseInt(num, 10, 64)
+	if !found || err != nil || id <= 0 || strconv.FormatInt(id, 10) != num {
+		return "", 0, false
+	}
+	switch kind {
+	case KindPaper, KindResearcher, KindInstitution:
+		return kind, id, true
+	}
+	return "", 0, false
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Paper is a stored paper as GraphQL shows it.
+type Paper struct{ *db.Paper }
+
+// ID is the paper's global id.
+func (p Paper) ID() string { return GlobalID(KindPaper, p.Paper.ID) }
+
+// ArxivID is the canonical arXiv id, nil for a work known only by DOI.
+func (p Paper) ArxivID() *string { return nullable(p.Paper.ArxivID) }
+
+// Version is the latest version known, nil if unknown.
+func (p Paper) Version() *int {
+	if p.Paper.Version == 0 {
+		return nil
+	}
+	return &p.Paper.Version
+}
+
+// Slug is the paper's URL slug.
+func (p Paper) Slug() string {
+	if p.Paper.ArxivID == "" {
+		return arxivid.TitleSlug(p.Title)
+	}
+	return arxivid.Slug(p.Paper.ArxivID, p.Title)
+}
+
+// Abstract is the abstract, nil if unknown.
+func (p Paper) Abstract() *string { return nullable(p.Paper.Abstract) }
+
+// Byline is the author line as printed, nil if unknown.
+func (p Paper) Byline() *string { return nullable(p.Paper.Byline) }
+
+// DOI is the bare DOI, nil if none.
+func (p Paper) DOI() *string { return nullable(p.Paper.DOI) }
+
+// JournalRef is the journal reference, nil if none.
+func (p Paper) JournalRef() *string { return nullable(p.Paper.JournalRef) }
+
+// Comments are the authors' comments, nil if none.
+func (p Paper) Comments() *string { return nullable(p.Paper.Comments) }
+
+// ReportNo is the report number, nil if none.
+func (p Paper) ReportNo() *string { return nullable(p.Paper.ReportNo) }
+
+// License is the licence URL, nil if unknown.
+func (p Paper) License() *string { return nullable(p.Paper.License) }
+
+// Published is the first version's date, nil if unknown.
+func (p Paper) Published() *time.Time { return nullTime(p.Paper.Published) }
+
+// Updated is the latest version's date, nil if unknown.
+func (p Paper) Updated() *time.Time { return nullTime(p.Paper.Updated) }
+
+// AbsURL is the paper's page on arXiv, nil without an arXiv id.
+func (p Paper) AbsURL() *string { return p.arxivURL("https://arxiv.org/abs/") }
+
+// PDFURL is the paper's PDF on arXiv, nil without an arXiv id.
+func (p Paper) PDFURL() *string { return p.arxivURL("https://arxiv.org/pdf/") }
+
+func (p Paper) arxivURL(prefix string) *string {
+	if p.Paper.ArxivID == "" {
+		return nil
+	}
+	s := prefix + p.Paper.ArxivID
+	return &s
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// Role is where an author at position stands on a byline of n authors;
+// nil when the byline is incomplete.
+func Role(position, n int, complete bool) *AuthorRole {
+	var r AuthorRole
+	switch {
+	case !complete:
+		return nil
+	case n == 1:
+		r = AuthorRoleSole
+	case position == 1:
+		r = AuthorRoleFirst
+	case position == n:
+		r = AuthorRoleLast
+	default:
+		r = AuthorRoleMiddle
+	}
+	return &r
+}
+
+// Researcher is a stored researcher profile as GraphQL shows it.
+type Researcher struct{ *db.Researcher }
+
+// ID is the profile's global id.
+func (r Researcher) ID() string { return GlobalID(KindResearcher, r.Researcher.ID) }
+
+// ResearcherID is the numeric id.
+func (r Researcher) ResearcherID() int { return int(r.Researcher.ID) }
+
+// Slug is the URL path segment "<id>-<name-slug>".
+func (r Researcher) Slug() string { return pathSegment(r.Researcher.ID, r.Researcher.Slug) }
+
+// ORCID is the bare ORCID, nil if unknown.
+func (r Researcher) ORCID() *string { return nullable(r.Researcher.ORCID) }
+
+// OpenalexID is the OpenAlex author id, nil if unknown.
+func (r Researcher) OpenalexID() *string { return nullable(r.Researcher.OpenAlexID) }
+
+// S2ID is the Semantic Scholar author id, nil if unknown.
+func (r Researcher) S2ID() *string { return nullable(r.Researcher.S2ID) }
+
+// PositionKnownPaperCount counts the papers with a complete author list.
+func (r Researcher) PositionKnownPaperCount() int { return r.PositionKnownCount }
+
+// AuthorPositions counts the papers per author role.
+func (r Researcher) AuthorPositions() []*AuthorPositionCount {
+	return []*AuthorPositionCount{
+		{Role: AuthorRoleFirst, Count: r.FirstCount},
+		{Role: AuthorRoleMiddle, Count: r.MiddleCount},
+		{Role: AuthorRoleLast, Count: r.LastCount},
+		{Role: AuthorRoleSole, Count: r.SoleCount},
+	}
+}
+
+func pathSegment(id int64, slug string) string {
+	s := strconv.FormatInt(id, 10)
+	if slug == "" {
+		return s
+	}
+	return s + "-" + slug
+}
+
+// Institution is a stored institution as GraphQL shows it.
+type Institution struct{ *db.Institution }
+
+// ID is the institution's global id.
+func (i Institution) ID() string { return GlobalID(KindInstitution, i.Institution.ID) }
+
+// InstitutionID is the numeric id.
+func (i Institution) InstitutionID() int { return int(i.Institution.ID) }
+
+// Slug is the URL path segment "<id>-<name-slug>".
+func (i Institution) Slug() string {
+	return pathSegment(i.Institution.ID, arxivid.TitleSlug(i.Name))
+}
+
+// RorID is the bare ROR id, nil if unknown.
+func (i Institution) RorID() *string { return nullable(i.RORID) }
+
+// RorURL is the ROR URL, nil if unknown.
+func (i Institution) RorURL() *string {
+	if i.RORID == "" {
+		return nil
+	}
+	s := "https://ror.org/" + i.RORID
+	return &s
+}
+
+// Country is the country code, nil if unknown.
+func (i Institution) Country() *string { return nullable(i.Institution.Country) }
+
+// Status is ROR's status, nil if unknown.
+func (i Institution) Status() *string { return nullable(i.Institution.Status) }
+
+// Established is the founding year, nil if unknown.
+func (i Institution) Established() *int {
+	if i.Institution.Established == 0 {
+		return nil
+	}
+	return &i.Institution.Established
+}
+
+// Types are ROR's organisation types.
+func (i Institution) Types() []string {
+	if i.Institution.Types == "" {
+		return []string{}
+	}
+	return strings.Split(i.Institution.Types, ",")
+}

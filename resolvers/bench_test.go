@@ -1,0 +1,123 @@
+package resolvers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/99designs/gqlgen/client"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// BenchmarkContractQuery serves the researcher page's query in process
+// (handler and middleware, no network, no client-side decoding) on SQLite
+// with the fixtures imported:
+//
+//	go test ./resolvers -run '^$' -bench ContractQuery -benchmem
+func BenchmarkContractQuery(b *testing.B) {
+	bdb := dbtest.Open(b, dbtest.New(b, "sqlite"))
+	importFixtures(b, bdb)
+	counter := &db.StatementCounter{}
+	bdb.AddQueryHook(counter)
+	h := newHandler(bdb)
+	id := busiestPaper(b, bdb)
+	for _, first := range []int{5, 50} {
+		b.Run(fmt.Sprintf("first=%d", first), func(b *testing.B) {
+			body, err := json.Marshal(map[string]any{"query": contractQuery, "variables": map[string]any{"paper": id, "first": first}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := counter.Count()
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+			b.ReportMetric(float64(counter.Count()-start)/float64(b.N), "statements/op")
+		})
+	}
+}
+
+// BenchmarkContractQueryUnbatched is the canary: it fetches the same data
+// object by object, one request per researcher and per paper, the way an
+// unbatched API would read it. Its statements/op grows with the page size,
+// where BenchmarkContractQuery's stays at contractStatements.
+func BenchmarkContractQueryUnbatched(b *testing.B) {
+	bdb := dbtest.Open(b, dbtest.New(b, "sqlite"))
+	importFixtures(b, bdb)
+	counter := &db.StatementCounter{}
+	bdb.AddQueryHook(counter)
+	c := newClient(bdb)
+	id := busiestPaper(b, bdb)
+	for _, first := range []int{5, 50} {
+		b.Run(fmt.Sprintf("first=%d", first), func(b *testing.B) {
+			start := counter.Count()
+			b.ReportAllocs()
+			for b.Loop() {
+				unbatchedContract(b, c, id, first)
+			}
+			b.ReportMetric(float64(counter.Count()-start)/float64(b.N), "statements/op")
+		})
+	}
+}
+
+// post sends query and decodes only the fields out names.
+func post(b *testing.B, c *client.Client, query string, out any, opts ...client.Option) {
+	resp, err := c.RawPost(query, opts...)
+	if err != nil || resp.Errors != nil {
+		b.Fatalf("%v %s", err, resp.Errors)
+	}
+	data, err := json.Marshal(resp.Data)
+	if err == nil {
+		err = json.Unmarshal(data, out)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func unbatchedContract(b *testing.B, c *client.Client, id string, first int) {
+	var paper struct {
+		Paper struct {
+			Authors []struct{ Researcher *struct{ ResearcherID int } }
+		}
+	}
+	post(b, c, `query($id: String!) { paper(id: $id) {
+		arxivId slug title published absUrl pdfUrl citedByCount citationCount
+		primaryCategory { code name } categories { code name }
+		citations(first: 3) { totalCount nodes { arxivId } } references(first: 3) { totalCount }
+		authors { position role name researcher { researcherId } } } }`, &paper, client.Var("id", id))
+	for _, a := range paper.Paper.Authors {
+		if a.Researcher == nil {
+			continue
+		}
+		var r struct {
+			Researcher struct {
+				Papers struct{ Nodes []struct{ ArxivID string } }
+			}
+		}
+		post(b, c, `query($id: String!, $first: Int!) { researcher(id: $id) {
+			id name slug paperCount hIndex archiveHIndex citationCount worksCount
+			authorPositions { role count } positionKnownPaperCount
+			fields { category { code } count } sameName { id name paperCount archiveHIndex }
+			mostCitedPaper { arxivId title citationCount }
+			papers(first: $first, sort: NEWEST) { totalCount pageInfo { hasNextPage endCursor } nodes { arxivId } }
+			coauthors(first: 10) { totalCount nodes { researcher { id name } sharedPaperCount } } } }`,
+			&r, client.Var("id", fmt.Sprint(a.Researcher.ResearcherID)), client.Var("first", first))
+		for _, n := range r.Researcher.Papers.Nodes {
+			var p map[string]any
+			post(b, c, `query($id: String!) { paper(id: $id) { arxivId title authors { position role researcher { id name archiveHIndex } } } }`,
+				&p, client.Var("id", n.ArxivID))
+		}
+	}
+}

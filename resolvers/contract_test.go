@@ -1,0 +1,229 @@
+package resolvers_test
+
+import (
+	"testing"
+
+	"github.com/99designs/gqlgen/client"
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// contractQuery is the researcher page's query, as the issue states it.
+const contractQuery = `query ResearcherPage($paper: String!, $first: Int!) {
+  paper(id: $paper) {
+    arxivId slug title published absUrl pdfUrl citedByCount citationCount
+    primaryCategory { code name }
+    categories { code name }
+    citations(first: 3) { totalCount nodes { arxivId } }
+    references(first: 3) { totalCount }
+    authors {
+      position role name
+      researcher {
+        id name slug paperCount hIndex archiveHIndex citationCount worksCount
+        authorPositions { role count }
+        positionKnownPaperCount
+        fields { category { code } count }
+        sameName { id name paperCount archiveHIndex }
+        mostCitedPaper { arxivId title citationCount }
+        papers(first: $first, sort: NEWEST) {
+          totalCount
+          pageInfo { hasNextPage endCursor }
+          nodes { arxivId title authors { position role researcher { id name archiveHIndex } } }
+        }
+        coauthors(first: 10) { totalCount nodes { researcher { id name } sharedPaperCount } }
+      }
+    }
+  }
+}`
+
+// contractStatements is the number of SQL statements the contract query
+// costs, whatever the page size and however many authors and papers:
+//
+//  1. papers by arXiv id or DOI (the paper itself)
+//  2. authorships of the paper
+//  3. categories of the paper, with names (categories and primaryCategory)
+//  4. citations: one page per paper (window query)
+//  5. citations: totals per paper (GROUP BY)
+//  6. references: totals per paper (GROUP BY; no nodes asked, no page read)
+//  7. researchers of the paper's authors
+//  8. researcher_categories of those researchers (fields)
+//  9. same_name profiles of those researchers, joined with researchers
+//  10. papers by id (mostCitedPaper of those researchers)
+//  11. papers of those researchers: one page each (window query)
+//  12. papers of those researchers: totals (GROUP BY)
+//  13. coauthors of those researchers: one page each, joined with researchers
+//  14. coauthors of those researchers: totals (GROUP BY)
+//  15. authorships of all the papers of all the pages of step 11
+//  16. researchers of those authorships not already read
+const contractStatements = 16
+
+type contractResponse struct {
+	Paper struct {
+		ArxivID         string
+		Slug            string
+		Title           string
+		Published       *string
+		AbsURL          string
+		PDFURL          string
+		CitedByCount    *int
+		CitationCount   int
+		PrimaryCategory struct{ Code, Name string }
+		Categories      []struct{ Code, Name string }
+		Citations       struct {
+			TotalCount int
+			Nodes      []struct{ ArxivID string }
+		}
+		References struct{ TotalCount int }
+		Authors    []struct {
+			Position   int
+			Role       *string
+			Name       string
+			Researcher *struct {
+				ID              string
+				Name            string
+				Slug            string
+				PaperCount      int
+				HIndex          *int
+				ArchiveHIndex   int
+				CitationCount   *int
+				WorksCount      *int
+				AuthorPositions []struct {
+					Role  string
+					Count int
+				}
+				PositionKnownPaperCount int
+				Fields                  []struct {
+					Category struct{ Code string }
+					Count    int
+				}
+				SameName []struct {
+					ID            string
+					Name          string
+					PaperCount    int
+					ArchiveHIndex int
+				}
+				MostCitedPaper *struct {
+					ArxivID       string
+					Title         string
+					CitationCount int
+				}
+				Papers struct {
+					TotalCount int
+					PageInfo   struct {
+						HasNextPage bool
+						EndCursor   *string
+					}
+					Nodes []struct {
+						ArxivID string
+						Title   string
+						Authors []struct {
+							Position   int
+							Role       *string
+							Researcher *struct {
+								ID            string
+								Name          string
+								ArchiveHIndex int
+							}
+						}
+					}
+				}
+				Coauthors struct {
+					TotalCount int
+					Nodes      []struct {
+						Researcher struct {
+							ID   string
+							Name string
+						}
+						SharedPaperCount int
+					}
+				}
+			}
+		}
+	}
+}
+
+// busiestPaper is the most cited paper of the researcher with the most
+// papers: a paper whose authors have long lists.
+func busiestPaper(t testing.TB, bdb bun.IDB) string {
+	return scalar[string](t, bdb, `SELECT p.arxiv_id FROM papers p
+		JOIN authorships a ON a.paper_id = p.id JOIN researchers r ON r.id = a.researcher_id
+		WHERE p.arxiv_id IS NOT NULL
+		ORDER BY r.paper_count DESC, p.citation_count DESC, p.id LIMIT 1`)
+}
+
+func TestContractQuery(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		counter := &db.StatementCounter{}
+		bdb.AddQueryHook(counter)
+		c := newClient(bdb)
+		id := busiestPaper(t, bdb)
+		paperID := scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id = ?", id)
+		for _, first := range []int{5, 50} {
+			var resp contractResponse
+			before := counter.Count()
+			c.MustPost(contractQuery, &resp, client.Var("paper", id), client.Var("first", first))
+			if got := counter.Count() - before; got != contractStatements {
+				t.Errorf("first=%d: %d statements, want %d", first, got, contractStatements)
+			}
+			p := resp.Paper
+			if p.ArxivID != id || p.AbsURL != "https://arxiv.org/abs/"+id || p.PDFURL != "https://arxiv.org/pdf/"+id || p.Published == nil {
+				t.Errorf("paper = %+v", p)
+			}
+			if want := scalar[int](t, bdb, "SELECT citation_count FROM papers WHERE id = ?", paperID); p.CitationCount != want {
+				t.Errorf("citationCount = %d, want %d", p.CitationCount, want)
+			}
+			if want := scalar[string](t, bdb, "SELECT category FROM paper_categories WHERE paper_id = ? AND position = 0", paperID); p.PrimaryCategory.Code != want || len(p.Categories) == 0 || p.Categories[0].Code != want || p.PrimaryCategory.Name == "" {
+				t.Errorf("primaryCategory = %+v, categories = %+v, want %s first", p.PrimaryCategory, p.Categories, want)
+			}
+			if want := scalar[int](t, bdb, "SELECT COUNT(DISTINCT citing_id) FROM paper_references WHERE cited_id = ?", paperID); p.Citations.TotalCount != want || len(p.Citations.Nodes) != min(3, want) {
+				t.Errorf("citations: total %d, %d nodes; want %d", p.Citations.TotalCount, len(p.Citations.Nodes), want)
+			}
+			if want := scalar[int](t, bdb, "SELECT COUNT(DISTINCT cited_id) FROM paper_references WHERE citing_id = ? AND cited_id IS NOT NULL", paperID); p.References.TotalCount != want {
+				t.Errorf("references: total %d, want %d", p.References.TotalCount, want)
+			}
+			if want := scalar[int](t, bdb, "SELECT COUNT(*) FROM authorships WHERE paper_id = ?", paperID); len(p.Authors) != want || want < 2 {
+				t.Fatalf("%d authors, want %d (at least 2)", len(p.Authors), want)
+			}
+			for i, a := range p.Authors {
+				if a.Position != i+1 || a.Researcher == nil {
+					t.Fatalf("author %d = %+v", i, a)
+				}
+				r := a.Researcher
+				rid := scalar[int64](t, bdb, "SELECT researcher_id FROM authorships WHERE paper_id = ? AND position = ?", paperID, a.Position)
+				if want := scalar[int](t, bdb, "SELECT COUNT(DISTINCT paper_id) FROM authorships WHERE researcher_id = ?", rid); r.PaperCount != want || r.Papers.TotalCount != want {
+					t.Errorf("%s: paperCount %d, papers.totalCount %d, want %d", r.Name, r.PaperCount, r.Papers.TotalCount, want)
+				}
+				if want := min(first, r.PaperCount); len(r.Papers.Nodes) != want || r.Papers.PageInfo.HasNextPage != (r.PaperCount > first) {
+					t.Errorf("%s: %d papers, hasNextPage %v; want %d of %d", r.Name, len(r.Papers.Nodes), r.Papers.PageInfo.HasNextPage, want, r.PaperCount)
+				}
+				for _, n := range r.Papers.Nodes {
+					if want := scalar[int](t, bdb, "SELECT COUNT(*) FROM authorships a JOIN papers p ON p.id = a.paper_id WHERE p.arxiv_id = ?", n.ArxivID); len(n.Authors) != want {
+						t.Errorf("%s: %d authors, want %d", n.ArxivID, len(n.Authors), want)
+					}
+				}
+				if want := scalar[int](t, bdb, "SELECT COUNT(*) FROM coauthors WHERE researcher_id = ?", rid); r.Coauthors.TotalCount != want || len(r.Coauthors.Nodes) != min(10, want) {
+					t.Errorf("%s: coauthors total %d, %d nodes; want %d", r.Name, r.Coauthors.TotalCount, len(r.Coauthors.Nodes), want)
+				}
+				if want := scalar[int](t, bdb, "SELECT COUNT(*) FROM researcher_categories WHERE researcher_id = ?", rid); len(r.Fields) != want {
+					t.Errorf("%s: %d fields, want %d", r.Name, len(r.Fields), want)
+				}
+				if want := scalar[int](t, bdb, "SELECT COUNT(*) FROM same_name WHERE researcher_id = ?", rid); len(r.SameName) != want {
+					t.Errorf("%s: %d same-name profiles, want %d", r.Name, len(r.SameName), want)
+				}
+				sum := 0
+				for _, pos := range r.AuthorPositions {
+					sum += pos.Count
+				}
+				if len(r.AuthorPositions) != 4 || sum != r.PositionKnownPaperCount {
+					t.Errorf("%s: authorPositions %+v, want 4 rows summing to %d", r.Name, r.AuthorPositions, r.PositionKnownPaperCount)
+				}
+				if (r.MostCitedPaper == nil) != (scalar[int](t, bdb, "SELECT COALESCE(most_cited_paper_id, 0) FROM researchers WHERE id = ?", rid) == 0) {
+					t.Errorf("%s: mostCitedPaper = %+v", r.Name, r.MostCitedPaper)
+				}
+			}
+		}
+	})
+}

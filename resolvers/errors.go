@@ -1,0 +1,91 @@
+package resolvers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/papergraph/papergraph/reqid"
+)
+
+// Error codes in extensions.code.
+const (
+	CodeBadUserInput = "BAD_USER_INPUT"
+	CodeInternal     = "INTERNAL_SERVER_ERROR"
+)
+
+// badInput is the error for a malformed argument; the message starts with
+// the argument's name.
+func badInput(arg, format string, args ...any) error {
+	return &gqlerror.Error{
+		Message:    arg + ": " + fmt.Sprintf(format, args...),
+		Extensions: map[string]any{"code": CodeBadUserInput},
+	}
+}
+
+// internalError is what a client sees of a failure on our side: a request
+// id to quote, nothing else. The details went to the log under that id.
+type internalError struct{ requestID string }
+
+func (e *internalError) Error() string { return "internal server error (request " + e.requestID + ")" }
+
+// requestID is the id the HTTP server gave the request (see package
+// reqid), or a fresh one when there is none.
+func requestID(ctx context.Context) string {
+	if id := reqid.From(ctx); id != "" {
+		return id
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ErrorPresenter turns resolver errors into GraphQL errors. Errors meant
+// for the client (bad input, validation) pass as they are; anything else
+// (a database error, say) is logged with slog under the request's id and
+// reaches the client as INTERNAL_SERVER_ERROR with that id only, so that no
+// response carries SQL, a stack or a server path. Install it with
+// handler.Server.SetErrorPresenter.
+func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
+	var ie *internalError
+	switch {
+	case errors.As(err, &ie):
+	case forClient(err):
+		return graphql.DefaultErrorPresenter(ctx, err)
+	default:
+		ie = &internalError{requestID: requestID(ctx)}
+		slog.ErrorContext(ctx, "graphql: resolver failed", "request_id", ie.requestID, "path", graphql.GetPath(ctx).String(), "err", err)
+	}
+	return &gqlerror.Error{
+		Message:    ie.Error(),
+		Path:       graphql.GetPath(ctx),
+		Extensions: map[string]any{"code": CodeInternal, "requestId": ie.requestID},
+	}
+}
+
+// forClient reports whether err is a GraphQL error made for the client:
+// one with a code, or one that wraps no Go error.
+func forClient(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if ge, ok := err.(*gqlerror.Error); ok && (ge.Err == nil || ge.Extensions["code"] != nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// Recover turns a panic in a resolver into an internal error, logging the
+// panic and its stack under the error's request id. Install it with
+// handler.Server.SetRecoverFunc.
+func Recover(ctx context.Context, v any) error {
+	ie := &internalError{requestID: requestID(ctx)}
+	slog.ErrorContext(ctx, "graphql: resolver panicked", "request_id", ie.requestID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	return ie
+}

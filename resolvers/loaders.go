@@ -1,0 +1,191 @@
+package resolvers
+
+import (
+	"context"
+	"time"
+
+	"github.com/graph-gophers/dataloader/v7"
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+)
+
+// missWait is how long a loader collects keys after a cache miss. The
+// prefetcher fills loaders from the query's look-ahead, so the usual
+// resolver never misses; a miss comes from a shape the prefetcher does not
+// walk, and a short wait still batches its siblings.
+const missWait = 200 * time.Microsecond
+
+// loader is a dataloader whose cache the prefetcher can also fill: fetch
+// reads many keys in one statement and returns the rows it found.
+type loader[K comparable, V any] struct {
+	*dataloader.Loader[K, V]
+	cache *dataloader.InMemoryCache[K, V]
+	fetch func(context.Context, []K) (map[K]V, error)
+}
+
+func newLoader[K comparable, V any](fetch func(context.Context, []K) (map[K]V, error)) *loader[K, V] {
+	l := &loader[K, V]{cache: dataloader.NewCache[K, V](), fetch: fetch}
+	l.Loader = dataloader.NewBatchedLoader(l.batch,
+		dataloader.WithCache[K, V](l.cache), dataloader.WithWait[K, V](missWait))
+	return l
+}
+
+// batch answers keys in their order; a key with no row gets the zero value
+// (nil, empty), which resolvers show as null or as an empty list.
+func (l *loader[K, V]) batch(ctx context.Context, keys []K) []*dataloader.Result[V] {
+	rows, err := l.fetch(ctx, keys)
+	out := make([]*dataloader.Result[V], len(keys))
+	for i, k := range keys {
+		if err != nil {
+			out[i] = &dataloader.Result[V]{Error: err}
+		} else {
+			out[i] = &dataloader.Result[V]{Data: rows[k]}
+		}
+	}
+	return out
+}
+
+// load returns the value of one key.
+func (l *loader[K, V]) load(ctx context.Context, k K) (V, error) { return l.Load(ctx, k)() }
+
+// prime reads the keys not yet cached, in one statement and without
+// waiting, and caches every one of them, those with no row as the zero
+// value.
+func (l *loader[K, V]) prime(ctx context.Context, keys []K) error {
+	var missing []K
+	seen := make(map[K]bool, len(keys))
+	for _, k := range keys {
+		if _, ok := l.cache.Get(ctx, k); !ok && !seen[k] {
+			seen[k] = true
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	rows, err := l.fetch(ctx, missing)
+	if err != nil {
+		return err
+	}
+	for _, k := range missing {
+		l.Prime(ctx, k, rows[k])
+	}
+	return nil
+}
+
+// paperPageKey names a page of a paper list of one parent.
+type paperPageKey struct {
+	list   db.PaperList
+	parent int64
+	args   db.PageArgs
+}
+
+// paperTotalKey names the length of a paper list of one parent.
+type paperTotalKey struct {
+	list     db.PaperList
+	parent   int64
+	category string
+}
+
+// coauthorPageKey names a page of a researcher's co-authors.
+type coauthorPageKey struct {
+	parent int64
+	args   db.PageArgs
+}
+
+// Loaders are the per-request loaders of every relation. They cache for
+// the request's lifetime; never share them between requests.
+type Loaders struct {
+	papers                 *loader[int64, *db.Paper]
+	researchers            *loader[int64, *db.Researcher]
+	institutions           *loader[int64, *db.Institution]
+	authorships            *loader[int64, []db.Authorship]
+	categories             *loader[int64, []db.Category]
+	affiliations           *loader[int64, []db.AffiliationRow]
+	fields                 *loader[int64, []db.ResearcherFieldRow]
+	sameName               *loader[int64, []*db.Researcher]
+	researcherInstitutions *loader[int64, []*db.Institution]
+	institutionNames       *loader[int64, []db.InstitutionName]
+	paperPages             *loader[paperPageKey, db.Page[*db.Paper]]
+	paperTotals            *loader[paperTotalKey, int]
+	coauthorPages          *loader[coauthorPageKey, db.Page[*db.CoauthorRow]]
+	coauthorTotals         *loader[int64, int]
+}
+
+// NewLoaders returns fresh loaders reading from idb.
+func NewLoaders(idb bun.IDB) *Loaders {
+	return &Loaders{
+		papers:                 newLoader(bind(idb, db.PapersByIDs)),
+		researchers:            newLoader(bind(idb, db.ResearchersByIDs)),
+		institutions:           newLoader(bind(idb, db.InstitutionsByIDs)),
+		authorships:            newLoader(bind(idb, db.AuthorshipsByPaperIDs)),
+		categories:             newLoader(bind(idb, db.CategoriesByPaperIDs)),
+		affiliations:           newLoader(bind(idb, db.AffiliationsByPaperIDs)),
+		fields:                 newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
+		sameName:               newLoader(bind(idb, db.SameNameByResearcherIDs)),
+		researcherInstitutions: newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
+		institutionNames:       newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
+		coauthorTotals:         newLoader(bind(idb, db.CoauthorTotals)),
+		paperPages: newLoader(grouped(func(k paperPageKey) paperPageKey { return paperPageKey{list: k.list, args: k.args} },
+			func(ctx context.Context, g paperPageKey, parents []int64) (map[int64]db.Page[*db.Paper], error) {
+				return db.PaperPages(ctx, idb, g.list, parents, g.args)
+			}, func(k paperPageKey) int64 { return k.parent })),
+		paperTotals: newLoader(grouped(func(k paperTotalKey) paperTotalKey { return paperTotalKey{list: k.list, category: k.category} },
+			func(ctx context.Context, g paperTotalKey, parents []int64) (map[int64]int, error) {
+				return db.PaperTotals(ctx, idb, g.list, parents, g.category)
+			}, func(k paperTotalKey) int64 { return k.parent })),
+		coauthorPages: newLoader(grouped(func(k coauthorPageKey) coauthorPageKey { return coauthorPageKey{args: k.args} },
+			func(ctx context.Context, g coauthorPageKey, parents []int64) (map[int64]db.Page[*db.CoauthorRow], error) {
+				return db.CoauthorPages(ctx, idb, parents, g.args)
+			}, func(k coauthorPageKey) int64 { return k.parent })),
+	}
+}
+
+// bind makes a loader's fetch of a batch read.
+func bind[V any](idb bun.IDB, fn func(context.Context, bun.IDB, []int64) (map[int64]V, error)) func(context.Context, []int64) (map[int64]V, error) {
+	return func(ctx context.Context, ids []int64) (map[int64]V, error) { return fn(ctx, idb, ids) }
+}
+
+// grouped makes the fetch of keys that carry arguments besides the parent:
+// one statement per distinct set of arguments (group), for all its parents.
+func grouped[K comparable, V any](group func(K) K, fetch func(context.Context, K, []int64) (map[int64]V, error), parent func(K) int64) func(context.Context, []K) (map[K]V, error) {
+	return func(ctx context.Context, keys []K) (map[K]V, error) {
+		parents := map[K][]int64{}
+		var order []K
+		for _, k := range keys {
+			g := group(k)
+			if _, ok := parents[g]; !ok {
+				order = append(order, g)
+			}
+			parents[g] = append(parents[g], parent(k))
+		}
+		out := make(map[K]V, len(keys))
+		for _, g := range order {
+			rows, err := fetch(ctx, g, parents[g])
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range keys {
+				if group(k) == g {
+					if v, ok := rows[parent(k)]; ok {
+						out[k] = v
+					}
+				}
+			}
+		}
+		return out, nil
+	}
+}
+
+type loadersKey struct{}
+
+// WithLoaders returns a context carrying l.
+func WithLoaders(ctx context.Context, l *Loaders) context.Context {
+	return context.WithValue(ctx, loadersKey{}, l)
+}
+
+func loadersFrom(ctx context.Context) *Loaders {
+	l, _ := ctx.Value(loadersKey{}).(*Loaders)
+	return l
+}

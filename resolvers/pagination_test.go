@@ -1,0 +1,133 @@
+package resolvers_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/99designs/gqlgen/client"
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// TestPaginationWalk walks long lists to their end, forward with after and
+// backward with before, in every order, and checks that every item comes
+// exactly once and in order.
+func TestPaginationWalk(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		rid := scalar[int64](t, bdb, "SELECT id FROM researchers ORDER BY paper_count DESC, id LIMIT 1")
+		cited := scalar[string](t, bdb, "SELECT arxiv_id FROM papers ORDER BY archive_citation_count DESC, id LIMIT 1")
+		category := scalar[string](t, bdb, "SELECT category FROM researcher_categories WHERE researcher_id = ? ORDER BY paper_count DESC, category LIMIT 1 OFFSET 1", rid)
+		type list struct{ name, query string }
+		lists := []list{
+			{"coauthors", `query($id: String!, $n: Int, $after: String, $last: Int, $before: String) { researcher(id: $id) {
+				l: coauthors(first: $n, after: $after, last: $last, before: $before) {
+				totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { researcher { id } } } } } }`},
+			{"citations", `query($p: String!, $n: Int, $after: String, $last: Int, $before: String) { paper(id: $p) {
+				l: citations(first: $n, after: $after, last: $last, before: $before, sort: MOST_CITED) {
+				totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } } } }`},
+		}
+		for _, sort := range []string{"NEWEST", "OLDEST", "MOST_CITED"} {
+			lists = append(lists, list{"papers " + sort, fmt.Sprintf(`query($id: String!, $n: Int, $after: String, $last: Int, $before: String) { researcher(id: $id) {
+				l: papers(first: $n, after: $after, last: $last, before: $before, sort: %s) {
+				totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } } } }`, sort)})
+		}
+		lists = append(lists, list{"papers in " + category, fmt.Sprintf(`query($id: String!, $n: Int, $after: String, $last: Int, $before: String) { researcher(id: $id) {
+			l: papers(first: $n, after: $after, last: $last, before: $before, category: %q) {
+			totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } } } }`, category)})
+		for _, l := range lists {
+			forward := walk(t, c, l.query, rid, cited, false)
+			backward := walk(t, c, l.query, rid, cited, true)
+			if len(forward) <= 3 {
+				t.Errorf("%s: only %d items; the walk needs a longer list", l.name, len(forward))
+			}
+			if len(forward) != len(backward) {
+				t.Fatalf("%s: %d items forward, %d backward", l.name, len(forward), len(backward))
+			}
+			for i := range forward {
+				if forward[i] != backward[len(backward)-1-i] {
+					t.Errorf("%s: item %d is %s forward and %s backward", l.name, i, forward[i], backward[len(backward)-1-i])
+				}
+			}
+		}
+	})
+}
+
+type pageResponse struct {
+	Researcher, Paper *struct {
+		L struct {
+			TotalCount int
+			PageInfo   struct {
+				HasNextPage, HasPreviousPage bool
+				StartCursor, EndCursor       *string
+			}
+			Edges []struct {
+				Cursor string
+				Node   struct {
+					ID         string
+					Researcher struct{ ID string }
+				}
+			}
+		}
+	}
+}
+
+// walk pages through a list 3 items at a time and returns the ids in the
+// order met, failing on repeats or a count that disagrees with totalCount.
+func walk(t *testing.T, c *client.Client, query string, rid int64, paper string, backward bool) []string {
+	t.Helper()
+	var ids []string
+	seen := map[string]bool{}
+	var cursor *string
+	for page := 0; ; page++ {
+		opts := []client.Option{client.Var("id", fmt.Sprint(rid)), client.Var("p", paper)}
+		if backward {
+			opts = append(opts, client.Var("last", 3), client.Var("before", cursor))
+		} else {
+			opts = append(opts, client.Var("n", 3), client.Var("after", cursor))
+		}
+		var resp pageResponse
+		c.MustPost(query, &resp, opts...)
+		holder := resp.Researcher
+		if holder == nil {
+			holder = resp.Paper
+		}
+		conn := holder.L
+		for _, e := range conn.Edges {
+			id := e.Node.ID + e.Node.Researcher.ID
+			if seen[id] {
+				t.Fatalf("%s met twice", id)
+			}
+			seen[id] = true
+			ids = append(ids, id)
+		}
+		more := conn.PageInfo.HasNextPage
+		if backward {
+			more = conn.PageInfo.HasPreviousPage
+			cursor = conn.PageInfo.StartCursor
+			slicesReverseTail(ids, len(conn.Edges))
+		} else {
+			cursor = conn.PageInfo.EndCursor
+		}
+		if !more {
+			if len(ids) != conn.TotalCount {
+				t.Errorf("walked %d items, totalCount %d", len(ids), conn.TotalCount)
+			}
+			return ids
+		}
+		if page > 100 {
+			t.Fatal("no end after 100 pages")
+		}
+	}
+}
+
+// slicesReverseTail reverses the last n items of ids, so that a backward
+// walk lists each page from its end.
+func slicesReverseTail(ids []string, n int) {
+	tail := ids[len(ids)-n:]
+	for i, j := 0, len(tail)-1; i < j; i, j = i+1, j-1 {
+		tail[i], tail[j] = tail[j], tail[i]
+	}
+}

@@ -1,0 +1,372 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/papergraph/papergraph/db"
+)
+
+// The prefetcher makes the statement count of a query depend on its depth,
+// not on its width. A root resolver hands it what it found and the
+// selection below; the prefetcher walks that selection one level at a
+// time, reads every relation the level asks for with one statement for all
+// the level's objects, and primes the loaders. The field resolvers below
+// then find everything cached: they wait on no dataloader timer and send
+// no statement of their own. A shape the walk does not know still works;
+// its resolvers miss the cache and batch through the loaders as usual.
+
+type prefetcher struct {
+	l  *Loaders
+	op *graphql.OperationContext
+}
+
+var (
+	paperTypes       = []string{"Paper", "Node"}
+	researcherTypes  = []string{"Researcher", "Node"}
+	institutionTypes = []string{"Institution", "Node"}
+)
+
+// prefetchBelow walks the current field's selection for its result objs.
+func prefetchBelow[T any](ctx context.Context, l *Loaders, objs []T, walk func(*prefetcher, context.Context, []T, ast.SelectionSet) error) error {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || len(objs) == 0 {
+		return nil
+	}
+	p := &prefetcher{l: l, op: graphql.GetOperationContext(ctx)}
+	return walk(p, ctx, objs, fc.Field.Selections)
+}
+
+func (p *prefetcher) fields(sel ast.SelectionSet, types ...string) []graphql.CollectedField {
+	return graphql.CollectFields(p.op, sel, types)
+}
+
+// values returns the cached values of keys; call it after prime.
+func values[K comparable, V any](ctx context.Context, l *loader[K, V], keys []K) ([]V, error) {
+	out := make([]V, 0, len(keys))
+	for _, k := range keys {
+		v, err := l.load(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (p *prefetcher) papers(ctx context.Context, ps []*db.Paper, sel ast.SelectionSet) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(ps))
+	for i, x := range ps {
+		ids[i] = x.ID
+	}
+	for _, f := range p.fields(sel, paperTypes...) {
+		var err error
+		switch f.Name {
+		case "authors":
+			err = p.authors(ctx, ids, f.Selections)
+		case "categories", "primaryCategory":
+			err = p.l.categories.prime(ctx, ids)
+		case "citations":
+			err = p.paperList(ctx, db.Citations, ids, f)
+		case "references":
+			err = p.paperList(ctx, db.References, ids, f)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *prefetcher) authors(ctx context.Context, paperIDs []int64, sel ast.SelectionSet) error {
+	if err := p.l.authorships.prime(ctx, paperIDs); err != nil {
+		return err
+	}
+	lists, err := values(ctx, p.l.authorships, paperIDs)
+	if err != nil {
+		return err
+	}
+	for _, f := range p.fields(sel, "Authorship") {
+		switch f.Name {
+		case "researcher":
+			var rids []int64
+			for _, as := range lists {
+				for _, a := range as {
+					if a.ResearcherID != 0 {
+						rids = append(rids, a.ResearcherID)
+					}
+				}
+			}
+			if err := p.researchersByID(ctx, rids, f.Selections); err != nil {
+				return err
+			}
+		case "affiliations", "institutions":
+			if err := p.l.affiliations.prime(ctx, paperIDs); err != nil {
+				return err
+			}
+			if f.Name == "institutions" {
+				affs, err := values(ctx, p.l.affiliations, paperIDs)
+				if err != nil {
+					return err
+				}
+				var insts []*db.Institution
+				for _, as := range affs {
+					for _, a := range as {
+						if a.Institution != nil {
+							insts = append(insts, a.Institution)
+						}
+					}
+				}
+				if err := p.institutions(ctx, insts, f.Selections); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (p *prefetcher) researchersByID(ctx context.Context, ids []int64, sel ast.SelectionSet) error {
+	if err := p.l.researchers.prime(ctx, ids); err != nil {
+		return err
+	}
+	rs, err := values(ctx, p.l.researchers, ids)
+	if err != nil {
+		return err
+	}
+	return p.researchers(ctx, rs, sel)
+}
+
+// researchers walks below researchers; rs may hold nils and repeats.
+func (p *prefetcher) researchers(ctx context.Context, rs []*db.Researcher, sel ast.SelectionSet) error {
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, r := range rs {
+		if r != nil && !seen[r.ID] {
+			seen[r.ID] = true
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	for _, f := range p.fields(sel, researcherTypes...) {
+		var err error
+		switch f.Name {
+		case "fields":
+			err = p.l.fields.prime(ctx, ids)
+		case "sameName":
+			err = p.sameName(ctx, ids, f.Selections)
+		case "mostCitedPaper":
+			err = p.mostCited(ctx, rs, f.Selections)
+		case "papers":
+			err = p.paperList(ctx, db.ResearcherPapers, ids, f)
+		case "coauthors":
+			err = p.coauthors(ctx, ids, f)
+		case "institutions":
+			err = p.researcherInstitutions(ctx, ids, f.Selections)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *prefetcher) sameName(ctx context.Context, ids []int64, sel ast.SelectionSet) error {
+	if err := p.l.sameName.prime(ctx, ids); err != nil {
+		return err
+	}
+	lists, err := values(ctx, p.l.sameName, ids)
+	if err != nil {
+		return err
+	}
+	var others []*db.Researcher
+	for _, rs := range lists {
+		for _, r := range rs {
+			p.l.researchers.Prime(ctx, r.ID, r)
+			others = append(others, r)
+		}
+	}
+	return p.researchers(ctx, others, sel)
+}
+
+func (p *prefetcher) mostCited(ctx context.Context, rs []*db.Researcher, sel ast.SelectionSet) error {
+	var ids []int64
+	for _, r := range rs {
+		if r != nil && r.MostCitedPaperID != 0 {
+			ids = append(ids, r.MostCitedPaperID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := p.l.papers.prime(ctx, ids); err != nil {
+		return err
+	}
+	ps, err := values(ctx, p.l.papers, ids)
+	if err != nil {
+		return err
+	}
+	return p.papers(ctx, nonNil(ps), sel)
+}
+
+func (p *prefetcher) researcherInstitutions(ctx context.Context, ids []int64, sel ast.SelectionSet) error {
+	if err := p.l.researcherInstitutions.prime(ctx, ids); err != nil {
+		return err
+	}
+	lists, err := values(ctx, p.l.researcherInstitutions, ids)
+	if err != nil {
+		return err
+	}
+	var insts []*db.Institution
+	for _, is := range lists {
+		insts = append(insts, is...)
+	}
+	return p.institutions(ctx, insts, sel)
+}
+
+func (p *prefetcher) institutions(ctx context.Context, is []*db.Institution, sel ast.SelectionSet) error {
+	if len(is) == 0 {
+		return nil
+	}
+	for _, f := range p.fields(sel, institutionTypes...) {
+		switch f.Name {
+		case "names", "aliases", "acronyms":
+			ids := make([]int64, len(is))
+			for i, x := range is {
+				ids[i] = x.ID
+			}
+			return p.l.institutionNames.prime(ctx, ids)
+		}
+	}
+	return nil
+}
+
+// connection reports what a connection field asks for: the page (edges,
+// nodes or pageInfo), the selection below its items, and the total.
+func (p *prefetcher) connection(f graphql.CollectedField, conn, edge string) (page bool, items ast.SelectionSet, total bool) {
+	for _, c := range p.fields(f.Selections, conn) {
+		switch c.Name {
+		case "nodes":
+			page = true
+			items = append(items, c.Selections...)
+		case "edges":
+			page = true
+			for _, e := range p.fields(c.Selections, edge) {
+				if e.Name == "node" {
+					items = append(items, e.Selections...)
+				}
+			}
+		case "pageInfo":
+			page = true
+		case "totalCount":
+			total = true
+		}
+	}
+	return page, items, total
+}
+
+func (p *prefetcher) paperList(ctx context.Context, list db.PaperList, parents []int64, f graphql.CollectedField) error {
+	args, err := rawPageArgs(f.ArgumentMap(p.op.Variables))
+	if err != nil {
+		return nil // the field's resolver reports it
+	}
+	page, items, total := p.connection(f, "PaperConnection", "PaperEdge")
+	if total {
+		keys := make([]paperTotalKey, len(parents))
+		for i, id := range parents {
+			keys[i] = paperTotalKey{list: list, parent: id, category: args.Category}
+		}
+		if err := p.l.paperTotals.prime(ctx, keys); err != nil {
+			return err
+		}
+	}
+	if !page {
+		return nil
+	}
+	keys := make([]paperPageKey, len(parents))
+	for i, id := range parents {
+		keys[i] = paperPageKey{list: list, parent: id, args: args}
+	}
+	if err := p.l.paperPages.prime(ctx, keys); err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	pages, err := values(ctx, p.l.paperPages, keys)
+	if err != nil {
+		return err
+	}
+	var ps []*db.Paper
+	seen := map[int64]bool{}
+	for _, pg := range pages {
+		for _, x := range pg.Items {
+			if !seen[x.ID] {
+				seen[x.ID] = true
+				ps = append(ps, x)
+			}
+		}
+	}
+	return p.papers(ctx, ps, items)
+}
+
+func (p *prefetcher) coauthors(ctx context.Context, parents []int64, f graphql.CollectedField) error {
+	args, err := rawPageArgs(f.ArgumentMap(p.op.Variables))
+	if err != nil {
+		return nil // the field's resolver reports it
+	}
+	page, items, total := p.connection(f, "CoauthorConnection", "CoauthorEdge")
+	if total {
+		if err := p.l.coauthorTotals.prime(ctx, parents); err != nil {
+			return err
+		}
+	}
+	if !page {
+		return nil
+	}
+	keys := make([]coauthorPageKey, len(parents))
+	for i, id := range parents {
+		keys[i] = coauthorPageKey{parent: id, args: args}
+	}
+	if err := p.l.coauthorPages.prime(ctx, keys); err != nil {
+		return err
+	}
+	var rsel ast.SelectionSet
+	for _, c := range p.fields(items, "Coauthor") {
+		if c.Name == "researcher" {
+			rsel = append(rsel, c.Selections...)
+		}
+	}
+	if len(rsel) == 0 {
+		return nil
+	}
+	pages, err := values(ctx, p.l.coauthorPages, keys)
+	if err != nil {
+		return err
+	}
+	var rs []*db.Researcher
+	for _, pg := range pages {
+		for _, row := range pg.Items {
+			p.l.researchers.Prime(ctx, row.ID, &row.Researcher)
+			rs = append(rs, &row.Researcher)
+		}
+	}
+	return p.researchers(ctx, rs, rsel)
+}
+
+func nonNil[T any](xs []*T) []*T {
+	out := xs[:0:0]
+	for _, x := range xs {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package resolvers
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/papergraph/papergraph/arxivid"
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/graph/model"
+	"github.com/papergraph/papergraph/names"
+)
+
+// paperRef is a paper reference taken apart: an arXiv id or a DOI.
+type paperRef struct{ arxivID, doi string }
+
+// parsePaperRef reads any form of arXiv id or DOI; arg names the argument
+// in the error.
+func parsePaperRef(arg, s string) (paperRef, error) {
+	if id, _, err := arxivid.Parse(s); err == nil {
+		return paperRef{arxivID: id}, nil
+	}
+	if doi, ok := arxivid.NormalizeDOI(s); ok {
+		return paperRef{doi: doi}, nil
+	}
+	return paperRef{}, badInput(arg, "not an arXiv id or DOI: %q", s)
+}
+
+// researcherRef is a researcher reference taken apart: our id, or an
+// external id in the column it is stored in.
+type researcherRef struct {
+	id     int64
+	column db.ResearcherIDColumn
+	value  string
+}
+
+var (
+	numericRef  = regexp.MustCompile(`^([1-9][0-9]{0,17})(?:-[a-z0-9-]*)?$`)
+	orcidRef    = regexp.MustCompile(`^(?:https?://(?:www\.)?orcid\.org/)?(\d{4}-\d{4}-\d{4}-\d{3}[\dX])/?$`)
+	openAlexRef = regexp.MustCompile(`^(?i:https?://(?:api\.)?openalex\.org/(?:authors/)?)?[Aa](\d+)$`)
+	s2Ref       = regexp.MustCompile(`^(?:s2:|(?i:https?://(?:www\.)?semanticscholar\.org/author/(?:[^/]+/)?))(\d+)/?$`)
+	rorRef      = regexp.MustCompile(`^(?i:https?://ror\.org/)?(0[a-hj-km-np-tv-z0-9]{6}[0-9]{2})/?$`)
+)
+
+// parseResearcherRef reads any researcher reference `researcher(id:)`
+// takes.
+func parseResearcherRef(s string) (researcherRef, error) {
+	t := strings.TrimSpace(s)
+	if m := numericRef.FindStringSubmatch(t); m != nil {
+		id, _ := strconv.ParseInt(m[1], 10, 64)
+		return researcherRef{id: id}, nil
+	}
+	if m := orcidRef.FindStringSubmatch(t); m != nil {
+		return researcherRef{column: db.ByORCID, value: m[1]}, nil
+	}
+	if m := openAlexRef.FindStringSubmatch(t); m != nil {
+		return researcherRef{column: db.ByOpenAlex, value: "A" + m[1]}, nil
+	}
+	if m := s2Ref.FindStringSubmatch(t); m != nil {
+		return researcherRef{column: db.ByS2, value: m[1]}, nil
+	}
+	if kind, id, ok := model.ParseGlobalID(t); ok && kind == model.KindResearcher {
+		return researcherRef{id: id}, nil
+	}
+	return researcherRef{}, badInput("id", "not a researcher id, ORCID, OpenAlex author id or Semantic Scholar author id (\"s2:…\"): %q", s)
+}
+
+// institutionRef is an institution reference taken apart: our id, a ROR
+// id, or a name (as a name key, and as printed for acronyms).
+type institutionRef struct {
+	id               int64
+	ror              string
+	nameKey, acronym string
+}
+
+// parseInstitutionRef reads any institution reference
+// `institution(ref:)` takes.
+func parseInstitutionRef(s string) (institutionRef, error) {
+	t := strings.TrimSpace(s)
+	if m := numericRef.FindStringSubmatch(t); m != nil {
+		id, _ := strconv.ParseInt(m[1], 10, 64)
+		return institutionRef{id: id}, nil
+	}
+	if kind, id, ok := model.ParseGlobalID(t); ok && kind == model.KindInstitution {
+		return institutionRef{id: id}, nil
+	}
+	ref := institutionRef{nameKey: strings.Join(names.Words(t), " "), acronym: t}
+	if m := rorRef.FindStringSubmatch(t); m != nil {
+		ref.ror = m[1]
+	}
+	if ref.nameKey == "" {
+		return institutionRef{}, badInput("ref", "not an institution id, ROR id or name: %q", s)
+	}
+	return ref, nil
+}

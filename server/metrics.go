@@ -1,0 +1,159 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/uptrace/bun"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/papergraph/papergraph/db"
+)
+
+// Operation label values that are not operation names.
+const (
+	opAnonymous = "anonymous" // no name given
+	opOther     = "other"     // not a GraphQL name, or past maxOperationNames
+)
+
+// maxOperationNames bounds the operation label's cardinality: names first
+// seen after this many distinct ones are counted as "other".
+const maxOperationNames = 100
+
+// metrics holds the server's Prometheus collectors in a registry of its
+// own, so that several servers in one process (as in tests) do not clash.
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	names    operationNames
+}
+
+// newMetrics registers the server's collectors and counts bdb's SQL
+// statements through one query hook.
+func newMetrics(bdb *bun.DB) *metrics {
+	statements := &db.StatementCounter{}
+	bdb.AddQueryHook(statements)
+
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "papergraph_graphql_requests_total",
+			Help: "GraphQL requests by operation name, HTTP status code and whether the response carried errors.",
+		}, []string{"operation", "code", "has_errors"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "papergraph_graphql_request_duration_seconds",
+			Help:    "Time to answer a GraphQL request, by operation name.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"operation"}),
+		names: operationNames{seen: map[string]bool{}},
+	}
+	m.registry.MustRegister(
+		m.requests,
+		m.duration,
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "papergraph_sql_statements_total",
+			Help: "SQL statements sent to the database.",
+		}, func() float64 { return float64(statements.Count()) }),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// handler serves the registry in the Prometheus exposition format.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// instrument records every request next answers, using what the
+// exchangeRecorder extension learnt about it.
+func (m *metrics) instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		next.ServeHTTP(w, r)
+		ex := exchangeFrom(r.Context())
+		op := m.names.label(ex.operation)
+		m.requests.WithLabelValues(op, strconv.Itoa(ex.status), strconv.FormatBool(ex.errors)).Inc()
+		m.duration.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	})
+}
+
+// operationNames turns client-chosen operation names into label values,
+// admitting at most maxOperationNames distinct ones.
+type operationNames struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (n *operationNames) label(name string) string {
+	if name == "" {
+		return opAnonymous
+	}
+	if !isGraphQLName(name) || len(name) > 64 {
+		return opOther
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.seen[name] {
+		if len(n.seen) >= maxOperationNames {
+			return opOther
+		}
+		n.seen[name] = true
+	}
+	return name
+}
+
+// isGraphQLName reports whether s matches /[_A-Za-z][_0-9A-Za-z]*/.
+func isGraphQLName(s string) bool {
+	for i, c := range s {
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || '9' < c) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// exchangeRecorder is a gqlgen extension that notes, on the request's
+// exchange, the operation's name and whether its response carried errors.
+// It sees requests gqlgen rejects as well as those it executes, because
+// gqlgen passes error responses through the response interceptors too.
+type exchangeRecorder struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationParameterMutator
+	graphql.ResponseInterceptor
+} = exchangeRecorder{}
+
+func (exchangeRecorder) ExtensionName() string                   { return "ExchangeRecorder" }
+func (exchangeRecorder) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (exchangeRecorder) MutateOperationParameters(ctx context.Context, params *graphql.RawParams) *gqlerror.Error {
+	exchangeFrom(ctx).operation = params.OperationName
+	return nil
+}
+
+func (exchangeRecorder) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	ex := exchangeFrom(ctx)
+	// A document with one operation may omit operationName; once parsed,
+	// the operation has its real name.
+	if graphql.HasOperationContext(ctx) {
+		if op := graphql.GetOperationContext(ctx).Operation; op != nil && op.Name != "" {
+			ex.operation = op.Name
+		}
+	}
+	if resp != nil && len(resp.Errors) > 0 {
+		ex.errors = true
+	}
+	return resp
+}

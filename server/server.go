@@ -1,0 +1,166 @@
+// Package server serves papergraph over HTTP: the GraphQL API at /graphql,
+// GraphiQL at /, health and readiness probes and Prometheus metrics.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/resolvers"
+)
+
+// Defaults for the Config fields left zero.
+const (
+	DefaultAddr          = ":8080"
+	DefaultMaxDepth      = 12
+	DefaultMaxComplexity = resolvers.ComplexityLimit
+	DefaultMaxBodyBytes  = 1 << 20
+)
+
+// Timeouts of the HTTP server. A query gets less time than the response
+// write, so that a slow query is cancelled (and its SQL with it) while its
+// error can still reach the client.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	queryTimeout      = 20 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 15 * time.Second
+)
+
+// Config is what New needs. DB is required; zero values of the other
+// fields take the defaults above.
+type Config struct {
+	// DB is the migrated database the API reads. New adds a query hook to
+	// it that counts statements for /metrics.
+	DB *bun.DB
+
+	// Addr is the address Run listens on.
+	Addr string
+	// CORSOrigins are the browser origins allowed to call /graphql:
+	// "*", "scheme://host:*" (any port) or "scheme://host[:port]".
+	// Empty means DefaultCORSOrigins.
+	CORSOrigins []string
+	// MaxDepth and MaxComplexity bound operations; deeper or more complex
+	// ones are refused before they run.
+	MaxDepth      int
+	MaxComplexity int
+	// MaxBodyBytes bounds a request body.
+	MaxBodyBytes int64
+	// Logger receives one line per request; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is papergraph's HTTP server.
+type Server struct {
+	addr    string
+	log     *slog.Logger
+	handler http.Handler
+}
+
+// New checks cfg, fills in its defaults and builds the server.
+func New(cfg Config) (*Server, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("server: no database")
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if len(cfg.CORSOrigins) == 0 {
+		cfg.CORSOrigins = DefaultCORSOrigins
+	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = DefaultMaxDepth
+	}
+	if cfg.MaxComplexity <= 0 {
+		cfg.MaxComplexity = DefaultMaxComplexity
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cors, err := newCORSPolicy(cfg.CORSOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+
+	m := newMetrics(cfg.DB)
+	gql := resolvers.Middleware(cfg.DB)(newGraphQL(cfg))
+	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, gql))))
+
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", graphiql("/graphql"))
+	mux.Handle("GET /graphql", api)
+	mux.Handle("POST /graphql", api)
+	mux.Handle("OPTIONS /graphql", api)
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.Handle("GET /readyz", readyz(cfg.DB, cfg.Logger))
+	mux.Handle("GET /metrics", m.handler())
+
+	return &Server{addr: cfg.Addr, log: cfg.Logger, handler: observe(cfg.Logger, mux)}, nil
+}
+
+// Handler returns the server's routes, for tests or for mounting the
+// server in another one.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Run listens on the configured address and serves until ctx is cancelled.
+func (s *Server) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx is cancelled, then shuts down gracefully:
+// it stops accepting connections and waits (up to shutdownTimeout) for
+// the requests in flight. It returns nil after a clean shutdown.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String())
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// withTimeout cancels a request's context after d.
+func withTimeout(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
