@@ -36,6 +36,11 @@ type Paper struct {
 	// CitationCount is the larger of it and CitedByCount.
 	ArchiveCitationCount int `bun:"archive_citation_count,notnull"`
 	CitationCount        int `bun:"citation_count,notnull"`
+
+	// Partial marks a paper read for a page of a list, with only the
+	// columns of a list page (see PaperPages): its long text fields and external ids
+	// are empty whatever the database holds. Read it by id for them.
+	Partial bool `bun:"-"`
 }
 
 // PaperCategory files a paper under a category; position 0 is the primary.

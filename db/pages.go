@@ -153,8 +153,8 @@ func (a PageArgs) size() int {
 }
 
 // split cuts rows (ordered by parent, then rank) into a page per parent.
-func split[T any](rows []T, parent func(T) int64, a PageArgs) map[int64]Page[T] {
-	out := map[int64]Page[T]{}
+func split[T any, P comparable](rows []T, parent func(T) P, a PageArgs) map[P]Page[T] {
+	out := map[P]Page[T]{}
 	n, backward := a.size(), a.First == 0 && a.Last > 0
 	for i := 0; i < len(rows); {
 		p := parent(rows[i])
@@ -189,37 +189,58 @@ const (
 	Citations
 	// References are the papers of the archive a paper cites.
 	References
+	// InstitutionPapers are the papers with an author affiliation matched
+	// to an institution.
+	InstitutionPapers
+	// CategoryPapers are the papers filed under a category; their parents
+	// are category codes.
+	CategoryPapers
 )
+
+// PaperParent is the key of the parent of a paper list: a row id, or a
+// category code for CategoryPapers.
+type PaperParent interface{ ~int64 | ~string }
 
 // listPairs selects (parent, child) paper pairs of a list, without
 // duplicates (one person twice on a byline, one paper cited by arXiv id and
 // by DOI).
 var listPairs = map[PaperList]string{
-	ResearcherPapers: "SELECT DISTINCT researcher_id AS parent, paper_id AS child FROM authorships WHERE researcher_id IN (?)",
-	Citations:        "SELECT DISTINCT cited_id AS parent, citing_id AS child FROM paper_references WHERE cited_id IN (?)",
-	References:       "SELECT DISTINCT citing_id AS parent, cited_id AS child FROM paper_references WHERE citing_id IN (?) AND cited_id IS NOT NULL",
+	ResearcherPapers:  "SELECT DISTINCT researcher_id AS parent, paper_id AS child FROM authorships WHERE researcher_id IN (?)",
+	Citations:         "SELECT DISTINCT cited_id AS parent, citing_id AS child FROM paper_references WHERE cited_id IN (?)",
+	References:        "SELECT DISTINCT citing_id AS parent, cited_id AS child FROM paper_references WHERE citing_id IN (?) AND cited_id IS NOT NULL",
+	InstitutionPapers: "SELECT DISTINCT institution_id AS parent, paper_id AS child FROM affiliations WHERE institution_id IN (?)",
+	CategoryPapers:    "SELECT DISTINCT category AS parent, paper_id AS child FROM paper_categories WHERE category IN (?)",
 }
 
 const categoryFilter = " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND pc.category = ?)"
 
-// PaperPages reads one page of the list of each parent.
-func PaperPages(ctx context.Context, idb bun.IDB, list PaperList, parents []int64, a PageArgs) (map[int64]Page[*Paper], error) {
+// paperListColumns are the columns of the papers of a list page: all but
+// the long text (abstract, byline, comments, journal reference, report
+// number, licence) and the external ids, which pages rarely show and which
+// would cost most of the page's reading.
+const paperListColumns = "p.id, p.arxiv_id, p.version, p.doi, p.title, p.published, p.updated, p.primary_category, " +
+	"p.cited_by_count, p.author_count, p.authors_complete, p.archive_citation_count, p.citation_count"
+
+// PaperPages reads one page of the list of each parent. The papers are
+// Partial.
+func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
 	from := "FROM (" + listPairs[list] + ") AS s JOIN papers AS p ON p.id = s.child WHERE 1 = 1"
 	args := []any{bun.List(parents)}
 	if a.Category != "" {
 		from += categoryFilter
 		args = append(args, a.Category)
 	}
-	q, args := paperKeysets[a.Order].pageSQL("s.parent, p.*", "s.parent", from, args, a)
-	var rows []*pageRow
+	q, args := paperKeysets[a.Order].pageSQL("s.parent, "+paperListColumns, "s.parent", from, args, a)
+	var rows []*pageRow[P]
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
-	pages := split(rows, func(r *pageRow) int64 { return r.Parent }, a)
-	out := make(map[int64]Page[*Paper], len(pages))
+	pages := split(rows, func(r *pageRow[P]) P { return r.Parent }, a)
+	out := make(map[P]Page[*Paper], len(pages))
 	for parent, pg := range pages {
 		papers := make([]*Paper, len(pg.Items))
 		for i, r := range pg.Items {
+			r.Partial = true
 			papers[i] = &r.Paper
 		}
 		out[parent] = Page[*Paper]{Items: papers, HasNext: pg.HasNext, HasPrev: pg.HasPrev}
@@ -227,33 +248,33 @@ func PaperPages(ctx context.Context, idb bun.IDB, list PaperList, parents []int6
 	return out, nil
 }
 
-type pageRow struct {
-	Parent int64 `bun:"parent"`
+type pageRow[P PaperParent] struct {
+	Parent P     `bun:"parent"`
 	RN     int64 `bun:"rn"`
 	Paper
 }
 
 // PaperTotals counts the papers of each parent's list, only those filed
 // under category when it is not empty. Parents with none are absent.
-func PaperTotals(ctx context.Context, idb bun.IDB, list PaperList, parents []int64, category string) (map[int64]int, error) {
+func PaperTotals[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, category string) (map[P]int, error) {
 	q := "SELECT s.parent, COUNT(*) AS n FROM (" + listPairs[list] + ") AS s"
 	args := []any{bun.List(parents)}
 	if category != "" {
 		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter
 		args = append(args, category)
 	}
-	return totals(ctx, idb, q+" GROUP BY s.parent", args)
+	return totals[P](ctx, idb, q+" GROUP BY s.parent", args)
 }
 
-func totals(ctx context.Context, idb bun.IDB, q string, args []any) (map[int64]int, error) {
+func totals[P PaperParent](ctx context.Context, idb bun.IDB, q string, args []any) (map[P]int, error) {
 	var rows []struct {
-		Parent int64 `bun:"parent"`
-		N      int   `bun:"n"`
+		Parent P   `bun:"parent"`
+		N      int `bun:"n"`
 	}
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
-	out := make(map[int64]int, len(rows))
+	out := make(map[P]int, len(rows))
 	for _, r := range rows {
 		out[r.Parent] = r.N
 	}
@@ -295,11 +316,56 @@ func CoauthorPages(ctx context.Context, idb bun.IDB, researchers []int64, a Page
 // CoauthorTotals counts the co-authors of each researcher. Researchers
 // with none are absent.
 func CoauthorTotals(ctx context.Context, idb bun.IDB, researchers []int64) (map[int64]int, error) {
-	return totals(ctx, idb, "SELECT researcher_id AS parent, COUNT(*) AS n FROM coauthors WHERE researcher_id IN (?) GROUP BY researcher_id",
+	return totals[int64](ctx, idb, "SELECT researcher_id AS parent, COUNT(*) AS n FROM coauthors WHERE researcher_id IN (?) GROUP BY researcher_id",
 		[]any{bun.List(researchers)})
 }
 
 // CoauthorCursor is the cursor of a co-author in the list.
 func CoauthorCursor(r *CoauthorRow) Cursor {
 	return Cursor{Set: true, Key: int64(r.Shared), ID: r.ID}
+}
+
+// InstitutionResearcherRow is a researcher of an institution with the
+// number of their papers on which an affiliation of theirs is matched to
+// it.
+type InstitutionResearcherRow struct {
+	Parent     int64 `bun:"parent"`
+	PaperCount int   `bun:"institution_paper_count"`
+	RN         int64 `bun:"rn"`
+	Researcher
+}
+
+var institutionResearcherKeyset = keyset{key: "c.institution_paper_count", id: "c.researcher_id", keyDesc: true}
+
+// institutionResearchers counts, for each institution, the papers of each
+// researcher with an affiliation matched to it.
+const institutionResearchers = `SELECT af.institution_id AS parent, a.researcher_id, COUNT(DISTINCT a.paper_id) AS institution_paper_count
+	FROM affiliations AS af JOIN authorships AS a ON a.paper_id = af.paper_id AND a.position = af.position
+	WHERE af.institution_id IN (?) AND a.researcher_id IS NOT NULL
+	GROUP BY af.institution_id, a.researcher_id`
+
+// InstitutionResearcherPages reads one page of the researchers of each
+// institution, those with most papers there first.
+func InstitutionResearcherPages(ctx context.Context, idb bun.IDB, institutions []int64, a PageArgs) (map[int64]Page[*InstitutionResearcherRow], error) {
+	q, args := institutionResearcherKeyset.pageSQL("c.parent, c.institution_paper_count, r.*", "c.parent",
+		"FROM ("+institutionResearchers+") AS c JOIN researchers AS r ON r.id = c.researcher_id WHERE 1 = 1",
+		[]any{bun.List(institutions)}, a)
+	var rows []*InstitutionResearcherRow
+	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	return split(rows, func(r *InstitutionResearcherRow) int64 { return r.Parent }, a), nil
+}
+
+// InstitutionResearcherTotals counts the researchers of each institution.
+// Institutions with none are absent.
+func InstitutionResearcherTotals(ctx context.Context, idb bun.IDB, institutions []int64) (map[int64]int, error) {
+	return totals[int64](ctx, idb, "SELECT c.parent, COUNT(*) AS n FROM ("+institutionResearchers+") AS c GROUP BY c.parent",
+		[]any{bun.List(institutions)})
+}
+
+// InstitutionResearcherCursor is the cursor of a researcher in the list of
+// an institution's researchers.
+func InstitutionResearcherCursor(r *InstitutionResearcherRow) Cursor {
+	return Cursor{Set: true, Key: int64(r.PaperCount), ID: r.ID}
 }

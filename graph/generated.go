@@ -31,6 +31,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Authorship() AuthorshipResolver
+	Category() CategoryResolver
 	Institution() InstitutionResolver
 	Paper() PaperResolver
 	Query() QueryResolver
@@ -61,6 +62,7 @@ type ComplexityRoot struct {
 		Code      func(childComplexity int) int
 		GroupName func(childComplexity int) int
 		Name      func(childComplexity int) int
+		Papers    func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
 	}
 
 	Coauthor struct {
@@ -89,6 +91,8 @@ type ComplexityRoot struct {
 		InstitutionID func(childComplexity int) int
 		Name          func(childComplexity int) int
 		Names         func(childComplexity int) int
+		Papers        func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
+		Researchers   func(childComplexity int, first *int, after *string, last *int, before *string) int
 		RorID         func(childComplexity int) int
 		RorURL        func(childComplexity int) int
 		Slug          func(childComplexity int) int
@@ -99,6 +103,19 @@ type ComplexityRoot struct {
 	InstitutionName struct {
 		Kind func(childComplexity int) int
 		Name func(childComplexity int) int
+	}
+
+	InstitutionResearcherConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	InstitutionResearcherEdge struct {
+		Cursor     func(childComplexity int) int
+		Node       func(childComplexity int) int
+		PaperCount func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -197,16 +214,28 @@ type AuthorshipResolver interface {
 	Affiliations(ctx context.Context, obj *model.Authorship) ([]string, error)
 	Institutions(ctx context.Context, obj *model.Authorship) ([]*model.Institution, error)
 }
+type CategoryResolver interface {
+	Papers(ctx context.Context, obj *db.Category, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
+}
 type InstitutionResolver interface {
 	Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error)
 	Aliases(ctx context.Context, obj *model.Institution) ([]string, error)
 	Acronyms(ctx context.Context, obj *model.Institution) ([]string, error)
+	Researchers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string) (*model.InstitutionResearcherConnection, error)
+	Papers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 }
 type PaperResolver interface {
+	Abstract(ctx context.Context, obj *model.Paper) (*string, error)
+	Byline(ctx context.Context, obj *model.Paper) (*string, error)
 	Authors(ctx context.Context, obj *model.Paper) ([]*model.Authorship, error)
 
 	Categories(ctx context.Context, obj *model.Paper) ([]*db.Category, error)
 	PrimaryCategory(ctx context.Context, obj *model.Paper) (*db.Category, error)
+
+	JournalRef(ctx context.Context, obj *model.Paper) (*string, error)
+	Comments(ctx context.Context, obj *model.Paper) (*string, error)
+	ReportNo(ctx context.Context, obj *model.Paper) (*string, error)
+	License(ctx context.Context, obj *model.Paper) (*string, error)
 
 	References(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
@@ -327,6 +356,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Category.Name(childComplexity), true
+	case "Category.papers":
+		if e.ComplexityRoot.Category.Papers == nil {
+			break
+		}
+
+		args, err := ec.field_Category_papers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Category.Papers(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["sort"].(*model.PaperSort)), true
 
 	case "Coauthor.researcher":
 		if e.ComplexityRoot.Coauthor.Researcher == nil {
@@ -427,6 +467,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Institution.Names(childComplexity), true
+	case "Institution.papers":
+		if e.ComplexityRoot.Institution.Papers == nil {
+			break
+		}
+
+		args, err := ec.field_Institution_papers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Institution.Papers(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["sort"].(*model.PaperSort)), true
+	case "Institution.researchers":
+		if e.ComplexityRoot.Institution.Researchers == nil {
+			break
+		}
+
+		args, err := ec.field_Institution_researchers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Institution.Researchers(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Institution.rorId":
 		if e.ComplexityRoot.Institution.RorID == nil {
 			break
@@ -470,6 +532,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstitutionName.Name(childComplexity), true
+
+	case "InstitutionResearcherConnection.edges":
+		if e.ComplexityRoot.InstitutionResearcherConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionResearcherConnection.Edges(childComplexity), true
+	case "InstitutionResearcherConnection.nodes":
+		if e.ComplexityRoot.InstitutionResearcherConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionResearcherConnection.Nodes(childComplexity), true
+	case "InstitutionResearcherConnection.pageInfo":
+		if e.ComplexityRoot.InstitutionResearcherConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionResearcherConnection.PageInfo(childComplexity), true
+	case "InstitutionResearcherConnection.totalCount":
+		if e.ComplexityRoot.InstitutionResearcherConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionResearcherConnection.TotalCount(childComplexity), true
+
+	case "InstitutionResearcherEdge.cursor":
+		if e.ComplexityRoot.InstitutionResearcherEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionResearcherEdge.Cursor(childComplexity), true
+	case "InstitutionResearcherEdge.node":
+		if e.ComplexityRoot.InstitutionResearcherEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionResearcherEdge.Node(childComplexity), true
+	case "InstitutionResearcherEdge.paperCount":
+		if e.ComplexityRoot.InstitutionResearcherEdge.PaperCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionResearcherEdge.PaperCount(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1225,6 +1331,19 @@ type Category {
   group: String!
   "Whether arXiv still accepts new papers in the category."
   active: Boolean!
+  "The papers filed under the category, as primary category or not."
+  papers(
+    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    first: Int
+    "Return papers after this cursor."
+    after: String
+    "Return the last n papers (at most 100)."
+    last: Int
+    "Return papers before this cursor."
+    before: String
+    "The order of the list."
+    sort: PaperSort = NEWEST
+  ): PaperConnection!
 }
 
 "The number of a researcher's papers with one author role."
@@ -1376,6 +1495,52 @@ type Institution implements Node {
   aliases: [String!]!
   "The acronyms only."
   acronyms: [String!]!
+  "The researchers with an affiliation matched to the institution, those with most papers there first."
+  researchers(
+    "Return the first n researchers (at most 100; the first 20 when neither first nor last is given)."
+    first: Int
+    "Return researchers after this cursor."
+    after: String
+    "Return the last n researchers (at most 100)."
+    last: Int
+    "Return researchers before this cursor."
+    before: String
+  ): InstitutionResearcherConnection!
+  "The papers with an author affiliation matched to the institution."
+  papers(
+    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    first: Int
+    "Return papers after this cursor."
+    after: String
+    "Return the last n papers (at most 100)."
+    last: Int
+    "Return papers before this cursor."
+    before: String
+    "The order of the list."
+    sort: PaperSort = NEWEST
+  ): PaperConnection!
+}
+
+"A page of the researchers of an institution, most papers there first."
+type InstitutionResearcherConnection {
+  "The researchers of the page with their cursors."
+  edges: [InstitutionResearcherEdge!]!
+  "The researchers of the page, for clients that need no cursors."
+  nodes: [Researcher!]!
+  "Where the page lies in the whole list."
+  pageInfo: PageInfo!
+  "The number of researchers in the whole list."
+  totalCount: Int!
+}
+
+"A researcher of an institution in a page, with the cursor that points at it."
+type InstitutionResearcherEdge {
+  "An opaque cursor for ` + "`" + `after` + "`" + ` or ` + "`" + `before` + "`" + `."
+  cursor: String!
+  "The researcher."
+  node: Researcher!
+  "On how many of the researcher's papers an affiliation of theirs is matched to the institution."
+  paperCount: Int!
 }
 `, BuiltIn: false},
 }
@@ -1425,6 +1590,8 @@ func (ec *executionContext) childFields_Category(ctx context.Context, field grap
 		return ec.fieldContext_Category_group(ctx, field)
 	case "active":
 		return ec.fieldContext_Category_active(ctx, field)
+	case "papers":
+		return ec.fieldContext_Category_papers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Category", field.Name)
 }
@@ -1491,6 +1658,10 @@ func (ec *executionContext) childFields_Institution(ctx context.Context, field g
 		return ec.fieldContext_Institution_aliases(ctx, field)
 	case "acronyms":
 		return ec.fieldContext_Institution_acronyms(ctx, field)
+	case "researchers":
+		return ec.fieldContext_Institution_researchers(ctx, field)
+	case "papers":
+		return ec.fieldContext_Institution_papers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Institution", field.Name)
 }
@@ -1503,6 +1674,32 @@ func (ec *executionContext) childFields_InstitutionName(ctx context.Context, fie
 		return ec.fieldContext_InstitutionName_kind(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstitutionName", field.Name)
+}
+
+func (ec *executionContext) childFields_InstitutionResearcherConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_InstitutionResearcherConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_InstitutionResearcherConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_InstitutionResearcherConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_InstitutionResearcherConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstitutionResearcherConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_InstitutionResearcherEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_InstitutionResearcherEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_InstitutionResearcherEdge_node(ctx, field)
+	case "paperCount":
+		return ec.fieldContext_InstitutionResearcherEdge_paperCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstitutionResearcherEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1772,6 +1969,136 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Category_papers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
+		func(ctx context.Context, v any) (*model.PaperSort, error) {
+			return ec.unmarshalOPaperSort2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperSort(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Institution_papers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
+		func(ctx context.Context, v any) (*model.PaperSort, error) {
+			return ec.unmarshalOPaperSort2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperSort(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Institution_researchers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
 
 func (ec *executionContext) field_Paper_citations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -2460,6 +2787,50 @@ func (ec *executionContext) fieldContext_Category_active(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Category", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Category_papers(ctx context.Context, field graphql.CollectedField, obj *db.Category) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Category_papers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Category().Papers(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["sort"].(*model.PaperSort))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperConnection) graphql.Marshaler {
+			return ec.marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Category_papers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Category",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaperConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Category_papers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Coauthor_researcher(ctx context.Context, field graphql.CollectedField, obj *model.Coauthor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2997,6 +3368,94 @@ func (ec *executionContext) fieldContext_Institution_acronyms(_ context.Context,
 	return graphql.NewScalarFieldContext("Institution", field, true, true, "String")
 }
 
+func (ec *executionContext) _Institution_researchers(ctx context.Context, field graphql.CollectedField, obj *model.Institution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Institution_researchers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Institution().Researchers(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstitutionResearcherConnection) graphql.Marshaler {
+			return ec.marshalNInstitutionResearcherConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Institution_researchers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Institution",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstitutionResearcherConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Institution_researchers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Institution_papers(ctx context.Context, field graphql.CollectedField, obj *model.Institution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Institution_papers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Institution().Papers(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["sort"].(*model.PaperSort))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperConnection) graphql.Marshaler {
+			return ec.marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Institution_papers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Institution",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaperConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Institution_papers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _InstitutionName_name(ctx context.Context, field graphql.CollectedField, obj *db.InstitutionName) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3041,6 +3500,203 @@ func (ec *executionContext) _InstitutionName_kind(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_InstitutionName_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstitutionName", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstitutionResearcherConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionResearcherConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstitutionResearcherEdge) graphql.Marshaler {
+			return ec.marshalNInstitutionResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionResearcherConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionResearcherConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstitutionResearcherEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionResearcherConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionResearcherConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionResearcherConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionResearcherConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionResearcherConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionResearcherConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionResearcherConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionResearcherConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionResearcherConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionResearcherConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionResearcherConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionResearcherConnection", field, true, false, "Int")
+}
+
+func (ec *executionContext) _InstitutionResearcherEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionResearcherEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionResearcherEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionResearcherEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionResearcherEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstitutionResearcherEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionResearcherEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionResearcherEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionResearcherEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionResearcherEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionResearcherEdge_paperCount(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionResearcherEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionResearcherEdge_paperCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaperCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionResearcherEdge_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionResearcherEdge", field, false, false, "Int")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -3259,7 +3915,7 @@ func (ec *executionContext) _Paper_abstract(ctx context.Context, field graphql.C
 			return ec.fieldContext_Paper_abstract(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Abstract(), nil
+			return ec.Resolvers.Paper().Abstract(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -3270,7 +3926,7 @@ func (ec *executionContext) _Paper_abstract(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Paper_abstract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Paper", field, true, true, "String")
 }
 
 func (ec *executionContext) _Paper_byline(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
@@ -3282,7 +3938,7 @@ func (ec *executionContext) _Paper_byline(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Paper_byline(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Byline(), nil
+			return ec.Resolvers.Paper().Byline(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -3293,7 +3949,7 @@ func (ec *executionContext) _Paper_byline(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Paper_byline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Paper", field, true, true, "String")
 }
 
 func (ec *executionContext) _Paper_authors(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
@@ -3516,7 +4172,7 @@ func (ec *executionContext) _Paper_journalRef(ctx context.Context, field graphql
 			return ec.fieldContext_Paper_journalRef(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.JournalRef(), nil
+			return ec.Resolvers.Paper().JournalRef(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -3527,7 +4183,7 @@ func (ec *executionContext) _Paper_journalRef(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Paper_journalRef(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Paper", field, true, true, "String")
 }
 
 func (ec *executionContext) _Paper_comments(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
@@ -3539,7 +4195,7 @@ func (ec *executionContext) _Paper_comments(ctx context.Context, field graphql.C
 			return ec.fieldContext_Paper_comments(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Comments(), nil
+			return ec.Resolvers.Paper().Comments(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -3550,7 +4206,7 @@ func (ec *executionContext) _Paper_comments(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Paper_comments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Paper", field, true, true, "String")
 }
 
 func (ec *executionContext) _Paper_reportNo(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
@@ -3562,7 +4218,7 @@ func (ec *executionContext) _Paper_reportNo(ctx context.Context, field graphql.C
 			return ec.fieldContext_Paper_reportNo(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ReportNo(), nil
+			return ec.Resolvers.Paper().ReportNo(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -3573,7 +4229,7 @@ func (ec *executionContext) _Paper_reportNo(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Paper_reportNo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Paper", field, true, true, "String")
 }
 
 func (ec *executionContext) _Paper_license(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
@@ -3585,7 +4241,7 @@ func (ec *executionContext) _Paper_license(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Paper_license(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.License(), nil
+			return ec.Resolvers.Paper().License(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -3596,7 +4252,7 @@ func (ec *executionContext) _Paper_license(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Paper_license(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Paper", field, true, true, "String")
 }
 
 func (ec *executionContext) _Paper_absUrl(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
@@ -6190,28 +6846,34 @@ func (ec *executionContext) _Category(ctx context.Context, sel ast.SelectionSet,
 		case "code":
 			out.Values[i] = ec._Category_code(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Category_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "archive":
 			out.Values[i] = ec._Category_archive(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "group":
 			out.Values[i] = ec._Category_group(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "active":
 			out.Values[i] = ec._Category_active(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "papers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Category_papers(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6433,6 +7095,18 @@ func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionS
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Institution_acronyms(ctx, field, obj)
 				})
+		case "researchers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Institution_researchers(ctx, field, obj)
+				})
+		case "papers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Institution_papers(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6468,6 +7142,98 @@ func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.Select
 			}
 		case "kind":
 			out.Values[i] = ec._InstitutionName_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var institutionResearcherConnectionImplementors = []string{"InstitutionResearcherConnection"}
+
+func (ec *executionContext) _InstitutionResearcherConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionResearcherConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, institutionResearcherConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstitutionResearcherConnection")
+		case "edges":
+			out.Values[i] = ec._InstitutionResearcherConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._InstitutionResearcherConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._InstitutionResearcherConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._InstitutionResearcherConnection_totalCount(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var institutionResearcherEdgeImplementors = []string{"InstitutionResearcherEdge"}
+
+func (ec *executionContext) _InstitutionResearcherEdge(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionResearcherEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, institutionResearcherEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstitutionResearcherEdge")
+		case "cursor":
+			out.Values[i] = ec._InstitutionResearcherEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._InstitutionResearcherEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperCount":
+			out.Values[i] = ec._InstitutionResearcherEdge_paperCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -6573,15 +7339,17 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "abstract":
-			out.Values[i] = ec._Paper_abstract(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_abstract(ctx, field, obj)
+				})
 		case "byline":
-			out.Values[i] = ec._Paper_byline(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_byline(ctx, field, obj)
+				})
 		case "authors":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -6626,25 +7394,29 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "journalRef":
-			out.Values[i] = ec._Paper_journalRef(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_journalRef(ctx, field, obj)
+				})
 		case "comments":
-			out.Values[i] = ec._Paper_comments(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_comments(ctx, field, obj)
+				})
 		case "reportNo":
-			out.Values[i] = ec._Paper_reportNo(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_reportNo(ctx, field, obj)
+				})
 		case "license":
-			out.Values[i] = ec._Paper_license(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_license(ctx, field, obj)
+				})
 		case "absUrl":
 			out.Values[i] = ec._Paper_absUrl(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -7653,6 +8425,38 @@ func (ec *executionContext) marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraph
 		return graphql.Null
 	}
 	return ec._InstitutionName(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstitutionResearcherConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherConnection(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionResearcherConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstitutionResearcherConnection!")
+		return graphql.Null
+	}
+	return ec._InstitutionResearcherConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstitutionResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionResearcherEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInstitutionResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInstitutionResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdge(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionResearcherEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstitutionResearcherEdge!")
+		return graphql.Null
+	}
+	return ec._InstitutionResearcherEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {

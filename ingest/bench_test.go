@@ -1,9 +1,16 @@
 package ingest_test
 
 import (
+	"cmp"
 	"context"
 	"os"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/ingest"
@@ -25,6 +32,8 @@ func BenchmarkImportListing(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				bdb := dbtest.Open(b, dbtest.New(b, kind))
+				timer := &statementTimer{total: map[string]time.Duration{}}
+				bdb.AddQueryHook(timer)
 				b.StartTimer()
 				sum, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: ingest.Listing, Paths: []string{path}})
 				if err != nil {
@@ -34,7 +43,44 @@ func BenchmarkImportListing(b *testing.B) {
 				b.ReportMetric(float64(sum.Inserted)/write.Seconds(), "papers/s-write")
 				b.ReportMetric(float64(sum.Inserted)/sum.Elapsed.Seconds(), "papers/s-total")
 				b.ReportMetric(sum.Derive.Seconds(), "derive-s")
+				timer.log(b)
 			}
 		})
+	}
+}
+
+// statementTimer sums the time spent in each kind of statement, so that a
+// benchmark run with -v shows where an import spends it.
+type statementTimer struct {
+	mu    sync.Mutex
+	total map[string]time.Duration
+}
+
+func (st *statementTimer) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (st *statementTimer) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	q := strings.Join(strings.Fields(e.Query), " ")
+	if len(q) > 70 {
+		q = q[:70]
+	}
+	st.mu.Lock()
+	st.total[q] += time.Since(e.StartTime)
+	st.mu.Unlock()
+}
+
+func (st *statementTimer) log(b *testing.B) {
+	type row struct {
+		q string
+		d time.Duration
+	}
+	var rows []row
+	for q, d := range st.total {
+		rows = append(rows, row{q, d})
+	}
+	slices.SortFunc(rows, func(x, y row) int { return cmp.Compare(y.d, x.d) })
+	for _, r := range rows[:min(len(rows), 15)] {
+		b.Logf("%8.2fs  %s", r.d.Seconds(), r.q)
 	}
 }

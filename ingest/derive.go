@@ -20,8 +20,10 @@ const MaxCoauthorPaperAuthors = 100
 
 // Derive brings up to date what the API reads often: resolved citations,
 // citation counts, researcher figures, fields, co-authors, same-name
-// links and institution matches. It works from the stored data alone, so
-// running it again, or after a crash, gives the same result.
+// links and institution matches. It recomputes the researchers on the
+// derive queue (those whose papers changed) and empties the queue last,
+// so running it again, or after a crash, gives the same result; the cost
+// follows what an import changed, not the size of the archive.
 func Derive(ctx context.Context, bdb *bun.DB) error {
 	steps := []struct {
 		name string
@@ -32,6 +34,7 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 		{"researchers", deriveResearchers},
 		{"same-name", deriveSameName},
 		{"affiliations", matchAffiliations},
+		{"queue", func(ctx context.Context, tx bun.Tx) error { return execAll(ctx, tx, `DELETE FROM derive_queue`) }},
 	}
 	for _, s := range steps {
 		if err := bdb.RunInTx(ctx, nil, s.fn); err != nil {
@@ -64,6 +67,12 @@ func resolveReferences(ctx context.Context, tx bun.Tx) error {
 		`UPDATE papers SET archive_citation_count = c.n
 		 FROM (SELECT cited_id, COUNT(*) AS n FROM paper_references WHERE cited_id IS NOT NULL GROUP BY cited_id) c
 		 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,
+		// A paper's new count moves its authors' h-index and most cited paper.
+		`INSERT INTO derive_queue (researcher_id)
+		 SELECT DISTINCT a.researcher_id FROM authorships a JOIN papers p ON p.id = a.paper_id
+		 WHERE a.researcher_id IS NOT NULL AND p.citation_count <> CASE WHEN COALESCE(p.cited_by_count, 0) > p.archive_citation_count
+		   THEN p.cited_by_count ELSE p.archive_citation_count END
+		 ON CONFLICT DO NOTHING`,
 		`UPDATE papers SET citation_count = CASE WHEN COALESCE(cited_by_count, 0) > archive_citation_count
 		   THEN cited_by_count ELSE archive_citation_count END
 		 WHERE citation_count <> CASE WHEN COALESCE(cited_by_count, 0) > archive_citation_count
@@ -77,19 +86,23 @@ type familyMember struct {
 	Name      string
 	FamilyKey string
 	HasExtID  bool `bun:"has_ext_id"`
+	Queued    bool
 	parsed    names.Name
 }
 
 // candidateGroups returns the researchers that may share a name with
 // another profile, grouped by family name and first initial (names that
-// differ there are never compatible), each group sorted by id. Profiles
+// differ there are never compatible), each group sorted by id. Only
+// families with a researcher on the derive queue are read. Profiles
 // without a given name are left out: a bare surname says too little.
 func candidateGroups(ctx context.Context, tx bun.Tx) ([][]familyMember, error) {
 	var ms []familyMember
 	err := tx.NewSelect().
 		ColumnExpr("id, name, family_key").
 		ColumnExpr("(orcid IS NOT NULL OR openalex_id IS NOT NULL OR s2_id IS NOT NULL) AS has_ext_id").
+		ColumnExpr("id IN (SELECT researcher_id FROM derive_queue) AS queued").
 		Table("researchers").
+		Where(`family_key IN (SELECT r.family_key FROM researchers r JOIN derive_queue q ON q.researcher_id = r.id)`).
 		Where("family_key IN (SELECT family_key FROM researchers GROUP BY family_key HAVING COUNT(*) > 1)").
 		Order("family_key", "id").
 		Scan(ctx, &ms)
@@ -160,6 +173,14 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 		if len(match) != 1 {
 			continue
 		}
+		// Everyone on the papers that move, and the emptied profile, is
+		// recomputed.
+		if _, err := tx.NewRaw(`INSERT INTO derive_queue (researcher_id)
+			SELECT DISTINCT researcher_id FROM authorships
+			WHERE paper_id IN (SELECT paper_id FROM authorships WHERE researcher_id = ?) AND researcher_id IS NOT NULL
+			ON CONFLICT DO NOTHING`, a).Exec(ctx); err != nil {
+			return err
+		}
 		if _, err := tx.NewUpdate().Table("authorships").Set("researcher_id = ?", match[0]).Where("researcher_id = ?", a).Exec(ctx); err != nil {
 			return err
 		}
@@ -204,23 +225,24 @@ func coauthorSets(ctx context.Context, tx bun.Tx, ids []int64) (map[int64]map[in
 	return out, nil
 }
 
-// deriveResearchers recomputes the per-researcher figures and tables and
-// drops profiles left with no paper and no external identity.
+// queued is the set of researchers derive recomputes.
+const queued = `(SELECT researcher_id FROM derive_queue)`
+
+// deriveResearchers recomputes the figures and tables of the queued
+// researchers and drops those left with no paper and no external identity.
 func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 	return execAll(ctx, tx,
-		// The link tables are rebuilt below; emptying them first spares
-		// the orphan delete a cascade through them.
-		`DELETE FROM coauthors`,
-		`DELETE FROM same_name`,
-		`DELETE FROM researcher_categories`,
-		`DELETE FROM researchers WHERE orcid IS NULL AND openalex_id IS NULL AND s2_id IS NULL
+		`DELETE FROM coauthors WHERE researcher_id IN `+queued,
+		`DELETE FROM researcher_categories WHERE researcher_id IN `+queued,
+		`DELETE FROM same_name WHERE researcher_id IN `+queued+` OR other_id IN `+queued,
+		`DELETE FROM researchers WHERE id IN `+queued+` AND orcid IS NULL AND openalex_id IS NULL AND s2_id IS NULL
 		   AND NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = researchers.id)`,
 		`WITH ranked AS (
 		   SELECT a.researcher_id AS rid, a.paper_id, a.position, p.author_count AS n, p.authors_complete AS known,
 		          p.citation_count AS c,
 		          ROW_NUMBER() OVER (PARTITION BY a.researcher_id ORDER BY p.citation_count DESC, p.published DESC, p.id) AS rn
 		   FROM authorships a JOIN papers p ON p.id = a.paper_id
-		   WHERE a.researcher_id IS NOT NULL),
+		   WHERE a.researcher_id IN `+queued+`),
 		 s AS (
 		   SELECT rid, COUNT(DISTINCT paper_id) AS papers,
 		     SUM(CASE WHEN known THEN 1 ELSE 0 END) AS known,
@@ -235,7 +257,8 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 		   SELECT r.id, COALESCE(s.papers, 0) AS papers, COALESCE(s.known, 0) AS known, COALESCE(s.sole, 0) AS sole,
 		     COALESCE(s.first, 0) AS first, COALESCE(s.last, 0) AS last, COALESCE(s.middle, 0) AS middle,
 		     COALESCE(s.h, 0) AS h, s.top
-		   FROM researchers r LEFT JOIN s ON s.rid = r.id)
+		   FROM researchers r LEFT JOIN s ON s.rid = r.id
+		   WHERE r.id IN `+queued+`)
 		 UPDATE researchers SET paper_count = f.papers, position_known_count = f.known, sole_count = f.sole,
 		   first_count = f.first, last_count = f.last, middle_count = f.middle, archive_h_index = f.h,
 		   most_cited_paper_id = f.top
@@ -247,14 +270,14 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 		`INSERT INTO researcher_categories (researcher_id, category, paper_count)
 		 SELECT a.researcher_id, pc.category, COUNT(DISTINCT a.paper_id)
 		 FROM authorships a JOIN paper_categories pc ON pc.paper_id = a.paper_id
-		 WHERE a.researcher_id IS NOT NULL
+		 WHERE a.researcher_id IN `+queued+`
 		 GROUP BY a.researcher_id, pc.category`,
 		fmt.Sprintf(`INSERT INTO coauthors (researcher_id, coauthor_id, paper_count)
 		 SELECT x.researcher_id, y.researcher_id, COUNT(DISTINCT x.paper_id)
-		 FROM papers p
-		 JOIN authorships x ON x.paper_id = p.id
-		 JOIN authorships y ON y.paper_id = p.id AND y.researcher_id <> x.researcher_id
-		 WHERE p.author_count <= %d
+		 FROM authorships x
+		 JOIN papers p ON p.id = x.paper_id
+		 JOIN authorships y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id
+		 WHERE x.researcher_id IN `+queued+` AND p.author_count <= %d
 		 GROUP BY x.researcher_id, y.researcher_id`, MaxCoauthorPaperAuthors),
 	)
 }
@@ -271,15 +294,14 @@ func deriveSameName(ctx context.Context, tx bun.Tx) error {
 	for _, ms := range groups {
 		for i, a := range ms {
 			for _, b := range ms[i+1:] {
-				if a.parsed.Compatible(b.parsed) {
+				// Pairs of two unqueued profiles are still stored.
+				if (a.Queued || b.Queued) && a.parsed.Compatible(b.parsed) {
 					rows = append(rows, db.SameName{ResearcherID: a.ID, OtherID: b.ID}, db.SameName{ResearcherID: b.ID, OtherID: a.ID})
 				}
 			}
 		}
 	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM same_name"); err != nil {
-		return err
-	}
+	// deriveResearchers has deleted the queued researchers' links.
 	for chunk := range slices.Chunk(rows, 5000) {
 		if _, err := tx.NewInsert().Model(&chunk).Exec(ctx); err != nil {
 			return err

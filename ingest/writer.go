@@ -191,6 +191,11 @@ func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Count
 	if err := updatePapers(ctx, tx, updates); err != nil {
 		return c, err
 	}
+	// The authors of every changed paper, before and after, need their
+	// derived figures recomputed.
+	if err := queueAuthors(ctx, tx, updates); err != nil {
+		return c, err
+	}
 	written := append(inserts, updates...)
 	if err := writeCategories(ctx, tx, written); err != nil {
 		return c, err
@@ -198,7 +203,26 @@ func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Count
 	if err := w.writeAuthors(ctx, tx, written); err != nil {
 		return c, err
 	}
+	if err := queueAuthors(ctx, tx, written); err != nil {
+		return c, err
+	}
 	return c, writeReferences(ctx, tx, todo)
+}
+
+// queueAuthors puts the researchers of the given papers on the derive
+// queue.
+func queueAuthors(ctx context.Context, tx bun.Tx, ps []*pending) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(ps))
+	for i, p := range ps {
+		ids[i] = p.row.ID
+	}
+	_, err := tx.NewRaw(`INSERT INTO derive_queue (researcher_id)
+		SELECT DISTINCT researcher_id FROM authorships WHERE paper_id IN (?) AND researcher_id IS NOT NULL
+		ON CONFLICT DO NOTHING`, bun.In(ids)).Exec(ctx)
+	return err
 }
 
 // matchExisting finds the stored rows of the batch's papers and merges each
@@ -491,22 +515,26 @@ func (w *writer) ensureCategories(ctx context.Context, tx bun.Tx, ps []*pending)
 
 // writeCategories replaces the category lists of papers whose list changed.
 func writeCategories(ctx context.Context, tx bun.Tx, ps []*pending) error {
-	var ids []int64
+	var ids []int64 // stored papers whose old list goes
 	var rows []db.PaperCategory
 	for _, p := range ps {
 		if !p.writeCats {
 			continue
 		}
-		ids = append(ids, p.row.ID)
+		if !p.isNew {
+			ids = append(ids, p.row.ID)
+		}
 		for i, code := range p.cats {
 			rows = append(rows, db.PaperCategory{PaperID: p.row.ID, Position: i, Category: code})
 		}
 	}
-	if len(ids) == 0 {
-		return nil
+	if len(ids) > 0 {
+		if _, err := tx.NewDelete().Model((*db.PaperCategory)(nil)).Where("paper_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+			return err
+		}
 	}
-	if _, err := tx.NewDelete().Model((*db.PaperCategory)(nil)).Where("paper_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
-		return err
+	if len(rows) == 0 {
+		return nil
 	}
 	_, err := tx.NewInsert().Model(&rows).Exec(ctx)
 	return err
@@ -535,18 +563,22 @@ func writeReferences(ctx context.Context, tx bun.Tx, ps []*pending) error {
 // writeAuthors replaces the author lists that are to be rewritten,
 // matching each author to a researcher.
 func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) error {
-	var ids []int64
+	var ids []int64 // stored papers whose old list goes
 	var refs []*authorRef
+	n := 0
 	for _, p := range ps {
 		if p.authors == nil {
 			continue
 		}
-		ids = append(ids, p.row.ID)
+		n++
+		if !p.isNew {
+			ids = append(ids, p.row.ID)
+		}
 		for i := range p.authors.Authors {
 			refs = append(refs, newAuthorRef(&p.authors.Authors[i]))
 		}
 	}
-	if len(ids) == 0 {
+	if n == 0 {
 		return nil
 	}
 	if err := w.researchers.resolve(ctx, tx, refs); err != nil {
@@ -568,6 +600,9 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) err
 		}
 	}
 	for _, m := range []any{(*db.Affiliation)(nil), (*db.Authorship)(nil)} {
+		if len(ids) == 0 {
+			break
+		}
 		if _, err := tx.NewDelete().Model(m).Where("paper_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ const MaxIDs = 1000
 
 // pageArgs checks a connection's arguments. The prefetcher and the
 // resolvers both call it, so that they name a page by the same key.
-func pageArgs(first, last *int, after, before, category *string, sort *model.PaperSort) (db.PageArgs, error) {
+func pageArgs(list listKind, first, last *int, after, before, category *string, sort *model.PaperSort) (db.PageArgs, error) {
 	var a db.PageArgs
 	switch {
 	case first != nil && last != nil:
@@ -46,12 +46,12 @@ func pageArgs(first, last *int, after, before, category *string, sort *model.Pap
 	}
 	var err error
 	if after != nil {
-		if a.After, err = parseCursor(*after, a.Order); err != nil {
+		if a.After, err = parseCursor(*after, list.tag(a.Order)); err != nil {
 			return a, badInput("after", "%v", err)
 		}
 	}
 	if before != nil {
-		if a.Before, err = parseCursor(*before, a.Order); err != nil {
+		if a.Before, err = parseCursor(*before, list.tag(a.Order)); err != nil {
 			return a, badInput("before", "%v", err)
 		}
 	}
@@ -69,7 +69,7 @@ var paperOrders = map[model.PaperSort]db.PaperOrder{
 
 // rawPageArgs is pageArgs over a field's arguments as the look-ahead sees
 // them (literals and variables, defaults applied).
-func rawPageArgs(args map[string]any) (db.PageArgs, error) {
+func rawPageArgs(list listKind, args map[string]any) (db.PageArgs, error) {
 	var first, last *int
 	var after, before, category *string
 	var sort *model.PaperSort
@@ -109,14 +109,39 @@ func rawPageArgs(args map[string]any) (db.PageArgs, error) {
 			sort = &s
 		}
 	}
-	return pageArgs(first, last, after, before, category, sort)
+	return pageArgs(list, first, last, after, before, category, sort)
 }
 
-// Cursors are "<order>:<key>:<id>" in unpadded URL-safe base64, the key
-// empty for NULL. The order is part of the cursor so that a cursor of one
-// order is refused by another instead of silently giving a wrong page.
-func cursorString(c db.Cursor, o db.PaperOrder) string {
-	b := strconv.AppendInt(nil, int64(o), 10)
+// listKind is the kind of list a connection pages through; a cursor names
+// the kind (and for papers the order) of its list, so that a cursor of one
+// list is refused by another instead of silently giving a wrong page.
+type listKind uint8
+
+const (
+	paperLists listKind = iota
+	coauthorLists
+	institutionResearcherLists
+)
+
+var paperCursorTags = [...]string{db.Newest: "papers-newest", db.Oldest: "papers-oldest", db.MostCited: "papers-most-cited"}
+
+// tag is the name cursors of the list carry; o matters for paper lists
+// only.
+func (k listKind) tag(o db.PaperOrder) string {
+	switch k {
+	case coauthorLists:
+		return "coauthors"
+	case institutionResearcherLists:
+		return "institution-researchers"
+	}
+	return paperCursorTags[o]
+}
+
+// Cursors are "<tag>:<key>:<id>" in unpadded URL-safe base64, the key
+// empty for NULL, the tag that of the list (see listKind.tag).
+func cursorString(c db.Cursor, tag string) string {
+	b := make([]byte, 0, 64)
+	b = append(b, tag...)
 	b = append(b, ':')
 	if !c.Null {
 		b = strconv.AppendInt(b, c.Key, 10)
@@ -126,14 +151,14 @@ func cursorString(c db.Cursor, o db.PaperOrder) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func parseCursor(s string, o db.PaperOrder) (db.Cursor, error) {
+func parseCursor(s, tag string) (db.Cursor, error) {
 	bad := fmt.Errorf("not a cursor of this list: %q", s)
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return db.Cursor{}, bad
 	}
 	parts := strings.Split(string(b), ":")
-	if len(parts) != 3 || parts[0] != strconv.Itoa(int(o)) {
+	if len(parts) != 3 || parts[0] != tag {
 		return db.Cursor{}, bad
 	}
 	c := db.Cursor{Set: true, Null: parts[1] == ""}

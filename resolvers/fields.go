@@ -190,26 +190,26 @@ func pageInfo[T any](pg db.Page[T], cursor func(T) string) *model.PageInfo {
 	return info
 }
 
-func paperList(ctx context.Context, list db.PaperList, parent int64, first *int, after *string, last *int, before, category *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	args, err := pageArgs(first, last, after, before, category, sort)
+func paperList[P db.PaperParent](ctx context.Context, ls paperLoaders[P], list db.PaperList, parent P, first *int, after *string, last *int, before, category *string, sort *model.PaperSort) (*model.PaperConnection, error) {
+	args, err := pageArgs(paperLists, first, last, after, before, category, sort)
 	if err != nil {
 		return nil, err
 	}
-	l := loaders(ctx)
 	conn := &model.PaperConnection{
 		PageInfo: &model.PageInfo{},
 		Total: func(ctx context.Context) (int, error) {
-			return l.paperTotals.load(ctx, paperTotalKey{list: list, parent: parent, category: args.Category})
+			return ls.totals.load(ctx, paperTotalKey[P]{list: list, parent: parent, category: args.Category})
 		},
 	}
 	if !asksPage(ctx, "PaperConnection") {
 		return conn, nil
 	}
-	pg, err := l.paperPages.load(ctx, paperPageKey{list: list, parent: parent, args: args})
+	pg, err := ls.pages.load(ctx, paperPageKey[P]{list: list, parent: parent, args: args})
 	if err != nil {
 		return nil, err
 	}
-	cursor := func(p *db.Paper) string { return cursorString(db.PaperCursor(p, args.Order), args.Order) }
+	tag := paperLists.tag(args.Order)
+	cursor := func(p *db.Paper) string { return cursorString(db.PaperCursor(p, args.Order), tag) }
 	conn.Nodes = make([]*model.Paper, len(pg.Items))
 	conn.Edges = make([]*model.PaperEdge, len(pg.Items))
 	for i, p := range pg.Items {
@@ -221,7 +221,7 @@ func paperList(ctx context.Context, list db.PaperList, parent int64, first *int,
 }
 
 func coauthorList(ctx context.Context, parent int64, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error) {
-	args, err := pageArgs(first, last, after, before, nil, nil)
+	args, err := pageArgs(coauthorLists, first, last, after, before, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -233,11 +233,12 @@ func coauthorList(ctx context.Context, parent int64, first *int, after *string, 
 	if !asksPage(ctx, "CoauthorConnection") {
 		return conn, nil
 	}
-	pg, err := l.coauthorPages.load(ctx, coauthorPageKey{parent: parent, args: args})
+	pg, err := l.coauthorPages.load(ctx, pageKey{parent: parent, args: args})
 	if err != nil {
 		return nil, err
 	}
-	cursor := func(c *db.CoauthorRow) string { return cursorString(db.CoauthorCursor(c), args.Order) }
+	tag := coauthorLists.tag(0)
+	cursor := func(c *db.CoauthorRow) string { return cursorString(db.CoauthorCursor(c), tag) }
 	conn.Nodes = make([]*model.Coauthor, len(pg.Items))
 	conn.Edges = make([]*model.CoauthorEdge, len(pg.Items))
 	for i, c := range pg.Items {
@@ -246,4 +247,57 @@ func coauthorList(ctx context.Context, parent int64, first *int, after *string, 
 	}
 	conn.PageInfo = pageInfo(pg, cursor)
 	return conn, nil
+}
+
+func institutionResearcherList(ctx context.Context, parent int64, first *int, after *string, last *int, before *string) (*model.InstitutionResearcherConnection, error) {
+	args, err := pageArgs(institutionResearcherLists, first, last, after, before, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	l := loaders(ctx)
+	conn := &model.InstitutionResearcherConnection{
+		PageInfo: &model.PageInfo{},
+		Total:    func(ctx context.Context) (int, error) { return l.institutionResearcherTotals.load(ctx, parent) },
+	}
+	if !asksPage(ctx, "InstitutionResearcherConnection") {
+		return conn, nil
+	}
+	pg, err := l.institutionResearcherPages.load(ctx, pageKey{parent: parent, args: args})
+	if err != nil {
+		return nil, err
+	}
+	tag := institutionResearcherLists.tag(0)
+	cursor := func(r *db.InstitutionResearcherRow) string {
+		return cursorString(db.InstitutionResearcherCursor(r), tag)
+	}
+	conn.Nodes = make([]*model.Researcher, len(pg.Items))
+	conn.Edges = make([]*model.InstitutionResearcherEdge, len(pg.Items))
+	for i, r := range pg.Items {
+		conn.Nodes[i] = wrapResearcher(&r.Researcher)
+		conn.Edges[i] = &model.InstitutionResearcherEdge{Cursor: cursor(r), Node: conn.Nodes[i], PaperCount: r.PaperCount}
+	}
+	conn.PageInfo = pageInfo(pg, cursor)
+	return conn, nil
+}
+
+// fullPaper is p with every column: papers of list pages are read without
+// their long text (see db.PaperPages), which this reads by id.
+func fullPaper(ctx context.Context, p *model.Paper) (*db.Paper, error) {
+	if !p.Partial {
+		return p.Paper, nil
+	}
+	full, err := loaders(ctx).papers.load(ctx, p.Paper.ID)
+	if err != nil || full == nil {
+		return p.Paper, err
+	}
+	return full, nil
+}
+
+// paperText is a long text field of p, nil when empty.
+func paperText(ctx context.Context, p *model.Paper, field func(*db.Paper) *string) (*string, error) {
+	full, err := fullPaper(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return model.Nullable(field(full)), nil
 }

@@ -7,8 +7,10 @@ import (
 
 	"github.com/99designs/gqlgen/client"
 	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/uptrace/bun"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/resolvers"
@@ -38,10 +40,12 @@ func importFixtures(t testing.TB, bdb *bun.DB) {
 	}
 }
 
-// newHandler serves the schema over bdb as the HTTP server does.
+// newHandler serves the schema over bdb as the HTTP server does, parsed
+// documents cached included.
 func newHandler(bdb bun.IDB) http.Handler {
 	srv := handler.New(resolvers.NewSchema(bdb))
 	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](100))
 	srv.SetErrorPresenter(resolvers.ErrorPresenter)
 	srv.SetRecoverFunc(resolvers.Recover)
 	return resolvers.Middleware(bdb)(srv)

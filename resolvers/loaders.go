@@ -46,8 +46,16 @@ func (l *loader[K, V]) batch(ctx context.Context, keys []K) []*dataloader.Result
 	return out
 }
 
-// load returns the value of one key.
-func (l *loader[K, V]) load(ctx context.Context, k K) (V, error) { return l.Load(ctx, k)() }
+// load returns the value of one key. A cached key, the common case once
+// the prefetcher has run, is answered from the cache directly: the
+// dataloader's own Load allocates a channel, a thunk and a trace closure
+// even for a hit.
+func (l *loader[K, V]) load(ctx context.Context, k K) (V, error) {
+	if t, ok := l.cache.Get(ctx, k); ok {
+		return t()
+	}
+	return l.Load(ctx, k)()
+}
 
 // prime reads the keys not yet cached, in one statement and without
 // waiting, and caches every one of them, those with no row as the zero
@@ -75,70 +83,94 @@ func (l *loader[K, V]) prime(ctx context.Context, keys []K) error {
 }
 
 // paperPageKey names a page of a paper list of one parent.
-type paperPageKey struct {
+type paperPageKey[P db.PaperParent] struct {
 	list   db.PaperList
-	parent int64
+	parent P
 	args   db.PageArgs
 }
 
 // paperTotalKey names the length of a paper list of one parent.
-type paperTotalKey struct {
+type paperTotalKey[P db.PaperParent] struct {
 	list     db.PaperList
-	parent   int64
+	parent   P
 	category string
 }
 
-// coauthorPageKey names a page of a researcher's co-authors.
-type coauthorPageKey struct {
+// pageKey names a page of a list of one parent that has no other argument
+// than the page's (co-authors, an institution's researchers).
+type pageKey struct {
 	parent int64
 	args   db.PageArgs
+}
+
+// paperLoaders read the pages and totals of paper lists whose parents are
+// keyed by P.
+type paperLoaders[P db.PaperParent] struct {
+	pages  *loader[paperPageKey[P], db.Page[*db.Paper]]
+	totals *loader[paperTotalKey[P], int]
+}
+
+func newPaperLoaders[P db.PaperParent](idb bun.IDB) paperLoaders[P] {
+	return paperLoaders[P]{
+		pages: newLoader(grouped(func(k paperPageKey[P]) paperPageKey[P] { return paperPageKey[P]{list: k.list, args: k.args} },
+			func(ctx context.Context, g paperPageKey[P], parents []P) (map[P]db.Page[*db.Paper], error) {
+				return db.PaperPages(ctx, idb, g.list, parents, g.args)
+			}, func(k paperPageKey[P]) P { return k.parent })),
+		totals: newLoader(grouped(func(k paperTotalKey[P]) paperTotalKey[P] { return paperTotalKey[P]{list: k.list, category: k.category} },
+			func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P]int, error) {
+				return db.PaperTotals(ctx, idb, g.list, parents, g.category)
+			}, func(k paperTotalKey[P]) P { return k.parent })),
+	}
+}
+
+// pageLoader reads the pages of a list with only page arguments.
+func pageLoader[T any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int64, db.PageArgs) (map[int64]db.Page[T], error)) *loader[pageKey, db.Page[T]] {
+	return newLoader(grouped(func(k pageKey) pageKey { return pageKey{args: k.args} },
+		func(ctx context.Context, g pageKey, parents []int64) (map[int64]db.Page[T], error) {
+			return fetch(ctx, idb, parents, g.args)
+		}, func(k pageKey) int64 { return k.parent }))
 }
 
 // Loaders are the per-request loaders of every relation. They cache for
 // the request's lifetime; never share them between requests.
 type Loaders struct {
-	papers                 *loader[int64, *db.Paper]
-	researchers            *loader[int64, *db.Researcher]
-	institutions           *loader[int64, *db.Institution]
-	authorships            *loader[int64, []db.Authorship]
-	categories             *loader[int64, []db.Category]
-	affiliations           *loader[int64, []db.AffiliationRow]
-	fields                 *loader[int64, []db.ResearcherFieldRow]
-	sameName               *loader[int64, []*db.Researcher]
-	researcherInstitutions *loader[int64, []*db.Institution]
-	institutionNames       *loader[int64, []db.InstitutionName]
-	paperPages             *loader[paperPageKey, db.Page[*db.Paper]]
-	paperTotals            *loader[paperTotalKey, int]
-	coauthorPages          *loader[coauthorPageKey, db.Page[*db.CoauthorRow]]
-	coauthorTotals         *loader[int64, int]
+	papers                      *loader[int64, *db.Paper]
+	researchers                 *loader[int64, *db.Researcher]
+	institutions                *loader[int64, *db.Institution]
+	authorships                 *loader[int64, []db.Authorship]
+	categories                  *loader[int64, []db.Category]
+	affiliations                *loader[int64, []db.AffiliationRow]
+	fields                      *loader[int64, []db.ResearcherFieldRow]
+	sameName                    *loader[int64, []*db.Researcher]
+	researcherInstitutions      *loader[int64, []*db.Institution]
+	institutionNames            *loader[int64, []db.InstitutionName]
+	paperLists                  paperLoaders[int64]
+	categoryPaperLists          paperLoaders[string]
+	coauthorPages               *loader[pageKey, db.Page[*db.CoauthorRow]]
+	coauthorTotals              *loader[int64, int]
+	institutionResearcherPages  *loader[pageKey, db.Page[*db.InstitutionResearcherRow]]
+	institutionResearcherTotals *loader[int64, int]
 }
 
 // NewLoaders returns fresh loaders reading from idb.
 func NewLoaders(idb bun.IDB) *Loaders {
 	return &Loaders{
-		papers:                 newLoader(bind(idb, db.PapersByIDs)),
-		researchers:            newLoader(bind(idb, db.ResearchersByIDs)),
-		institutions:           newLoader(bind(idb, db.InstitutionsByIDs)),
-		authorships:            newLoader(bind(idb, db.AuthorshipsByPaperIDs)),
-		categories:             newLoader(bind(idb, db.CategoriesByPaperIDs)),
-		affiliations:           newLoader(bind(idb, db.AffiliationsByPaperIDs)),
-		fields:                 newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
-		sameName:               newLoader(bind(idb, db.SameNameByResearcherIDs)),
-		researcherInstitutions: newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
-		institutionNames:       newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
-		coauthorTotals:         newLoader(bind(idb, db.CoauthorTotals)),
-		paperPages: newLoader(grouped(func(k paperPageKey) paperPageKey { return paperPageKey{list: k.list, args: k.args} },
-			func(ctx context.Context, g paperPageKey, parents []int64) (map[int64]db.Page[*db.Paper], error) {
-				return db.PaperPages(ctx, idb, g.list, parents, g.args)
-			}, func(k paperPageKey) int64 { return k.parent })),
-		paperTotals: newLoader(grouped(func(k paperTotalKey) paperTotalKey { return paperTotalKey{list: k.list, category: k.category} },
-			func(ctx context.Context, g paperTotalKey, parents []int64) (map[int64]int, error) {
-				return db.PaperTotals(ctx, idb, g.list, parents, g.category)
-			}, func(k paperTotalKey) int64 { return k.parent })),
-		coauthorPages: newLoader(grouped(func(k coauthorPageKey) coauthorPageKey { return coauthorPageKey{args: k.args} },
-			func(ctx context.Context, g coauthorPageKey, parents []int64) (map[int64]db.Page[*db.CoauthorRow], error) {
-				return db.CoauthorPages(ctx, idb, parents, g.args)
-			}, func(k coauthorPageKey) int64 { return k.parent })),
+		papers:                      newLoader(bind(idb, db.PapersByIDs)),
+		researchers:                 newLoader(bind(idb, db.ResearchersByIDs)),
+		institutions:                newLoader(bind(idb, db.InstitutionsByIDs)),
+		authorships:                 newLoader(bind(idb, db.AuthorshipsByPaperIDs)),
+		categories:                  newLoader(bind(idb, db.CategoriesByPaperIDs)),
+		affiliations:                newLoader(bind(idb, db.AffiliationsByPaperIDs)),
+		fields:                      newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
+		sameName:                    newLoader(bind(idb, db.SameNameByResearcherIDs)),
+		researcherInstitutions:      newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
+		institutionNames:            newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
+		paperLists:                  newPaperLoaders[int64](idb),
+		categoryPaperLists:          newPaperLoaders[string](idb),
+		coauthorPages:               pageLoader(idb, db.CoauthorPages),
+		coauthorTotals:              newLoader(bind(idb, db.CoauthorTotals)),
+		institutionResearcherPages:  pageLoader(idb, db.InstitutionResearcherPages),
+		institutionResearcherTotals: newLoader(bind(idb, db.InstitutionResearcherTotals)),
 	}
 }
 
@@ -149,9 +181,9 @@ func bind[V any](idb bun.IDB, fn func(context.Context, bun.IDB, []int64) (map[in
 
 // grouped makes the fetch of keys that carry arguments besides the parent:
 // one statement per distinct set of arguments (group), for all its parents.
-func grouped[K comparable, V any](group func(K) K, fetch func(context.Context, K, []int64) (map[int64]V, error), parent func(K) int64) func(context.Context, []K) (map[K]V, error) {
+func grouped[K, P comparable, V any](group func(K) K, fetch func(context.Context, K, []P) (map[P]V, error), parent func(K) P) func(context.Context, []K) (map[K]V, error) {
 	return func(ctx context.Context, keys []K) (map[K]V, error) {
-		parents := map[K][]int64{}
+		parents := map[K][]P{}
 		var order []K
 		for _, k := range keys {
 			g := group(k)

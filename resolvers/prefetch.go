@@ -71,6 +71,8 @@ func (p *prefetcher) papers(ctx context.Context, ps []*db.Paper, sel ast.Selecti
 			err = p.authors(ctx, ids, f.Selections)
 		case "categories", "primaryCategory":
 			err = p.l.categories.prime(ctx, ids)
+		case "abstract", "byline", "comments", "journalRef", "reportNo", "license":
+			err = p.fullPapers(ctx, ps)
 		case "citations":
 			err = p.paperList(ctx, db.Citations, ids, f)
 		case "references":
@@ -81,6 +83,20 @@ func (p *prefetcher) papers(ctx context.Context, ps []*db.Paper, sel ast.Selecti
 		}
 	}
 	return nil
+}
+
+// fullPapers reads the whole rows of the papers of list pages among ps.
+func (p *prefetcher) fullPapers(ctx context.Context, ps []*db.Paper) error {
+	var ids []int64
+	for _, x := range ps {
+		if x.Partial {
+			ids = append(ids, x.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return p.l.papers.prime(ctx, ids)
 }
 
 func (p *prefetcher) authors(ctx context.Context, paperIDs []int64, sel ast.SelectionSet) error {
@@ -231,18 +247,31 @@ func (p *prefetcher) researcherInstitutions(ctx context.Context, ids []int64, se
 	return p.institutions(ctx, insts, sel)
 }
 
+// institutions walks below institutions; is may hold repeats.
 func (p *prefetcher) institutions(ctx context.Context, is []*db.Institution, sel ast.SelectionSet) error {
-	if len(is) == 0 {
+	ids := make([]int64, 0, len(is))
+	seen := make(map[int64]bool, len(is))
+	for _, x := range is {
+		if !seen[x.ID] {
+			seen[x.ID] = true
+			ids = append(ids, x.ID)
+		}
+	}
+	if len(ids) == 0 {
 		return nil
 	}
 	for _, f := range p.fields(sel, institutionTypes...) {
+		var err error
 		switch f.Name {
 		case "names", "aliases", "acronyms":
-			ids := make([]int64, len(is))
-			for i, x := range is {
-				ids[i] = x.ID
-			}
-			return p.l.institutionNames.prime(ctx, ids)
+			err = p.l.institutionNames.prime(ctx, ids)
+		case "papers":
+			err = p.paperList(ctx, db.InstitutionPapers, ids, f)
+		case "researchers":
+			err = p.institutionResearchers(ctx, ids, f)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -273,34 +302,34 @@ func (p *prefetcher) connection(f graphql.CollectedField, conn, edge string) (pa
 }
 
 func (p *prefetcher) paperList(ctx context.Context, list db.PaperList, parents []int64, f graphql.CollectedField) error {
-	args, err := rawPageArgs(f.ArgumentMap(p.op.Variables))
+	args, err := rawPageArgs(paperLists, f.ArgumentMap(p.op.Variables))
 	if err != nil {
 		return nil // the field's resolver reports it
 	}
 	page, items, total := p.connection(f, "PaperConnection", "PaperEdge")
 	if total {
-		keys := make([]paperTotalKey, len(parents))
+		keys := make([]paperTotalKey[int64], len(parents))
 		for i, id := range parents {
-			keys[i] = paperTotalKey{list: list, parent: id, category: args.Category}
+			keys[i] = paperTotalKey[int64]{list: list, parent: id, category: args.Category}
 		}
-		if err := p.l.paperTotals.prime(ctx, keys); err != nil {
+		if err := p.l.paperLists.totals.prime(ctx, keys); err != nil {
 			return err
 		}
 	}
 	if !page {
 		return nil
 	}
-	keys := make([]paperPageKey, len(parents))
+	keys := make([]paperPageKey[int64], len(parents))
 	for i, id := range parents {
-		keys[i] = paperPageKey{list: list, parent: id, args: args}
+		keys[i] = paperPageKey[int64]{list: list, parent: id, args: args}
 	}
-	if err := p.l.paperPages.prime(ctx, keys); err != nil {
+	if err := p.l.paperLists.pages.prime(ctx, keys); err != nil {
 		return err
 	}
 	if len(items) == 0 {
 		return nil
 	}
-	pages, err := values(ctx, p.l.paperPages, keys)
+	pages, err := values(ctx, p.l.paperLists.pages, keys)
 	if err != nil {
 		return err
 	}
@@ -317,25 +346,34 @@ func (p *prefetcher) paperList(ctx context.Context, list db.PaperList, parents [
 	return p.papers(ctx, ps, items)
 }
 
-func (p *prefetcher) coauthors(ctx context.Context, parents []int64, f graphql.CollectedField) error {
-	args, err := rawPageArgs(f.ArgumentMap(p.op.Variables))
+// primePages primes the total and the page of each parent that a
+// connection field f with only page arguments asks for. It returns the
+// keys of the pages, none when no page is asked for, and the selection
+// below the items.
+func primePages[T any](ctx context.Context, p *prefetcher, list listKind, pages *loader[pageKey, db.Page[T]], totals *loader[int64, int], parents []int64, f graphql.CollectedField, conn, edge string) ([]pageKey, ast.SelectionSet, error) {
+	args, err := rawPageArgs(list, f.ArgumentMap(p.op.Variables))
 	if err != nil {
-		return nil // the field's resolver reports it
+		return nil, nil, nil // the field's resolver reports it
 	}
-	page, items, total := p.connection(f, "CoauthorConnection", "CoauthorEdge")
+	page, items, total := p.connection(f, conn, edge)
 	if total {
-		if err := p.l.coauthorTotals.prime(ctx, parents); err != nil {
-			return err
+		if err := totals.prime(ctx, parents); err != nil {
+			return nil, nil, err
 		}
 	}
 	if !page {
-		return nil
+		return nil, nil, nil
 	}
-	keys := make([]coauthorPageKey, len(parents))
+	keys := make([]pageKey, len(parents))
 	for i, id := range parents {
-		keys[i] = coauthorPageKey{parent: id, args: args}
+		keys[i] = pageKey{parent: id, args: args}
 	}
-	if err := p.l.coauthorPages.prime(ctx, keys); err != nil {
+	return keys, items, pages.prime(ctx, keys)
+}
+
+func (p *prefetcher) coauthors(ctx context.Context, parents []int64, f graphql.CollectedField) error {
+	keys, items, err := primePages(ctx, p, coauthorLists, p.l.coauthorPages, p.l.coauthorTotals, parents, f, "CoauthorConnection", "CoauthorEdge")
+	if err != nil || len(keys) == 0 {
 		return err
 	}
 	var rsel ast.SelectionSet
@@ -359,6 +397,26 @@ func (p *prefetcher) coauthors(ctx context.Context, parents []int64, f graphql.C
 		}
 	}
 	return p.researchers(ctx, rs, rsel)
+}
+
+func (p *prefetcher) institutionResearchers(ctx context.Context, parents []int64, f graphql.CollectedField) error {
+	keys, items, err := primePages(ctx, p, institutionResearcherLists, p.l.institutionResearcherPages, p.l.institutionResearcherTotals,
+		parents, f, "InstitutionResearcherConnection", "InstitutionResearcherEdge")
+	if err != nil || len(keys) == 0 || len(items) == 0 {
+		return err
+	}
+	pages, err := values(ctx, p.l.institutionResearcherPages, keys)
+	if err != nil {
+		return err
+	}
+	var rs []*db.Researcher
+	for _, pg := range pages {
+		for _, row := range pg.Items {
+			p.l.researchers.Prime(ctx, row.ID, &row.Researcher)
+			rs = append(rs, &row.Researcher)
+		}
+	}
+	return p.researchers(ctx, rs, items)
 }
 
 func nonNil[T any](xs []*T) []*T {

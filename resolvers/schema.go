@@ -40,6 +40,11 @@ func NewSchema(bdb bun.IDB) graphql.ExecutableSchema {
 	c.Researcher.Coauthors = func(child int, first *int, _ *string, last *int, _ *string) int {
 		return pageSize(first, last) * child
 	}
+	c.Institution.Papers = paperListComplexity
+	c.Category.Papers = paperListComplexity
+	c.Institution.Researchers = func(child int, first *int, _ *string, last *int, _ *string) int {
+		return pageSize(first, last) * child
+	}
 	c.Query.Nodes = func(child int, ids []string) int { return len(ids) * child }
 	c.Query.Papers = func(child int, ids []string) int { return len(ids) * child }
 	return graph.NewExecutableSchema(cfg)

@@ -28,6 +28,11 @@ func (r *authorshipResolver) Institutions(ctx context.Context, obj *model.Author
 	return affiliationInstitutions(ctx, obj)
 }
 
+// Papers is the resolver for the papers field.
+func (r *categoryResolver) Papers(ctx context.Context, obj *db.Category, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
+	return paperList(ctx, loaders(ctx).categoryPaperLists, db.CategoryPapers, obj.Code, first, after, last, before, nil, sort)
+}
+
 // Names is the resolver for the names field.
 func (r *institutionResolver) Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error) {
 	return institutionNames(ctx, obj.Institution.ID, "")
@@ -41,6 +46,26 @@ func (r *institutionResolver) Aliases(ctx context.Context, obj *model.Institutio
 // Acronyms is the resolver for the acronyms field.
 func (r *institutionResolver) Acronyms(ctx context.Context, obj *model.Institution) ([]string, error) {
 	return institutionNameStrings(ctx, obj.Institution.ID, "acronym")
+}
+
+// Researchers is the resolver for the researchers field.
+func (r *institutionResolver) Researchers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string) (*model.InstitutionResearcherConnection, error) {
+	return institutionResearcherList(ctx, obj.Institution.ID, first, after, last, before)
+}
+
+// Papers is the resolver for the papers field.
+func (r *institutionResolver) Papers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
+	return paperList(ctx, loaders(ctx).paperLists, db.InstitutionPapers, obj.Institution.ID, first, after, last, before, nil, sort)
+}
+
+// Abstract is the resolver for the abstract field.
+func (r *paperResolver) Abstract(ctx context.Context, obj *model.Paper) (*string, error) {
+	return paperText(ctx, obj, func(p *db.Paper) *string { return &p.Abstract })
+}
+
+// Byline is the resolver for the byline field.
+func (r *paperResolver) Byline(ctx context.Context, obj *model.Paper) (*string, error) {
+	return paperText(ctx, obj, func(p *db.Paper) *string { return &p.Byline })
 }
 
 // Authors is the resolver for the authors field.
@@ -58,14 +83,34 @@ func (r *paperResolver) PrimaryCategory(ctx context.Context, obj *model.Paper) (
 	return primaryCategory(ctx, obj)
 }
 
+// JournalRef is the resolver for the journalRef field.
+func (r *paperResolver) JournalRef(ctx context.Context, obj *model.Paper) (*string, error) {
+	return paperText(ctx, obj, func(p *db.Paper) *string { return &p.JournalRef })
+}
+
+// Comments is the resolver for the comments field.
+func (r *paperResolver) Comments(ctx context.Context, obj *model.Paper) (*string, error) {
+	return paperText(ctx, obj, func(p *db.Paper) *string { return &p.Comments })
+}
+
+// ReportNo is the resolver for the reportNo field.
+func (r *paperResolver) ReportNo(ctx context.Context, obj *model.Paper) (*string, error) {
+	return paperText(ctx, obj, func(p *db.Paper) *string { return &p.ReportNo })
+}
+
+// License is the resolver for the license field.
+func (r *paperResolver) License(ctx context.Context, obj *model.Paper) (*string, error) {
+	return paperText(ctx, obj, func(p *db.Paper) *string { return &p.License })
+}
+
 // References is the resolver for the references field.
 func (r *paperResolver) References(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	return paperList(ctx, db.References, obj.Paper.ID, first, after, last, before, nil, sort)
+	return paperList(ctx, loaders(ctx).paperLists, db.References, obj.Paper.ID, first, after, last, before, nil, sort)
 }
 
 // Citations is the resolver for the citations field.
 func (r *paperResolver) Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	return paperList(ctx, db.Citations, obj.Paper.ID, first, after, last, before, nil, sort)
+	return paperList(ctx, loaders(ctx).paperLists, db.Citations, obj.Paper.ID, first, after, last, before, nil, sort)
 }
 
 // Node is the resolver for the node field.
@@ -120,7 +165,7 @@ func (r *researcherResolver) MostCitedPaper(ctx context.Context, obj *model.Rese
 
 // Papers is the resolver for the papers field.
 func (r *researcherResolver) Papers(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string, category *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	return paperList(ctx, db.ResearcherPapers, obj.Researcher.ID, first, after, last, before, category, sort)
+	return paperList(ctx, loaders(ctx).paperLists, db.ResearcherPapers, obj.Researcher.ID, first, after, last, before, category, sort)
 }
 
 // Coauthors is the resolver for the coauthors field.
@@ -136,6 +181,9 @@ func (r *researcherResolver) Institutions(ctx context.Context, obj *model.Resear
 // Authorship returns graph.AuthorshipResolver implementation.
 func (r *Resolver) Authorship() graph.AuthorshipResolver { return &authorshipResolver{r} }
 
+// Category returns graph.CategoryResolver implementation.
+func (r *Resolver) Category() graph.CategoryResolver { return &categoryResolver{r} }
+
 // Institution returns graph.InstitutionResolver implementation.
 func (r *Resolver) Institution() graph.InstitutionResolver { return &institutionResolver{r} }
 
@@ -150,6 +198,7 @@ func (r *Resolver) Researcher() graph.ResearcherResolver { return &researcherRes
 
 type (
 	authorshipResolver  struct{ *Resolver }
+	categoryResolver    struct{ *Resolver }
 	institutionResolver struct{ *Resolver }
 	paperResolver       struct{ *Resolver }
 	queryResolver       struct{ *Resolver }

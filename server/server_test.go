@@ -56,7 +56,7 @@ type gqlResponse struct {
 	Data   json.RawMessage
 	Errors []struct {
 		Message    string
-		Extensions struct{ Code string }
+		Extensions struct{ Code, RequestID string }
 	}
 }
 
@@ -323,6 +323,31 @@ func TestRequestID(t *testing.T) {
 				t.Errorf("request logged %d lines, want 1", n)
 			}
 		})
+	}
+}
+
+// TestInternalErrorRequestID checks that an internal error names the
+// request by the id of the X-Request-Id header, given or made, so that a
+// client's report leads to the server's log line.
+func TestInternalErrorRequestID(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	if _, err := bdb.ExecContext(context.Background(), "ALTER TABLE researchers RENAME TO gone"); err != nil {
+		t.Fatal(err)
+	}
+	h := newTestServer(t, bdb, Config{}).Handler()
+	for _, given := range []string{"req-internal-1", ""} {
+		req := post(t, map[string]string{"query": `{ researcher(id: "1") { name } }`}, "")
+		if given != "" {
+			req.Header.Set(requestIDHeader, given)
+		}
+		rec := serve(h, req)
+		header, resp := rec.Header().Get(requestIDHeader), decode(t, rec)
+		if resp.errorCode() != "INTERNAL_SERVER_ERROR" {
+			t.Fatalf("given %q: errors %+v, want INTERNAL_SERVER_ERROR", given, resp.Errors)
+		}
+		if got := resp.Errors[0].Extensions.RequestID; got != header || given != "" && got != given {
+			t.Errorf("given %q: extensions.requestId %q, X-Request-Id %q; want them equal", given, got, header)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
--- The papergraph schema. Written once for both databases: {{pk}} and {{ts}}
--- are replaced per dialect (see migrate.go); everything else is plain SQL
--- that SQLite and PostgreSQL read alike.
+-- The papergraph schema. Written once for both databases: {{pk}}, {{ts}}
+-- and {{without_rowid}} are replaced per dialect (see migrate.go);
+-- everything else is plain SQL that SQLite and PostgreSQL read alike.
+-- Link tables are WITHOUT ROWID on SQLite: their primary key is then the
+-- table itself rather than a second b-tree beside it.
 
 CREATE TABLE categories (
 	code        TEXT PRIMARY KEY,
@@ -48,7 +50,7 @@ CREATE TABLE paper_categories (
 	position INTEGER NOT NULL,
 	category TEXT NOT NULL REFERENCES categories (code),
 	PRIMARY KEY (paper_id, position)
-);
+) {{without_rowid}};
 CREATE INDEX paper_categories_category ON paper_categories (category, paper_id);
 
 CREATE TABLE researchers (
@@ -93,7 +95,7 @@ CREATE TABLE institution_names (
 	kind           TEXT NOT NULL,
 	name_key       TEXT NOT NULL,
 	PRIMARY KEY (institution_id, name)
-);
+) {{without_rowid}};
 CREATE INDEX institution_names_key ON institution_names (name_key);
 
 CREATE TABLE authorships (
@@ -102,7 +104,7 @@ CREATE TABLE authorships (
 	name          TEXT NOT NULL,
 	researcher_id BIGINT REFERENCES researchers (id),
 	PRIMARY KEY (paper_id, position)
-);
+) {{without_rowid}};
 CREATE INDEX authorships_researcher ON authorships (researcher_id, paper_id);
 
 CREATE TABLE affiliations (
@@ -113,7 +115,7 @@ CREATE TABLE affiliations (
 	ror_id         TEXT,
 	institution_id BIGINT REFERENCES institutions (id),
 	PRIMARY KEY (paper_id, position, seq)
-);
+) {{without_rowid}};
 CREATE INDEX affiliations_institution ON affiliations (institution_id, paper_id);
 
 -- paper_references holds every reference a source gave; cited_id is set
@@ -123,27 +125,39 @@ CREATE TABLE paper_references (
 	target    TEXT NOT NULL,
 	cited_id  BIGINT REFERENCES papers (id),
 	PRIMARY KEY (citing_id, target)
-);
+) {{without_rowid}};
 CREATE INDEX paper_references_cited ON paper_references (cited_id, citing_id);
 CREATE INDEX paper_references_target ON paper_references (target);
 
+-- The tables below are derived from the ones above after each import (see
+-- ingest/derive.go), which keeps them consistent; they carry no foreign
+-- keys so that rebuilding them costs no per-row checks.
+
 CREATE TABLE researcher_categories (
-	researcher_id BIGINT NOT NULL REFERENCES researchers (id) ON DELETE CASCADE,
-	category      TEXT NOT NULL REFERENCES categories (code),
+	researcher_id BIGINT NOT NULL,
+	category      TEXT NOT NULL,
 	paper_count   INTEGER NOT NULL,
 	PRIMARY KEY (researcher_id, category)
-);
+) {{without_rowid}};
 
 CREATE TABLE coauthors (
-	researcher_id BIGINT NOT NULL REFERENCES researchers (id) ON DELETE CASCADE,
-	coauthor_id   BIGINT NOT NULL REFERENCES researchers (id) ON DELETE CASCADE,
+	researcher_id BIGINT NOT NULL,
+	coauthor_id   BIGINT NOT NULL,
 	paper_count   INTEGER NOT NULL,
 	PRIMARY KEY (researcher_id, coauthor_id)
-);
+) {{without_rowid}};
 CREATE INDEX coauthors_rank ON coauthors (researcher_id, paper_count, coauthor_id);
 
 CREATE TABLE same_name (
-	researcher_id BIGINT NOT NULL REFERENCES researchers (id) ON DELETE CASCADE,
-	other_id      BIGINT NOT NULL REFERENCES researchers (id) ON DELETE CASCADE,
+	researcher_id BIGINT NOT NULL,
+	other_id      BIGINT NOT NULL,
 	PRIMARY KEY (researcher_id, other_id)
-);
+) {{without_rowid}};
+
+-- derive_queue holds the researchers whose derived figures are out of
+-- date: the writer adds them in the transaction that changes their papers,
+-- and derive empties it once they are recomputed, so a crash in between
+-- loses nothing.
+CREATE TABLE derive_queue (
+	researcher_id BIGINT PRIMARY KEY
+) {{without_rowid}};

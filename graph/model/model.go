@@ -76,6 +76,28 @@ type CoauthorConnection struct {
 // TotalCount counts the co-authors of the whole list.
 func (c *CoauthorConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
 
+// InstitutionResearcherEdge is a researcher of an institution with their
+// cursor and their number of papers there.
+type InstitutionResearcherEdge struct {
+	Cursor     string
+	Node       *Researcher
+	PaperCount int
+}
+
+// InstitutionResearcherConnection is a page of an institution's
+// researchers. The total is counted only when a client asks for it.
+type InstitutionResearcherConnection struct {
+	Edges    []*InstitutionResearcherEdge
+	Nodes    []*Researcher
+	PageInfo *PageInfo
+	Total    func(context.Context) (int, error)
+}
+
+// TotalCount counts the researchers of the whole list.
+func (c *InstitutionResearcherConnection) TotalCount(ctx context.Context) (int, error) {
+	return c.Total(ctx)
+}
+
 // Node is any object with a global id: *db.Paper, *db.Researcher or
 // *db.Institution. The db models cannot name it, so it asks nothing of them.
 type Node interface{}
@@ -91,7 +113,11 @@ const (
 // "Paper:123" in unpadded URL-safe base64, opaque to clients and stable as
 // long as the row keeps its key.
 func GlobalID(kind string, id int64) string {
-	return base64.RawURLEncoding.EncodeToString(strconv.AppendInt([]byte(kind+":"), id, 10))
+	var raw, enc [48]byte // "Institution:" and 19 digits, and their base64
+	b := strconv.AppendInt(append(append(raw[:0], kind...), ':'), id, 10)
+	n := base64.RawURLEncoding.EncodedLen(len(b))
+	base64.RawURLEncoding.Encode(enc[:n], b)
+	return string(enc[:n])
 }
 
 // ParseGlobalID takes a Node id apart; ok is false for anything GlobalID
@@ -113,11 +139,14 @@ func ParseGlobalID(s string) (kind string, id int64, ok bool) {
 	return "", 0, false
 }
 
-func nullable(s string) *string {
-	if s == "" {
+// Nullable is s, or nil when *s is empty. It points into the row read from
+// the database rather than at a copy, which would cost an allocation per
+// field; rows are never changed once read.
+func Nullable(s *string) *string {
+	if *s == "" {
 		return nil
 	}
-	return &s
+	return s
 }
 
 // Paper is a stored paper as GraphQL shows it.
@@ -127,7 +156,7 @@ type Paper struct{ *db.Paper }
 func (p Paper) ID() string { return GlobalID(KindPaper, p.Paper.ID) }
 
 // ArxivID is the canonical arXiv id, nil for a work known only by DOI.
-func (p Paper) ArxivID() *string { return nullable(p.Paper.ArxivID) }
+func (p Paper) ArxivID() *string { return Nullable(&p.Paper.ArxivID) }
 
 // Version is the latest version known, nil if unknown.
 func (p Paper) Version() *int {
@@ -145,26 +174,8 @@ func (p Paper) Slug() string {
 	return arxivid.Slug(p.Paper.ArxivID, p.Title)
 }
 
-// Abstract is the abstract, nil if unknown.
-func (p Paper) Abstract() *string { return nullable(p.Paper.Abstract) }
-
-// Byline is the author line as printed, nil if unknown.
-func (p Paper) Byline() *string { return nullable(p.Paper.Byline) }
-
 // DOI is the bare DOI, nil if none.
-func (p Paper) DOI() *string { return nullable(p.Paper.DOI) }
-
-// JournalRef is the journal reference, nil if none.
-func (p Paper) JournalRef() *string { return nullable(p.Paper.JournalRef) }
-
-// Comments are the authors' comments, nil if none.
-func (p Paper) Comments() *string { return nullable(p.Paper.Comments) }
-
-// ReportNo is the report number, nil if none.
-func (p Paper) ReportNo() *string { return nullable(p.Paper.ReportNo) }
-
-// License is the licence URL, nil if unknown.
-func (p Paper) License() *string { return nullable(p.Paper.License) }
+func (p Paper) DOI() *string { return Nullable(&p.Paper.DOI) }
 
 // Published is the first version's date, nil if unknown.
 func (p Paper) Published() *time.Time { return nullTime(p.Paper.Published) }
@@ -197,21 +208,22 @@ func nullTime(t time.Time) *time.Time {
 // Role is where an author at position stands on a byline of n authors;
 // nil when the byline is incomplete.
 func Role(position, n int, complete bool) *AuthorRole {
-	var r AuthorRole
 	switch {
 	case !complete:
 		return nil
 	case n == 1:
-		r = AuthorRoleSole
+		return &roles[3]
 	case position == 1:
-		r = AuthorRoleFirst
+		return &roles[0]
 	case position == n:
-		r = AuthorRoleLast
-	default:
-		r = AuthorRoleMiddle
+		return &roles[2]
 	}
-	return &r
+	return &roles[1]
 }
+
+// roles are the values Role points at, shared so that a byline costs no
+// allocation per entry; nothing writes through the pointers.
+var roles = [...]AuthorRole{AuthorRoleFirst, AuthorRoleMiddle, AuthorRoleLast, AuthorRoleSole}
 
 // Researcher is a stored researcher profile as GraphQL shows it.
 type Researcher struct{ *db.Researcher }
@@ -226,13 +238,13 @@ func (r Researcher) ResearcherID() int { return int(r.Researcher.ID) }
 func (r Researcher) Slug() string { return pathSegment(r.Researcher.ID, r.Researcher.Slug) }
 
 // ORCID is the bare ORCID, nil if unknown.
-func (r Researcher) ORCID() *string { return nullable(r.Researcher.ORCID) }
+func (r Researcher) ORCID() *string { return Nullable(&r.Researcher.ORCID) }
 
 // OpenalexID is the OpenAlex author id, nil if unknown.
-func (r Researcher) OpenalexID() *string { return nullable(r.Researcher.OpenAlexID) }
+func (r Researcher) OpenalexID() *string { return Nullable(&r.Researcher.OpenAlexID) }
 
 // S2ID is the Semantic Scholar author id, nil if unknown.
-func (r Researcher) S2ID() *string { return nullable(r.Researcher.S2ID) }
+func (r Researcher) S2ID() *string { return Nullable(&r.Researcher.S2ID) }
 
 // PositionKnownPaperCount counts the papers with a complete author list.
 func (r Researcher) PositionKnownPaperCount() int { return r.PositionKnownCount }
@@ -270,7 +282,7 @@ func (i Institution) Slug() string {
 }
 
 // RorID is the bare ROR id, nil if unknown.
-func (i Institution) RorID() *string { return nullable(i.RORID) }
+func (i Institution) RorID() *string { return Nullable(&i.RORID) }
 
 // RorURL is the ROR URL, nil if unknown.
 func (i Institution) RorURL() *string {
@@ -282,10 +294,10 @@ func (i Institution) RorURL() *string {
 }
 
 // Country is the country code, nil if unknown.
-func (i Institution) Country() *string { return nullable(i.Institution.Country) }
+func (i Institution) Country() *string { return Nullable(&i.Institution.Country) }
 
 // Status is ROR's status, nil if unknown.
-func (i Institution) Status() *string { return nullable(i.Institution.Status) }
+func (i Institution) Status() *string { return Nullable(&i.Institution.Status) }
 
 // Established is the founding year, nil if unknown.
 func (i Institution) Established() *int {

@@ -1,0 +1,162 @@
+package resolvers_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/99designs/gqlgen/client"
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// institutionsQuery lists the institutions of a paper's authors with their
+// papers and researchers.
+const institutionsQuery = `query($paper: String!) { paper(id: $paper) { authors { institutions {
+	name
+	papers(first: 3) { totalCount nodes { arxivId abstract authors { name } } }
+	researchers(first: 3) { totalCount edges { paperCount node { name } } }
+} } } }`
+
+// institutionsStatements is what institutionsQuery costs, however many
+// authors and institutions:
+//
+//  1. papers by arXiv id (the paper itself)
+//  2. authorships of the paper
+//  3. affiliations of the paper, with their institutions
+//  4. papers of those institutions: one page each (window query)
+//  5. papers of those institutions: totals (GROUP BY)
+//  6. authorships of the papers of the pages of step 4
+//  7. papers by id: the abstracts of those papers, which pages leave out
+//  8. researchers of those institutions: one page each (window query)
+//  9. researchers of those institutions: totals (GROUP BY)
+const institutionsStatements = 9
+
+func TestInstitutionLists(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		paper := busiestPaper(t, bdb)
+		affiliateAuthors(t, bdb, paper)
+		counter := &db.StatementCounter{}
+		bdb.AddQueryHook(counter)
+		c := newClient(bdb)
+		var resp struct {
+			Paper struct {
+				Authors []struct {
+					Institutions []struct {
+						Name   string
+						Papers struct {
+							TotalCount int
+							Nodes      []struct {
+								ArxivID  string
+								Abstract *string
+								Authors  []struct{ Name string }
+							}
+						}
+						Researchers struct {
+							TotalCount int
+							Edges      []struct {
+								PaperCount int
+								Node       struct{ Name string }
+							}
+						}
+					}
+				}
+			}
+		}
+		before := counter.Count()
+		c.MustPost(institutionsQuery, &resp, client.Var("paper", paper))
+		if got := counter.Count() - before; got != institutionsStatements {
+			t.Errorf("%d statements, want %d", got, institutionsStatements)
+		}
+		seen := 0
+		for _, a := range resp.Paper.Authors {
+			for _, in := range a.Institutions {
+				seen++
+				id := scalar[int64](t, bdb, "SELECT id FROM institutions WHERE name = ? ORDER BY id LIMIT 1", in.Name)
+				for _, n := range in.Papers.Nodes {
+					if want := scalar[string](t, bdb, "SELECT COALESCE(abstract, '') FROM papers WHERE arxiv_id = ?", n.ArxivID); n.Abstract == nil && want != "" || n.Abstract != nil && *n.Abstract != want {
+						t.Errorf("%s: abstract %v, want %q", n.ArxivID, n.Abstract, want)
+					}
+				}
+				if want := scalar[int](t, bdb, "SELECT COUNT(DISTINCT paper_id) FROM affiliations WHERE institution_id = ?", id); in.Papers.TotalCount != want || len(in.Papers.Nodes) != min(3, want) {
+					t.Errorf("%s: papers total %d, %d nodes; want %d", in.Name, in.Papers.TotalCount, len(in.Papers.Nodes), want)
+				}
+				want := scalar[int](t, bdb, `SELECT COUNT(DISTINCT a.researcher_id) FROM affiliations af
+					JOIN authorships a ON a.paper_id = af.paper_id AND a.position = af.position
+					WHERE af.institution_id = ? AND a.researcher_id IS NOT NULL`, id)
+				if in.Researchers.TotalCount != want || len(in.Researchers.Edges) != min(3, want) {
+					t.Errorf("%s: researchers total %d, %d edges; want %d", in.Name, in.Researchers.TotalCount, len(in.Researchers.Edges), want)
+				}
+				for i, e := range in.Researchers.Edges {
+					if e.PaperCount < 1 || i > 0 && e.PaperCount > in.Researchers.Edges[i-1].PaperCount {
+						t.Errorf("%s: researcher %d has paperCount %d, want at least 1 and at most the one before", in.Name, i, e.PaperCount)
+					}
+				}
+			}
+		}
+		if seen == 0 {
+			t.Fatalf("paper %s: no institutions; the test needs some", paper)
+		}
+	})
+}
+
+// affiliateAuthors gives the authors of paper, on all their papers, an
+// affiliation with the institution of lowest id, and the first author one
+// with the institution of highest id too: the fixtures' affiliations match
+// no institution of the ROR fixture.
+func affiliateAuthors(t *testing.T, bdb bun.IDB, paper string) {
+	t.Helper()
+	for _, q := range []string{
+		`INSERT INTO affiliations (paper_id, position, seq, raw, institution_id)
+		SELECT a.paper_id, a.position, 100, 'Fixture Institute', (SELECT MIN(id) FROM institutions) FROM authorships a
+		WHERE a.researcher_id IN (SELECT b.researcher_id FROM authorships b JOIN papers p ON p.id = b.paper_id WHERE p.arxiv_id = ?)`,
+		`INSERT INTO affiliations (paper_id, position, seq, raw, institution_id)
+		SELECT a.paper_id, a.position, 101, 'Fixture College', (SELECT MAX(id) FROM institutions) FROM authorships a
+		WHERE a.researcher_id IN (SELECT b.researcher_id FROM authorships b JOIN papers p ON p.id = b.paper_id WHERE p.arxiv_id = ? AND b.position = 1)`,
+	} {
+		if _, err := bdb.NewRaw(q, paper).Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestForeignCursors checks that a cursor of one list is refused by
+// another, naming the argument it came in.
+func TestForeignCursors(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		affiliateAuthors(t, bdb, busiestPaper(t, bdb))
+		c := newClient(bdb)
+		rid := itoa(scalar[int64](t, bdb, `SELECT a.researcher_id FROM authorships a JOIN papers p ON p.id = a.paper_id
+			WHERE p.arxiv_id = ? AND a.position = 1`, busiestPaper(t, bdb)))
+		var resp struct {
+			Researcher struct {
+				Papers, Coauthors struct{ PageInfo struct{ EndCursor string } }
+			}
+		}
+		c.MustPost(`query($id: String!) { researcher(id: $id) {
+			papers(first: 1) { pageInfo { endCursor } } coauthors(first: 1) { pageInfo { endCursor } } } }`,
+			&resp, client.Var("id", rid))
+		paperCursor, coauthorCursor := resp.Researcher.Papers.PageInfo.EndCursor, resp.Researcher.Coauthors.PageInfo.EndCursor
+		if paperCursor == "" || coauthorCursor == "" {
+			t.Fatalf("cursors %q, %q; want both", paperCursor, coauthorCursor)
+		}
+		tests := []struct{ query, cursor, arg string }{
+			{`query($id: String!, $c: String) { researcher(id: $id) { coauthors(after: $c) { totalCount } } }`, paperCursor, "after"},
+			{`query($id: String!, $c: String) { researcher(id: $id) { coauthors(last: 2, before: $c) { totalCount } } }`, paperCursor, "before"},
+			{`query($id: String!, $c: String) { researcher(id: $id) { papers(after: $c) { totalCount } } }`, coauthorCursor, "after"},
+			{`query($id: String!, $c: String) { researcher(id: $id) { papers(last: 2, before: $c) { totalCount } } }`, coauthorCursor, "before"},
+			{`query($id: String!, $c: String) { researcher(id: $id) { papers(after: $c, sort: MOST_CITED) { totalCount } } }`, paperCursor, "after"},
+			{`query($id: String!, $c: String) { researcher(id: $id) { institutions { researchers(after: $c) { totalCount } } } }`, coauthorCursor, "after"},
+		}
+		for _, tt := range tests {
+			_, errs := rawPost(t, c, tt.query, client.Var("id", rid), client.Var("c", tt.cursor))
+			if len(errs) == 0 || !strings.HasPrefix(errs[0].Message, tt.arg+": not a cursor of this list") || errs[0].Extensions.Code != "BAD_USER_INPUT" {
+				t.Errorf("%s with %q: got %+v, want BAD_USER_INPUT naming %s", tt.query, tt.cursor, errs, tt.arg)
+			}
+		}
+	})
+}
