@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+func TestImportThenStats(t *testing.T) {
+	for _, kind := range dbtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			dsn := dbtest.New(t, kind)
+			ctx := context.Background()
+			var out, errOut bytes.Buffer
+			if err := run(ctx, []string{"import", "--db", dsn, "paperscape", "../../ingest/testdata/paperscape.csv"}, &out, &errOut); err != nil {
+				t.Fatalf("import: %v\n%s", err, errOut.String())
+			}
+			if !strings.Contains(out.String(), "paperscape: read 4, inserted 4, updated 0, unchanged 0") {
+				t.Errorf("import summary = %q", out.String())
+			}
+			out.Reset()
+			if err := run(ctx, []string{"stats", "--db", dsn, "--json"}, &out, &errOut); err != nil {
+				t.Fatal(err)
+			}
+			var got db.Stats
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				t.Fatalf("stats --json printed %q: %v", out.String(), err)
+			}
+			if got.Papers != 4 || got.Authorships == 0 || got.Researchers == 0 {
+				t.Errorf("stats = %+v, want 4 papers with authors", got)
+			}
+		})
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	dir := t.TempDir()
+	dsn := filepath.Join(dir, "x.db")
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args    []string
+		want    error
+		message string // in the error or on stderr
+	}{
+		{nil, errUsage, "Commands:"},
+		{[]string{"frobnicate"}, errUsage, `unknown command "frobnicate"`},
+		{[]string{"import", "--db", dsn}, errUsage, "import needs a FORMAT"},
+		{[]string{"import", "--db", dsn, "bibtex", "x.bib"}, errUsage, `unknown format "bibtex"`},
+		{[]string{"import", "--db", dsn, "kaggle"}, errUsage, "needs at least one PATH"},
+		{[]string{"import", "--db", dsn, "demo", "x"}, errUsage, "takes no paths"},
+		{[]string{"import", "--db", dsn, "kaggle", empty}, errReported, "file is empty"},
+		{[]string{"import", "--db", dsn, "kaggle", filepath.Join(dir, "missing.jsonl")}, errReported, "no such file"},
+		{[]string{"stats", "--nope"}, errUsage, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), tt.args, &out, &errOut)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("run(%q) = %v, want %v", tt.args, err, tt.want)
+			continue
+		}
+		if text := err.Error() + errOut.String(); !strings.Contains(text, tt.message) {
+			t.Errorf("run(%q) said %q, want it to mention %q", tt.args, text, tt.message)
+		}
+	}
+}
