@@ -413,6 +413,9 @@ func authorsScore(p *Paper) int {
 	if p.AuthorsComplete {
 		s += 1 << 20
 	}
+	if p.Byline != "" {
+		s++ // the source printed the byline itself, rather than a list of names
+	}
 	for _, a := range p.Authors {
 		s++
 		if !names.InitialsOnly(a.Name) {
