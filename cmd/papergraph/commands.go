@@ -194,7 +194,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	logger.Info("serving papergraph", "addr", *addr, "db", redactDSN(*dsn), "playground", "http://"+playgroundHost(*addr)+"/")
+	fmt.Fprintf(stdout, "papergraph on %s: GraphiQL at http://%s/, API at /graphql\n", redactDSN(*dsn), playgroundHost(*addr))
 	return srv.Run(ctx)
 }
 
