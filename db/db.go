@@ -19,6 +19,12 @@ import (
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
+// MaxCoauthorPaperAuthors bounds the papers that make co-author links:
+// a paper with more authors (a large collaboration) would tie thousands
+// of people to each other by one paper and drown every network. Such
+// papers still count everywhere else.
+const MaxCoauthorPaperAuthors = 100
+
 // DefaultDSN is the database used when none is given: a SQLite file in the
 // working directory.
 const DefaultDSN = "papergraph.db"

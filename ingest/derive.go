@@ -12,12 +12,6 @@ import (
 	"github.com/papergraph/papergraph/names"
 )
 
-// MaxCoauthorPaperAuthors bounds the papers that make co-author links:
-// a paper with more authors (a large collaboration) would tie thousands
-// of people to each other by one paper and drown every network. Such
-// papers still count everywhere else.
-const MaxCoauthorPaperAuthors = 100
-
 // Derive brings up to date what the API reads often: resolved citations,
 // citation counts, researcher figures, fields, co-authors, same-name
 // links and institution matches. It recomputes the researchers on the
@@ -278,7 +272,7 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 		 JOIN papers p ON p.id = x.paper_id
 		 JOIN authorships y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id
 		 WHERE x.researcher_id IN `+queued+` AND p.author_count <= %d
-		 GROUP BY x.researcher_id, y.researcher_id`, MaxCoauthorPaperAuthors),
+		 GROUP BY x.researcher_id, y.researcher_id`, db.MaxCoauthorPaperAuthors),
 	)
 }
 

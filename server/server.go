@@ -1,5 +1,6 @@
 // Package server serves papergraph over HTTP: the GraphQL API at /graphql,
-// GraphiQL at /, health and readiness probes and Prometheus metrics.
+// GraphiQL at /, network exports under /export/, health and readiness
+// probes and Prometheus metrics.
 package server
 
 import (
@@ -106,6 +107,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("GET /readyz", readyz(cfg.DB, cfg.Logger))
 	mux.Handle("GET /metrics", m.handler())
+	handleExports(mux, cfg.DB, cfg.Logger)
 
 	return &Server{addr: cfg.Addr, log: cfg.Logger, handler: observe(cfg.Logger, mux)}, nil
 }

@@ -1,0 +1,156 @@
+package network
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/uptrace/bun"
+)
+
+// Bounds of Path.
+const (
+	DefaultPathDepth = 6
+	MaxPathDepth     = 8
+	// PathBudget caps the researchers a path search may visit; hubs make
+	// the number reached grow by orders of magnitude per hop.
+	PathBudget = 50000
+)
+
+// ErrPathBudget is returned by Path when the search visited PathBudget
+// researchers without finding a path or exhausting the depth: a path may
+// exist but was not looked for further.
+var ErrPathBudget = errors.New("collaboration path search gave up: too many researchers within reach")
+
+// Step is one researcher on a collaboration path. PaperIDs are the papers
+// they share with the researcher of the step before, in id order; the
+// first step has none.
+type Step struct {
+	ResearcherID int64
+	PaperIDs     []int64
+}
+
+// side is one end of a bidirectional search: the researchers reached, each
+// with the one it was reached from (0 for the end itself).
+type side struct {
+	parent   map[int64]int64
+	frontier []int64
+	depth    int
+}
+
+// Path returns a shortest co-author path from one researcher to another,
+// at most maxDepth hops long (1 to MaxPathDepth), or nil if there is none
+// that short. Among equally short paths it picks one the same way every
+// time: each researcher is reached through their strongest tie to the
+// layer before, and the two searches meet at the lowest id they share.
+// From a researcher to themself the path is the one step, whether or not
+// the researcher exists.
+//
+// It searches from both ends at once, one layer at a time, always widening
+// the smaller frontier; it sends one statement per layer (at most maxDepth)
+// and one for the shared papers: at most maxDepth+1. It returns
+// ErrPathBudget when the search grows past PathBudget researchers.
+func Path(ctx context.Context, idb bun.IDB, from, to int64, maxDepth int) ([]Step, error) {
+	if maxDepth < 1 || maxDepth > MaxPathDepth {
+		return nil, &ArgError{"maxDepth", fmt.Sprintf("must be between 1 and %d, got %d", MaxPathDepth, maxDepth)}
+	}
+	if from == to {
+		return []Step{{ResearcherID: from}}, nil
+	}
+	fwd := &side{parent: map[int64]int64{from: 0}, frontier: []int64{from}}
+	bwd := &side{parent: map[int64]int64{to: 0}, frontier: []int64{to}}
+	for fwd.depth+bwd.depth < maxDepth {
+		s, other := fwd, bwd
+		if len(bwd.frontier) < len(fwd.frontier) {
+			s, other = bwd, fwd
+		}
+		if len(s.frontier) == 0 {
+			return nil, nil
+		}
+		if len(fwd.parent)+len(bwd.parent) > PathBudget {
+			return nil, ErrPathBudget
+		}
+		meet, err := s.expand(ctx, idb, other)
+		if err != nil {
+			return nil, err
+		}
+		if meet != 0 {
+			ids := slices.Concat(fwd.trail(meet, true), bwd.trail(bwd.parent[meet], false))
+			return linkPapers(ctx, idb, ids)
+		}
+	}
+	return nil, nil
+}
+
+// expand widens s by one layer and returns a researcher reached that other
+// has reached too (the lowest id of them), or 0 if none. The search never
+// met before this layer, so every such researcher lies on a shortest path.
+func (s *side) expand(ctx context.Context, idb bun.IDB, other *side) (int64, error) {
+	var rows []struct {
+		ResearcherID, CoauthorID int64
+	}
+	// The strongest tie comes first for each co-author, and is kept.
+	err := idb.NewRaw(`SELECT researcher_id, coauthor_id FROM coauthors WHERE researcher_id IN (?)
+		ORDER BY coauthor_id, paper_count DESC, researcher_id`, bun.List(s.frontier)).Scan(ctx, &rows)
+	if err != nil {
+		return 0, err
+	}
+	s.depth++
+	s.frontier = s.frontier[:0:0]
+	var meet int64
+	for _, r := range rows {
+		if _, ok := s.parent[r.CoauthorID]; ok {
+			continue
+		}
+		s.parent[r.CoauthorID] = r.ResearcherID
+		s.frontier = append(s.frontier, r.CoauthorID)
+		if _, ok := other.parent[r.CoauthorID]; ok && (meet == 0 || r.CoauthorID < meet) {
+			meet = r.CoauthorID
+		}
+	}
+	return meet, nil
+}
+
+// trail returns the researchers from id back to s's end, following
+// parents; toward reverses it, to run from s's end to id. An id of 0 gives
+// none.
+func (s *side) trail(id int64, toward bool) []int64 {
+	var ids []int64
+	for ; id != 0; id = s.parent[id] {
+		ids = append(ids, id)
+	}
+	if toward {
+		slices.Reverse(ids)
+	}
+	return ids
+}
+
+// linkPapers returns the path through ids with the papers each
+// consecutive pair shares, read in one statement.
+func linkPapers(ctx context.Context, idb bun.IDB, ids []int64) ([]Step, error) {
+	var rows []struct {
+		A, B, PaperID int64
+	}
+	err := idb.NewRaw(`SELECT DISTINCT x.researcher_id AS a, y.researcher_id AS b, x.paper_id
+		FROM authorships x
+		JOIN authorships y ON y.paper_id = x.paper_id
+		JOIN papers p ON p.id = x.paper_id
+		WHERE x.researcher_id IN (?) AND y.researcher_id IN (?) AND x.researcher_id < y.researcher_id AND NOT `+largePaper+`
+		ORDER BY x.paper_id`, bun.List(ids), bun.List(ids)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	shared := map[[2]int64][]int64{}
+	for _, r := range rows {
+		shared[[2]int64{r.A, r.B}] = append(shared[[2]int64{r.A, r.B}], r.PaperID)
+	}
+	steps := make([]Step, len(ids))
+	for i, id := range ids {
+		steps[i].ResearcherID = id
+		if i > 0 {
+			steps[i].PaperIDs = shared[[2]int64{min(id, ids[i-1]), max(id, ids[i-1])}]
+		}
+	}
+	return steps, nil
+}

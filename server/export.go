@@ -1,0 +1,436 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/arxivid"
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/network"
+	"github.com/papergraph/papergraph/reqid"
+)
+
+// truncatedHeader says whether maxNodes left nodes out of an export.
+const truncatedHeader = "Papergraph-Truncated"
+
+// exportFormat is one file format networks are exported in.
+type exportFormat struct {
+	contentType string
+	write       func(w io.Writer, g exportGraph) error
+}
+
+// exportFormats are the formats by file extension.
+var exportFormats = map[string]exportFormat{
+	"graphml": {"application/graphml+xml", writeGraphML},
+	"gexf":    {"application/gexf+xml", writeGEXF},
+	"json":    {"application/json", writeCytoscape},
+	"csv":     {"text/csv; charset=utf-8", writeCSV},
+}
+
+// exportGraph is a network as the files show it: node ids are the
+// database ids behind a letter that names their kind ("r123"), so that ids
+// of different kinds never meet in one tool.
+type exportGraph struct {
+	*network.Graph
+	prefix   string
+	directed bool
+}
+
+func (g exportGraph) nodeID(id int64) string { return g.prefix + strconv.FormatInt(id, 10) }
+
+// exportSubject is what a family of export routes is about.
+type exportSubject struct {
+	noun     string // in messages and file names
+	prefix   string // of node ids
+	file     string // the name of the file before its extension
+	directed bool
+	// graph resolves ref, the path's id, and reads the network: nil
+	// (and a nil error) when there is no such subject. name is the
+	// canonical id, for the file name.
+	graph func(ctx context.Context, bdb bun.IDB, ref string, o network.Options) (g *network.Graph, name string, err error)
+}
+
+var (
+	researcherExport  = exportSubject{noun: "researcher", prefix: "r", file: "network", graph: numericSubject(network.Researcher)}
+	institutionExport = exportSubject{noun: "institution", prefix: "i", file: "network", graph: numericSubject(network.Institution)}
+	citationExport    = exportSubject{noun: "paper", prefix: "p", file: "citation-network", directed: true, graph: paperNetwork}
+)
+
+// numericSubject resolves a numeric id, alone or followed by a dash and a
+// slug ("5109050-shuqing-lin").
+func numericSubject(read func(context.Context, bun.IDB, int64, network.Options) (*network.Graph, error)) func(context.Context, bun.IDB, string, network.Options) (*network.Graph, string, error) {
+	return func(ctx context.Context, bdb bun.IDB, ref string, o network.Options) (*network.Graph, string, error) {
+		digits, _, _ := strings.Cut(ref, "-")
+		id, err := strconv.ParseInt(digits, 10, 64)
+		if err != nil || id < 1 {
+			return nil, "", nil
+		}
+		g, err := read(ctx, bdb, id, o)
+		return g, strconv.FormatInt(id, 10), err
+	}
+}
+
+// paperNetwork resolves an arXiv id in any form arxivid.Parse reads.
+func paperNetwork(ctx context.Context, bdb bun.IDB, ref string, o network.Options) (*network.Graph, string, error) {
+	id, _, err := arxivid.Parse(ref)
+	if err != nil {
+		return nil, "", nil
+	}
+	byArxiv, _, err := db.PapersByRefs(ctx, bdb, []string{id}, nil)
+	if err != nil || byArxiv[id] == nil {
+		return nil, "", err
+	}
+	g, err := network.Citations(ctx, bdb, byArxiv[id].ID, o)
+	return g, strings.ReplaceAll(id, "/", "-"), err
+}
+
+// handleExports adds the export routes to mux. Old-style arXiv ids hold a
+// slash, so the paper route takes the rest of the path and splits the
+// file name off its end.
+func handleExports(mux *http.ServeMux, bdb *bun.DB, log *slog.Logger) {
+	serve := func(s exportSubject, split func(*http.Request) (ref, file string)) http.Handler {
+		return withTimeout(queryTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ref, file := split(r)
+			s.serve(w, r, bdb, log, ref, file)
+		}))
+	}
+	byID := func(r *http.Request) (string, string) { return r.PathValue("id"), r.PathValue("file") }
+	mux.Handle("GET /export/researchers/{id}/{file}", serve(researcherExport, byID))
+	mux.Handle("GET /export/institutions/{id}/{file}", serve(institutionExport, byID))
+	mux.Handle("GET /export/papers/{path...}", serve(citationExport, func(r *http.Request) (string, string) {
+		path := r.PathValue("path")
+		i := strings.LastIndexByte(path, '/')
+		if i < 0 {
+			return "", ""
+		}
+		return path[:i], path[i+1:]
+	}))
+}
+
+// serve answers one export: 404 for an unknown file name or subject, 400
+// naming a bad parameter, else the network in the format the file name's
+// extension asks for, written as it is encoded.
+func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB, log *slog.Logger, ref, file string) {
+	ext, ok := strings.CutPrefix(file, s.file+".")
+	format, known := exportFormats[ext]
+	if !ok || !known {
+		http.Error(w, "no such export: use "+s.file+".graphml, .gexf, .json or .csv", http.StatusNotFound)
+		return
+	}
+	o, err := exportOptions(r)
+	if err == nil {
+		err = o.Validate()
+	}
+	var g *network.Graph
+	var name string
+	if err == nil {
+		g, name, err = s.graph(r.Context(), bdb, ref, o)
+	}
+	var argErr *network.ArgError
+	switch {
+	case errors.As(err, &argErr):
+		http.Error(w, argErr.Error(), http.StatusBadRequest)
+		return
+	case err != nil:
+		log.ErrorContext(r.Context(), "export failed", "request_id", reqid.From(r.Context()), "err", err)
+		http.Error(w, "internal server error", http.StatusInternalServerError)
+		return
+	case g == nil:
+		http.Error(w, "no such "+s.noun, http.StatusNotFound)
+		return
+	}
+
+	h := w.Header()
+	h.Set("Content-Type", format.contentType)
+	// Only JSON has room to say so in the file itself.
+	h.Set(truncatedHeader, strconv.FormatBool(g.Truncated))
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment",
+		map[string]string{"filename": fmt.Sprintf("%s-%s-%s.%s", s.noun, name, s.file, ext)}))
+	bw := bufio.NewWriterSize(w, 32<<10)
+	err = format.write(bw, exportGraph{Graph: g, prefix: s.prefix, directed: s.directed})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		// The status is sent; all that is left is to say why the file is short.
+		log.WarnContext(r.Context(), "export cut short", "request_id", reqid.From(r.Context()), "err", err)
+	}
+}
+
+// exportOptions reads depth, maxNodes and minWeight from the query string,
+// each defaulting to network.DefaultOptions.
+func exportOptions(r *http.Request) (network.Options, error) {
+	o := network.DefaultOptions
+	q := r.URL.Query()
+	for _, p := range []struct {
+		name string
+		v    *int
+	}{{"depth", &o.Depth}, {"maxNodes", &o.MaxNodes}, {"minWeight", &o.MinWeight}} {
+		if s := q.Get(p.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return o, &network.ArgError{Arg: p.name, Msg: "not an integer"}
+			}
+			*p.v = n
+		}
+	}
+	return o, nil
+}
+
+// GraphML (http://graphml.graphdrawing.org/), as Gephi, Cytoscape and
+// NetworkX read it.
+type (
+	graphmlKey struct {
+		XMLName xml.Name `xml:"key"`
+		ID      string   `xml:"id,attr"`
+		For     string   `xml:"for,attr"`
+		Name    string   `xml:"attr.name,attr"`
+		Type    string   `xml:"attr.type,attr"`
+	}
+	graphmlData struct {
+		Key   string `xml:"key,attr"`
+		Value string `xml:",chardata"`
+	}
+	graphmlNode struct {
+		XMLName xml.Name      `xml:"node"`
+		ID      string        `xml:"id,attr"`
+		Data    []graphmlData `xml:"data"`
+	}
+	graphmlEdge struct {
+		XMLName xml.Name      `xml:"edge"`
+		ID      string        `xml:"id,attr"`
+		Source  string        `xml:"source,attr"`
+		Target  string        `xml:"target,attr"`
+		Data    []graphmlData `xml:"data"`
+	}
+)
+
+func writeGraphML(w io.Writer, g exportGraph) error {
+	enc := xml.NewEncoder(w)
+	enc.Indent("", " ")
+	edgeDefault := "undirected"
+	if g.directed {
+		edgeDefault = "directed"
+	}
+	root := xml.StartElement{Name: xml.Name{Space: "http://graphml.graphdrawing.org/xmlns", Local: "graphml"}}
+	graph := xml.StartElement{Name: xml.Name{Local: "graph"}, Attr: []xml.Attr{
+		{Name: xml.Name{Local: "id"}, Value: "G"}, {Name: xml.Name{Local: "edgedefault"}, Value: edgeDefault},
+	}}
+	return encodeXMLDocument(enc, root, func() error {
+		for _, k := range []graphmlKey{
+			{ID: "label", For: "node", Name: "label", Type: "string"},
+			{ID: "depth", For: "node", Name: "depth", Type: "int"},
+			{ID: "paperCount", For: "node", Name: "paperCount", Type: "int"},
+			{ID: "weight", For: "edge", Name: "weight", Type: "int"},
+		} {
+			if err := enc.Encode(k); err != nil {
+				return err
+			}
+		}
+		return encodeXML(enc, graph, func() error {
+			for _, n := range g.Nodes {
+				if err := enc.Encode(graphmlNode{ID: g.nodeID(n.ID), Data: []graphmlData{
+					{"label", n.Label}, {"depth", strconv.Itoa(n.Depth)}, {"paperCount", strconv.Itoa(n.PaperCount)},
+				}}); err != nil {
+					return err
+				}
+			}
+			for i, e := range g.Edges {
+				if err := enc.Encode(graphmlEdge{ID: "e" + strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target),
+					Data: []graphmlData{{"weight", strconv.Itoa(e.Weight)}}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// GEXF 1.3 (https://gexf.net/), Gephi's own format.
+type (
+	gexfAttribute struct {
+		XMLName xml.Name `xml:"attribute"`
+		ID      string   `xml:"id,attr"`
+		Title   string   `xml:"title,attr"`
+		Type    string   `xml:"type,attr"`
+	}
+	gexfAttValue struct {
+		For   string `xml:"for,attr"`
+		Value string `xml:"value,attr"`
+	}
+	gexfNode struct {
+		XMLName   xml.Name       `xml:"node"`
+		ID        string         `xml:"id,attr"`
+		Label     string         `xml:"label,attr"`
+		AttValues []gexfAttValue `xml:"attvalues>attvalue"`
+	}
+	gexfEdge struct {
+		XMLName xml.Name `xml:"edge"`
+		ID      string   `xml:"id,attr"`
+		Source  string   `xml:"source,attr"`
+		Target  string   `xml:"target,attr"`
+		Weight  int      `xml:"weight,attr"`
+	}
+)
+
+func writeGEXF(w io.Writer, g exportGraph) error {
+	enc := xml.NewEncoder(w)
+	enc.Indent("", " ")
+	edgeType := "undirected"
+	if g.directed {
+		edgeType = "directed"
+	}
+	root := xml.StartElement{Name: xml.Name{Space: "http://gexf.net/1.3", Local: "gexf"},
+		Attr: []xml.Attr{{Name: xml.Name{Local: "version"}, Value: "1.3"}}}
+	graph := xml.StartElement{Name: xml.Name{Local: "graph"}, Attr: []xml.Attr{
+		{Name: xml.Name{Local: "mode"}, Value: "static"}, {Name: xml.Name{Local: "defaultedgetype"}, Value: edgeType},
+	}}
+	element := func(name string, attrs ...xml.Attr) xml.StartElement {
+		return xml.StartElement{Name: xml.Name{Local: name}, Attr: attrs}
+	}
+	return encodeXMLDocument(enc, root, func() error {
+		meta := struct {
+			XMLName xml.Name `xml:"meta"`
+			Creator string   `xml:"creator"`
+		}{Creator: "papergraph"}
+		if err := enc.Encode(meta); err != nil {
+			return err
+		}
+		return encodeXML(enc, graph, func() error {
+			err := encodeXML(enc, element("attributes", xml.Attr{Name: xml.Name{Local: "class"}, Value: "node"}), func() error {
+				for _, a := range []gexfAttribute{{ID: "depth", Title: "depth", Type: "integer"}, {ID: "paperCount", Title: "paperCount", Type: "integer"}} {
+					if err := enc.Encode(a); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			err = encodeXML(enc, element("nodes"), func() error {
+				for _, n := range g.Nodes {
+					if err := enc.Encode(gexfNode{ID: g.nodeID(n.ID), Label: n.Label, AttValues: []gexfAttValue{
+						{"depth", strconv.Itoa(n.Depth)}, {"paperCount", strconv.Itoa(n.PaperCount)},
+					}}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			return encodeXML(enc, element("edges"), func() error {
+				for i, e := range g.Edges {
+					if err := enc.Encode(gexfEdge{ID: strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target), Weight: e.Weight}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	})
+}
+
+// encodeXMLDocument writes the XML declaration, then the element root
+// with what body encodes, and flushes.
+func encodeXMLDocument(enc *xml.Encoder, root xml.StartElement, body func() error) error {
+	if err := enc.EncodeToken(xml.ProcInst{Target: "xml", Inst: []byte(`version="1.0" encoding="UTF-8"`)}); err != nil {
+		return err
+	}
+	if err := encodeXML(enc, root, body); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// encodeXML writes start, what body encodes and the matching end.
+func encodeXML(enc *xml.Encoder, start xml.StartElement, body func() error) error {
+	if err := enc.EncodeToken(start); err != nil {
+		return err
+	}
+	if err := body(); err != nil {
+		return err
+	}
+	return enc.EncodeToken(start.End())
+}
+
+// writeCytoscape writes Cytoscape.js elements JSON
+// (https://js.cytoscape.org/#notation/elements-json).
+func writeCytoscape(w io.Writer, g exportGraph) error {
+	type nodeData struct {
+		ID         string `json:"id"`
+		Label      string `json:"label"`
+		Depth      int    `json:"depth"`
+		PaperCount int    `json:"paperCount"`
+	}
+	type edgeData struct {
+		ID     string `json:"id"`
+		Source string `json:"source"`
+		Target string `json:"target"`
+		Weight int    `json:"weight"`
+	}
+	enc := json.NewEncoder(w)
+	// element writes one element of a list, after a comma unless first.
+	element := func(i int, data any) error {
+		if i > 0 {
+			if _, err := io.WriteString(w, ","); err != nil {
+				return err
+			}
+		}
+		return enc.Encode(struct {
+			Data any `json:"data"`
+		}{data})
+	}
+	if _, err := io.WriteString(w, `{"elements":{"nodes":[`); err != nil {
+		return err
+	}
+	for i, n := range g.Nodes {
+		if err := element(i, nodeData{g.nodeID(n.ID), n.Label, n.Depth, n.PaperCount}); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w, `],"edges":[`); err != nil {
+		return err
+	}
+	for i, e := range g.Edges {
+		if err := element(i, edgeData{"e" + strconv.Itoa(i), g.nodeID(e.Source), g.nodeID(e.Target), e.Weight}); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "]},\"truncated\":%t}\n", g.Truncated)
+	return err
+}
+
+// writeCSV writes the edge list with both ends' labels.
+func writeCSV(w io.Writer, g exportGraph) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"source", "target", "weight", "source_label", "target_label"}); err != nil {
+		return err
+	}
+	labels := make(map[int64]string, len(g.Nodes))
+	for _, n := range g.Nodes {
+		labels[n.ID] = n.Label
+	}
+	for _, e := range g.Edges {
+		if err := cw.Write([]string{g.nodeID(e.Source), g.nodeID(e.Target), strconv.Itoa(e.Weight), labels[e.Source], labels[e.Target]}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
