@@ -31,7 +31,18 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 		{"queue", func(ctx context.Context, tx bun.Tx) error { return execAll(ctx, tx, `DELETE FROM derive_queue`) }},
 	}
 	for _, s := range steps {
-		if err := bdb.RunInTx(ctx, nil, s.fn); err != nil {
+		err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			// The grouped rebuilds sort millions of rows after a large
+			// import; PostgreSQL's default 4 MB of sort memory would send
+			// them to disk.
+			if db.IsPostgres(tx) {
+				if _, err := tx.ExecContext(ctx, "SET LOCAL work_mem = '256MB'"); err != nil {
+					return err
+				}
+			}
+			return s.fn(ctx, tx)
+		})
+		if err != nil {
 			return fmt.Errorf("derive %s: %w", s.name, err)
 		}
 	}
