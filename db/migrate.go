@@ -19,6 +19,7 @@ func migrations() *migrate.Migrations {
 	ms := migrate.NewMigrations()
 	ms.Add(migrate.Migration{Name: "0001_schema", Up: sqlFile("migrations/0001_schema.sql")})
 	ms.Add(migrate.Migration{Name: "0002_taxonomy", Up: inTx(seedTaxonomy)})
+	ms.Add(migrate.Migration{Name: "0003_search", Up: inTx(createSearch)})
 	return ms
 }
 

@@ -41,6 +41,9 @@ type Paper struct {
 	// columns of a list page (see PaperPages): its long text fields and external ids
 	// are empty whatever the database holds. Read it by id for them.
 	Partial bool `bun:"-"`
+	// Score is the relevance of a paper found by SearchPapers to its
+	// query, higher is better; zero elsewhere.
+	Score float64 `bun:"-"`
 }
 
 // PaperCategory files a paper under a category; position 0 is the primary.

@@ -27,6 +27,9 @@ const (
 	Newest PaperOrder = iota
 	Oldest
 	MostCited
+	// Relevance orders search results by their Score, best first; only
+	// SearchPapers takes it.
+	Relevance
 )
 
 // Cursor is the place of an item in a list: its sort key and its id. The
@@ -61,6 +64,7 @@ type keyset struct {
 	keyDesc, idDesc bool
 	nullable        bool // the key may be NULL; NULLs come last
 	isTime          bool // the key is a timestamp
+	isScore         bool // the key is a float64 (see scoreKey)
 }
 
 var paperKeysets = map[PaperOrder]keyset{
@@ -102,8 +106,11 @@ func (k keyset) orderBy(backward bool) string {
 // reversed when backward.
 func (k keyset) beyond(c Cursor, backward bool) (string, []any) {
 	var key any = c.Key
-	if k.isTime {
+	switch {
+	case k.isTime:
 		key = time.Unix(0, c.Key).UTC()
+	case k.isScore:
+		key = keyScore(c.Key)
 	}
 	kc, ic := k.key+" "+cmp(k.keyDesc, backward)+" ?", k.id+" "+cmp(k.idDesc, backward)+" ?"
 	after := "(" + kc + " OR (" + k.key + " = ? AND " + ic + ")"
@@ -283,8 +290,11 @@ func totals[P PaperParent](ctx context.Context, idb bun.IDB, q string, args []an
 
 // PaperCursor is the cursor of p in a list in order o.
 func PaperCursor(p *Paper, o PaperOrder) Cursor {
-	if o == MostCited {
+	switch o {
+	case MostCited:
 		return Cursor{Set: true, Key: int64(p.CitationCount), ID: p.ID}
+	case Relevance:
+		return Cursor{Set: true, Key: scoreKey(p.Score), ID: p.ID}
 	}
 	if p.Published.IsZero() {
 		return Cursor{Set: true, Null: true, ID: p.ID}

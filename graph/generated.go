@@ -57,12 +57,23 @@ type ComplexityRoot struct {
 	}
 
 	Category struct {
-		Active    func(childComplexity int) int
-		Archive   func(childComplexity int) int
-		Code      func(childComplexity int) int
-		GroupName func(childComplexity int) int
-		Name      func(childComplexity int) int
-		Papers    func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
+		Active         func(childComplexity int) int
+		Archive        func(childComplexity int) int
+		Code           func(childComplexity int) int
+		GroupName      func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Papers         func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
+		TopResearchers func(childComplexity int, first *int) int
+	}
+
+	CategoryCount struct {
+		Category func(childComplexity int) int
+		Count    func(childComplexity int) int
+	}
+
+	CategoryResearcher struct {
+		PaperCount func(childComplexity int) int
+		Researcher func(childComplexity int) int
 	}
 
 	Coauthor struct {
@@ -98,6 +109,17 @@ type ComplexityRoot struct {
 		Slug          func(childComplexity int) int
 		Status        func(childComplexity int) int
 		Types         func(childComplexity int) int
+	}
+
+	InstitutionConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	InstitutionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	InstitutionName struct {
@@ -156,6 +178,7 @@ type ComplexityRoot struct {
 
 	PaperConnection struct {
 		Edges      func(childComplexity int) int
+		Facets     func(childComplexity int) int
 		Nodes      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -166,14 +189,23 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	PaperFacets struct {
+		Categories func(childComplexity int) int
+		Years      func(childComplexity int) int
+	}
+
 	Query struct {
-		Category    func(childComplexity int, code string) int
-		Institution func(childComplexity int, ref string) int
-		Node        func(childComplexity int, id string) int
-		Nodes       func(childComplexity int, ids []string) int
-		Paper       func(childComplexity int, id string) int
-		Papers      func(childComplexity int, ids []string) int
-		Researcher  func(childComplexity int, id string) int
+		Category           func(childComplexity int, code string) int
+		Institution        func(childComplexity int, ref string) int
+		Node               func(childComplexity int, id string) int
+		Nodes              func(childComplexity int, ids []string) int
+		Paper              func(childComplexity int, id string) int
+		Papers             func(childComplexity int, ids []string) int
+		Researcher         func(childComplexity int, id string) int
+		SearchInstitutions func(childComplexity int, query string, first *int, after *string) int
+		SearchPapers       func(childComplexity int, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) int
+		SearchResearchers  func(childComplexity int, query string, first *int, after *string) int
+		Suggest            func(childComplexity int, prefix string, types []model.SuggestType, first *int) int
 	}
 
 	Researcher struct {
@@ -199,9 +231,32 @@ type ComplexityRoot struct {
 		WorksCount              func(childComplexity int) int
 	}
 
+	ResearcherConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ResearcherEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	ResearcherField struct {
 		Category func(childComplexity int) int
 		Count    func(childComplexity int) int
+	}
+
+	Suggestion struct {
+		ID     func(childComplexity int) int
+		Label  func(childComplexity int) int
+		Target func(childComplexity int) int
+		Type   func(childComplexity int) int
+	}
+
+	YearCount struct {
+		Count func(childComplexity int) int
+		Year  func(childComplexity int) int
 	}
 }
 
@@ -215,6 +270,7 @@ type AuthorshipResolver interface {
 	Institutions(ctx context.Context, obj *model.Authorship) ([]*model.Institution, error)
 }
 type CategoryResolver interface {
+	TopResearchers(ctx context.Context, obj *db.Category, first *int) ([]*model.CategoryResearcher, error)
 	Papers(ctx context.Context, obj *db.Category, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 }
 type InstitutionResolver interface {
@@ -248,6 +304,10 @@ type QueryResolver interface {
 	Researcher(ctx context.Context, id string) (*model.Researcher, error)
 	Institution(ctx context.Context, ref string) (*model.Institution, error)
 	Category(ctx context.Context, code string) (*db.Category, error)
+	SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error)
+	SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error)
+	SearchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error)
+	Suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error)
 }
 type ResearcherResolver interface {
 	Fields(ctx context.Context, obj *model.Researcher) ([]*model.ResearcherField, error)
@@ -367,6 +427,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Category.Papers(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["sort"].(*model.PaperSort)), true
+	case "Category.topResearchers":
+		if e.ComplexityRoot.Category.TopResearchers == nil {
+			break
+		}
+
+		args, err := ec.field_Category_topResearchers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Category.TopResearchers(childComplexity, args["first"].(*int)), true
+
+	case "CategoryCount.category":
+		if e.ComplexityRoot.CategoryCount.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CategoryCount.Category(childComplexity), true
+	case "CategoryCount.count":
+		if e.ComplexityRoot.CategoryCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CategoryCount.Count(childComplexity), true
+
+	case "CategoryResearcher.paperCount":
+		if e.ComplexityRoot.CategoryResearcher.PaperCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CategoryResearcher.PaperCount(childComplexity), true
+	case "CategoryResearcher.researcher":
+		if e.ComplexityRoot.CategoryResearcher.Researcher == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CategoryResearcher.Researcher(childComplexity), true
 
 	case "Coauthor.researcher":
 		if e.ComplexityRoot.Coauthor.Researcher == nil {
@@ -519,6 +616,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Institution.Types(childComplexity), true
+
+	case "InstitutionConnection.edges":
+		if e.ComplexityRoot.InstitutionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionConnection.Edges(childComplexity), true
+	case "InstitutionConnection.nodes":
+		if e.ComplexityRoot.InstitutionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionConnection.Nodes(childComplexity), true
+	case "InstitutionConnection.pageInfo":
+		if e.ComplexityRoot.InstitutionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionConnection.PageInfo(childComplexity), true
+
+	case "InstitutionEdge.cursor":
+		if e.ComplexityRoot.InstitutionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionEdge.Cursor(childComplexity), true
+	case "InstitutionEdge.node":
+		if e.ComplexityRoot.InstitutionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionEdge.Node(childComplexity), true
 
 	case "InstitutionName.kind":
 		if e.ComplexityRoot.InstitutionName.Kind == nil {
@@ -775,6 +904,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PaperConnection.Edges(childComplexity), true
+	case "PaperConnection.facets":
+		if e.ComplexityRoot.PaperConnection.Facets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperConnection.Facets(childComplexity), true
 	case "PaperConnection.nodes":
 		if e.ComplexityRoot.PaperConnection.Nodes == nil {
 			break
@@ -806,6 +941,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PaperEdge.Node(childComplexity), true
+
+	case "PaperFacets.categories":
+		if e.ComplexityRoot.PaperFacets.Categories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperFacets.Categories(childComplexity), true
+	case "PaperFacets.years":
+		if e.ComplexityRoot.PaperFacets.Years == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperFacets.Years(childComplexity), true
 
 	case "Query.category":
 		if e.ComplexityRoot.Query.Category == nil {
@@ -885,6 +1033,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Researcher(childComplexity, args["id"].(string)), true
+	case "Query.searchInstitutions":
+		if e.ComplexityRoot.Query.SearchInstitutions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_searchInstitutions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SearchInstitutions(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.searchPapers":
+		if e.ComplexityRoot.Query.SearchPapers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_searchPapers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SearchPapers(childComplexity, args["query"].(*string), args["filter"].(*model.PaperFilter), args["sort"].(*model.PaperSearchSort), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.searchResearchers":
+		if e.ComplexityRoot.Query.SearchResearchers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_searchResearchers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SearchResearchers(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.suggest":
+		if e.ComplexityRoot.Query.Suggest == nil {
+			break
+		}
+
+		args, err := ec.field_Query_suggest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Suggest(childComplexity, args["prefix"].(string), args["types"].([]model.SuggestType), args["first"].(*int)), true
 
 	case "Researcher.archiveHIndex":
 		if e.ComplexityRoot.Researcher.ArchiveHIndex == nil {
@@ -1017,6 +1209,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Researcher.WorksCount(childComplexity), true
 
+	case "ResearcherConnection.edges":
+		if e.ComplexityRoot.ResearcherConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherConnection.Edges(childComplexity), true
+	case "ResearcherConnection.nodes":
+		if e.ComplexityRoot.ResearcherConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherConnection.Nodes(childComplexity), true
+	case "ResearcherConnection.pageInfo":
+		if e.ComplexityRoot.ResearcherConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherConnection.PageInfo(childComplexity), true
+
+	case "ResearcherEdge.cursor":
+		if e.ComplexityRoot.ResearcherEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherEdge.Cursor(childComplexity), true
+	case "ResearcherEdge.node":
+		if e.ComplexityRoot.ResearcherEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherEdge.Node(childComplexity), true
+
 	case "ResearcherField.category":
 		if e.ComplexityRoot.ResearcherField.Category == nil {
 			break
@@ -1030,6 +1254,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ResearcherField.Count(childComplexity), true
 
+	case "Suggestion.id":
+		if e.ComplexityRoot.Suggestion.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestion.ID(childComplexity), true
+	case "Suggestion.label":
+		if e.ComplexityRoot.Suggestion.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestion.Label(childComplexity), true
+	case "Suggestion.target":
+		if e.ComplexityRoot.Suggestion.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestion.Target(childComplexity), true
+	case "Suggestion.type":
+		if e.ComplexityRoot.Suggestion.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestion.Type(childComplexity), true
+
+	case "YearCount.count":
+		if e.ComplexityRoot.YearCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.YearCount.Count(childComplexity), true
+	case "YearCount.year":
+		if e.ComplexityRoot.YearCount.Year == nil {
+			break
+		}
+
+		return e.ComplexityRoot.YearCount.Year(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1038,7 +1300,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
-		return graphql.NewInputUnmarshalerIndex()
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("PaperFilter", ec.unmarshalInputPaperFilter),
+		)
 	}
 	first := true
 
@@ -1163,6 +1427,200 @@ type Query {
 
   "An arXiv category by code (\"hep-th\", \"cs.LG\"), or null if unknown."
   category("The category's code." code: String!): Category
+
+  """
+  Papers of the archive matching a full-text query over their titles and
+  abstracts and the filters given. Cursors hold the sort key and the id
+  (for RELEVANCE, the score as stored), so pages never skip or repeat
+  papers while the archive is unchanged.
+  """
+  searchPapers(
+    """
+    Words that must all appear, in any order (case and accents ignored:
+    "Balazs" finds "Balázs"); "a quoted phrase" whose words must follow one
+    another; a word ending in * matches every word it begins ("chromo*").
+    Other punctuation separates words. Null or absent lists papers by the
+    filters alone.
+    """
+    query: String
+    "Conditions every paper must meet."
+    filter: PaperFilter
+    "The order of the list: RELEVANCE when a query is given, NEWEST otherwise."
+    sort: PaperSearchSort
+    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    first: Int
+    "Return papers after this cursor."
+    after: String
+    "Return the last n papers (at most 100)."
+    last: Int
+    "Return papers before this cursor."
+    before: String
+  ): PaperConnection!
+
+  """
+  Researchers whose name starts with the query (case and accents ignored),
+  or whose surname does: ordered by name, the profiles of one name side by
+  side with most papers first.
+  """
+  searchResearchers(
+    "The beginning of a name (\"Balazs\", \"C. Bal\", \"csaba balazs\")."
+    query: String!
+    "Return the first n researchers (at most 100; 20 when not given)."
+    first: Int
+    "Return researchers after this cursor."
+    after: String
+  ): ResearcherConnection!
+
+  "Institutions with a name, label, alias or acronym one of whose words starts with the query, or with the query as ROR id; by name."
+  searchInstitutions(
+    "Words of a name (\"cern\", \"tokyo\"), or a ROR id."
+    query: String!
+    "Return the first n institutions (at most 100; 20 when not given)."
+    first: Int
+    "Return institutions after this cursor."
+    after: String
+  ): InstitutionConnection!
+
+  """
+  Completions for a search box: papers whose title or abstract has the
+  prefix's words (the last one as a prefix), best match first; researchers
+  by name, most papers first; institutions by name; categories by code or
+  name. The kinds alternate so that each is shown.
+  """
+  suggest(
+    "What the user typed so far."
+    prefix: String!
+    "The kinds of suggestion wanted; all when null."
+    types: [SuggestType!]
+    "The most suggestions to return (at most 50)."
+    first: Int = 10
+  ): [Suggestion!]!
+}
+
+"Conditions on the papers of a search; every condition given must hold."
+input PaperFilter {
+  "Only papers filed under at least one of these category codes."
+  categories: [String!]
+  "Only papers whose first version appeared at or after this instant."
+  publishedFrom: Time
+  "Only papers whose first version appeared before this instant."
+  publishedTo: Time
+  "Only papers of this researcher, given in any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
+  researcher: String
+  "Only papers with an author affiliation matched to this institution, given in any form ` + "`" + `institution(ref:)` + "`" + ` accepts."
+  institution: String
+  "Only papers with (true) or without (false) a DOI."
+  hasDOI: Boolean
+}
+
+"How search results are ordered."
+enum PaperSearchSort {
+  "Best match first; needs a query."
+  RELEVANCE
+  "First version newest first; papers with no date come last."
+  NEWEST
+  "First version oldest first; papers with no date come last."
+  OLDEST
+  "Most cited first (by ` + "`" + `citationCount` + "`" + `), newest id first among equals."
+  MOST_CITED
+}
+
+"The kinds of suggestion."
+enum SuggestType {
+  "A paper, by its title and abstract."
+  PAPER
+  "A researcher, by name."
+  RESEARCHER
+  "An institution, by any of its names."
+  INSTITUTION
+  "An arXiv category, by code or name."
+  CATEGORY
+}
+
+"One completion of a search box."
+type Suggestion {
+  "What kind of thing is suggested."
+  type: SuggestType!
+  "The text to show: a title, a name, or a category's code and name."
+  label: String!
+  "The global id of a paper, researcher or institution; the code of a category."
+  id: ID!
+  "The thing suggested."
+  target: SuggestTarget!
+}
+
+"Anything ` + "`" + `suggest` + "`" + ` can suggest."
+union SuggestTarget = Paper | Researcher | Institution | Category
+
+"A page of researchers."
+type ResearcherConnection {
+  "The researchers of the page with their cursors."
+  edges: [ResearcherEdge!]!
+  "The researchers of the page, for clients that need no cursors."
+  nodes: [Researcher!]!
+  "Where the page lies in the whole list."
+  pageInfo: PageInfo!
+}
+
+"A researcher in a page, with the cursor that points at it."
+type ResearcherEdge {
+  "An opaque cursor for ` + "`" + `after` + "`" + `."
+  cursor: String!
+  "The researcher."
+  node: Researcher!
+}
+
+"A page of institutions."
+type InstitutionConnection {
+  "The institutions of the page with their cursors."
+  edges: [InstitutionEdge!]!
+  "The institutions of the page, for clients that need no cursors."
+  nodes: [Institution!]!
+  "Where the page lies in the whole list."
+  pageInfo: PageInfo!
+}
+
+"An institution in a page, with the cursor that points at it."
+type InstitutionEdge {
+  "An opaque cursor for ` + "`" + `after` + "`" + `."
+  cursor: String!
+  "The institution."
+  node: Institution!
+}
+
+"""
+Counts over the whole list of a connection (every page), each read only
+when asked for.
+"""
+type PaperFacets {
+  "The categories of the papers, most papers first; a paper counts once in each of its categories."
+  categories: [CategoryCount!]!
+  "The papers per year of first publication, oldest first, papers with no date last; the counts add up to ` + "`" + `totalCount` + "`" + `."
+  years: [YearCount!]!
+}
+
+"How many papers of a list are filed under a category."
+type CategoryCount {
+  "The category."
+  category: Category!
+  "The number of papers."
+  count: Int!
+}
+
+"How many papers of a list first appeared in a year."
+type YearCount {
+  "The year (UTC), null for the papers with no date."
+  year: Int
+  "The number of papers."
+  count: Int!
+}
+
+"A researcher with their papers in a category."
+type CategoryResearcher {
+  "The researcher."
+  researcher: Researcher!
+  "How many of their papers are filed under the category."
+  paperCount: Int!
 }
 
 "How a list of papers is ordered."
@@ -1200,6 +1658,8 @@ type PaperConnection {
   pageInfo: PageInfo!
   "The number of papers in the whole list, over all pages."
   totalCount: Int!
+  "Counts by category and year over the whole list."
+  facets: PaperFacets!
 }
 
 "A paper in a page, with the cursor that points at it."
@@ -1331,6 +1791,8 @@ type Category {
   group: String!
   "Whether arXiv still accepts new papers in the category."
   active: Boolean!
+  "The researchers with most papers filed under the category, most first. Its papers per year are ` + "`" + `papers { facets { years } }` + "`" + `."
+  topResearchers("How many (at most 100)." first: Int = 10): [CategoryResearcher!]!
   "The papers filed under the category, as primary category or not."
   papers(
     "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
@@ -1590,10 +2052,32 @@ func (ec *executionContext) childFields_Category(ctx context.Context, field grap
 		return ec.fieldContext_Category_group(ctx, field)
 	case "active":
 		return ec.fieldContext_Category_active(ctx, field)
+	case "topResearchers":
+		return ec.fieldContext_Category_topResearchers(ctx, field)
 	case "papers":
 		return ec.fieldContext_Category_papers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Category", field.Name)
+}
+
+func (ec *executionContext) childFields_CategoryCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "category":
+		return ec.fieldContext_CategoryCount_category(ctx, field)
+	case "count":
+		return ec.fieldContext_CategoryCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CategoryCount", field.Name)
+}
+
+func (ec *executionContext) childFields_CategoryResearcher(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "researcher":
+		return ec.fieldContext_CategoryResearcher_researcher(ctx, field)
+	case "paperCount":
+		return ec.fieldContext_CategoryResearcher_paperCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CategoryResearcher", field.Name)
 }
 
 func (ec *executionContext) childFields_Coauthor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1664,6 +2148,28 @@ func (ec *executionContext) childFields_Institution(ctx context.Context, field g
 		return ec.fieldContext_Institution_papers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Institution", field.Name)
+}
+
+func (ec *executionContext) childFields_InstitutionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_InstitutionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_InstitutionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_InstitutionConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstitutionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_InstitutionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_InstitutionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_InstitutionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstitutionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_InstitutionName(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1784,6 +2290,8 @@ func (ec *executionContext) childFields_PaperConnection(ctx context.Context, fie
 		return ec.fieldContext_PaperConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_PaperConnection_totalCount(ctx, field)
+	case "facets":
+		return ec.fieldContext_PaperConnection_facets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PaperConnection", field.Name)
 }
@@ -1796,6 +2304,16 @@ func (ec *executionContext) childFields_PaperEdge(ctx context.Context, field gra
 		return ec.fieldContext_PaperEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PaperEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_PaperFacets(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "categories":
+		return ec.fieldContext_PaperFacets_categories(ctx, field)
+	case "years":
+		return ec.fieldContext_PaperFacets_years(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PaperFacets", field.Name)
 }
 
 func (ec *executionContext) childFields_Researcher(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1844,6 +2362,28 @@ func (ec *executionContext) childFields_Researcher(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Researcher", field.Name)
 }
 
+func (ec *executionContext) childFields_ResearcherConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ResearcherConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ResearcherConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ResearcherConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResearcherConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ResearcherEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ResearcherEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ResearcherEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResearcherEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_ResearcherField(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "category":
@@ -1852,6 +2392,30 @@ func (ec *executionContext) childFields_ResearcherField(ctx context.Context, fie
 		return ec.fieldContext_ResearcherField_count(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ResearcherField", field.Name)
+}
+
+func (ec *executionContext) childFields_Suggestion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_Suggestion_type(ctx, field)
+	case "label":
+		return ec.fieldContext_Suggestion_label(ctx, field)
+	case "id":
+		return ec.fieldContext_Suggestion_id(ctx, field)
+	case "target":
+		return ec.fieldContext_Suggestion_target(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Suggestion", field.Name)
+}
+
+func (ec *executionContext) childFields_YearCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "year":
+		return ec.fieldContext_YearCount_year(ctx, field)
+	case "count":
+		return ec.fieldContext_YearCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type YearCount", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2013,6 +2577,20 @@ func (ec *executionContext) field_Category_papers_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["sort"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Category_topResearchers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -2301,6 +2879,158 @@ func (ec *executionContext) field_Query_researcher_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_searchInstitutions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_searchPapers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.PaperFilter, error) {
+			return ec.unmarshalOPaperFilter2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
+		func(ctx context.Context, v any) (*model.PaperSearchSort, error) {
+			return ec.unmarshalOPaperSearchSort2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperSearchSort(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_searchResearchers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_suggest_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "prefix",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["prefix"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "types",
+		func(ctx context.Context, v any) ([]model.SuggestType, error) {
+			return ec.unmarshalOSuggestType2ᚕgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestTypeᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
 	return args, nil
 }
 
@@ -2787,6 +3517,50 @@ func (ec *executionContext) fieldContext_Category_active(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Category", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Category_topResearchers(ctx context.Context, field graphql.CollectedField, obj *db.Category) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Category_topResearchers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Category().TopResearchers(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CategoryResearcher) graphql.Marshaler {
+			return ec.marshalNCategoryResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcherᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Category_topResearchers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Category",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CategoryResearcher(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Category_topResearchers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Category_papers(ctx context.Context, field graphql.CollectedField, obj *db.Category) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2829,6 +3603,116 @@ func (ec *executionContext) fieldContext_Category_papers(ctx context.Context, fi
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CategoryCount_category(ctx context.Context, field graphql.CollectedField, obj *model.CategoryCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CategoryCount_category(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Category, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Category) graphql.Marshaler {
+			return ec.marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategory(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CategoryCount_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CategoryCount",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Category(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CategoryCount_count(ctx context.Context, field graphql.CollectedField, obj *model.CategoryCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CategoryCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CategoryCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CategoryCount", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CategoryResearcher_researcher(ctx context.Context, field graphql.CollectedField, obj *model.CategoryResearcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CategoryResearcher_researcher(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Researcher, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CategoryResearcher_researcher(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CategoryResearcher",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CategoryResearcher_paperCount(ctx context.Context, field graphql.CollectedField, obj *model.CategoryResearcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CategoryResearcher_paperCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaperCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CategoryResearcher_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CategoryResearcher", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Coauthor_researcher(ctx context.Context, field graphql.CollectedField, obj *model.Coauthor) (ret graphql.Marshaler) {
@@ -3452,6 +4336,157 @@ func (ec *executionContext) fieldContext_Institution_papers(ctx context.Context,
 	if fc.Args, err = ec.field_Institution_papers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstitutionEdge) graphql.Marshaler {
+			return ec.marshalNInstitutionEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstitutionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Institution) graphql.Marshaler {
+			return ec.marshalNInstitution2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Institution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstitutionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Institution) graphql.Marshaler {
+			return ec.marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Institution(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -4577,6 +5612,38 @@ func (ec *executionContext) fieldContext_PaperConnection_totalCount(_ context.Co
 	return graphql.NewScalarFieldContext("PaperConnection", field, true, false, "Int")
 }
 
+func (ec *executionContext) _PaperConnection_facets(ctx context.Context, field graphql.CollectedField, obj *model.PaperConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperConnection_facets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Facets(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperFacets) graphql.Marshaler {
+			return ec.marshalNPaperFacets2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFacets(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperConnection_facets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PaperConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaperFacets(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PaperEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.PaperEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4627,6 +5694,70 @@ func (ec *executionContext) fieldContext_PaperEdge_node(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Paper(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PaperFacets_categories(ctx context.Context, field graphql.CollectedField, obj *model.PaperFacets) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperFacets_categories(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Categories(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CategoryCount) graphql.Marshaler {
+			return ec.marshalNCategoryCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperFacets_categories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PaperFacets",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CategoryCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PaperFacets_years(ctx context.Context, field graphql.CollectedField, obj *model.PaperFacets) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperFacets_years(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Years(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.YearCount) graphql.Marshaler {
+			return ec.marshalNYearCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperFacets_years(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PaperFacets",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_YearCount(ctx, field)
 		},
 	}
 	return fc, nil
@@ -4934,6 +6065,182 @@ func (ec *executionContext) fieldContext_Query_category(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_category_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_searchPapers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_searchPapers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SearchPapers(ctx, fc.Args["query"].(*string), fc.Args["filter"].(*model.PaperFilter), fc.Args["sort"].(*model.PaperSearchSort), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperConnection) graphql.Marshaler {
+			return ec.marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_searchPapers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaperConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_searchPapers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_searchResearchers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_searchResearchers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SearchResearchers(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ResearcherConnection) graphql.Marshaler {
+			return ec.marshalNResearcherConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_searchResearchers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ResearcherConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_searchResearchers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_searchInstitutions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_searchInstitutions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SearchInstitutions(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstitutionConnection) graphql.Marshaler {
+			return ec.marshalNInstitutionConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_searchInstitutions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstitutionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_searchInstitutions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_suggest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_suggest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Suggest(ctx, fc.Args["prefix"].(string), fc.Args["types"].([]model.SuggestType), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestion2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_suggest(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Suggestion(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_suggest_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -5563,6 +6870,157 @@ func (ec *executionContext) fieldContext_Researcher_institutions(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _ResearcherConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ResearcherEdge) graphql.Marshaler {
+			return ec.marshalNResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResearcherConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ResearcherEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResearcherConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResearcherConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResearcherConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResearcherConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResearcherEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResearcherEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ResearcherEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResearcherEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ResearcherField_category(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5616,6 +7074,144 @@ func (ec *executionContext) _ResearcherField_count(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_ResearcherField_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ResearcherField", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Suggestion_type(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestion_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SuggestType) graphql.Marshaler {
+			return ec.marshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestion_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "SuggestType")
+}
+
+func (ec *executionContext) _Suggestion_label(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestion_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestion_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "String")
+}
+
+func (ec *executionContext) _Suggestion_id(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestion_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestion_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Suggestion_target(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestion_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SuggestTarget) graphql.Marshaler {
+			return ec.marshalNSuggestTarget2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestTarget(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestion_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "SuggestTarget")
+}
+
+func (ec *executionContext) _YearCount_year(ctx context.Context, field graphql.CollectedField, obj *db.YearCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_YearCount_year(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Year, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_YearCount_year(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("YearCount", field, false, false, "Int")
+}
+
+func (ec *executionContext) _YearCount_count(ctx context.Context, field graphql.CollectedField, obj *db.YearCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_YearCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_YearCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("YearCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -6691,6 +8287,83 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputPaperFilter(ctx context.Context, obj any) (model.PaperFilter, error) {
+	var it model.PaperFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"categories", "publishedFrom", "publishedTo", "researcher", "institution", "hasDOI"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "categories":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("categories"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Categories = data
+		case "publishedFrom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publishedFrom"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PublishedFrom = data
+		case "publishedTo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publishedTo"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PublishedTo = data
+		case "researcher":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("researcher"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Researcher = data
+		case "institution":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("institution"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Institution = data
+		case "hasDOI":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasDOI"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasDoi = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPaperFilter unmarshals raw into the PaperFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPaperFilter(ctx context.Context, raw any) (model.PaperFilter, error) {
+	var out model.PaperFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PaperFilter", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -6725,6 +8398,47 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return typedObj
 		} else {
 			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
+func (ec *executionContext) _SuggestTarget(ctx context.Context, sel ast.SelectionSet, obj model.SuggestTarget) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.Researcher:
+		return ec._Researcher(ctx, sel, &obj)
+	case *model.Researcher:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Researcher(ctx, sel, obj)
+	case model.Paper:
+		return ec._Paper(ctx, sel, &obj)
+	case *model.Paper:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Paper(ctx, sel, obj)
+	case model.Institution:
+		return ec._Institution(ctx, sel, &obj)
+	case *model.Institution:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Institution(ctx, sel, obj)
+	case db.Category:
+		return ec._Category(ctx, sel, &obj)
+	case *db.Category:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Category(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of SuggestTarget must implement graphql.Marshaler", obj))
 		}
 	}
 }
@@ -6832,7 +8546,7 @@ func (ec *executionContext) _Authorship(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var categoryImplementors = []string{"Category"}
+var categoryImplementors = []string{"Category", "SuggestTarget"}
 
 func (ec *executionContext) _Category(ctx context.Context, sel ast.SelectionSet, obj *db.Category) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryImplementors)
@@ -6868,12 +8582,94 @@ func (ec *executionContext) _Category(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "topResearchers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Category_topResearchers(ctx, field, obj)
+				})
 		case "papers":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Category_papers(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var categoryCountImplementors = []string{"CategoryCount"}
+
+func (ec *executionContext) _CategoryCount(ctx context.Context, sel ast.SelectionSet, obj *model.CategoryCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, categoryCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CategoryCount")
+		case "category":
+			out.Values[i] = ec._CategoryCount_category(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._CategoryCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var categoryResearcherImplementors = []string{"CategoryResearcher"}
+
+func (ec *executionContext) _CategoryResearcher(ctx context.Context, sel ast.SelectionSet, obj *model.CategoryResearcher) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, categoryResearcherImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CategoryResearcher")
+		case "researcher":
+			out.Values[i] = ec._CategoryResearcher_researcher(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperCount":
+			out.Values[i] = ec._CategoryResearcher_paperCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7016,7 +8812,7 @@ func (ec *executionContext) _CoauthorEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var institutionImplementors = []string{"Institution", "Node"}
+var institutionImplementors = []string{"Institution", "SuggestTarget", "Node"}
 
 func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionSet, obj *model.Institution) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionImplementors)
@@ -7107,6 +8903,87 @@ func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionS
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Institution_papers(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var institutionConnectionImplementors = []string{"InstitutionConnection"}
+
+func (ec *executionContext) _InstitutionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, institutionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstitutionConnection")
+		case "edges":
+			out.Values[i] = ec._InstitutionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._InstitutionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._InstitutionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var institutionEdgeImplementors = []string{"InstitutionEdge"}
+
+func (ec *executionContext) _InstitutionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, institutionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstitutionEdge")
+		case "cursor":
+			out.Values[i] = ec._InstitutionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._InstitutionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7302,7 +9179,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var paperImplementors = []string{"Paper", "Node"}
+var paperImplementors = []string{"Paper", "SuggestTarget", "Node"}
 
 func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, obj *model.Paper) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperImplementors)
@@ -7503,6 +9380,11 @@ func (ec *executionContext) _PaperConnection(ctx context.Context, sel ast.Select
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._PaperConnection_totalCount(ctx, field, obj)
 				})
+		case "facets":
+			out.Values[i] = ec._PaperConnection_facets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7541,6 +9423,46 @@ func (ec *executionContext) _PaperEdge(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var paperFacetsImplementors = []string{"PaperFacets"}
+
+func (ec *executionContext) _PaperFacets(ctx context.Context, sel ast.SelectionSet, obj *model.PaperFacets) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, paperFacetsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PaperFacets")
+		case "categories":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PaperFacets_categories(ctx, field, obj)
+				})
+		case "years":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PaperFacets_years(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7619,6 +9541,30 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_category(ctx, field)
 				})
+		case "searchPapers":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_searchPapers(ctx, field)
+				})
+		case "searchResearchers":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_searchResearchers(ctx, field)
+				})
+		case "searchInstitutions":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_searchInstitutions(ctx, field)
+				})
+		case "suggest":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_suggest(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -7650,7 +9596,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
-var researcherImplementors = []string{"Researcher", "Node"}
+var researcherImplementors = []string{"Researcher", "SuggestTarget", "Node"}
 
 func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSet, obj *model.Researcher) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherImplementors)
@@ -7784,6 +9730,87 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var researcherConnectionImplementors = []string{"ResearcherConnection"}
+
+func (ec *executionContext) _ResearcherConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ResearcherConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, researcherConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResearcherConnection")
+		case "edges":
+			out.Values[i] = ec._ResearcherConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._ResearcherConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ResearcherConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var researcherEdgeImplementors = []string{"ResearcherEdge"}
+
+func (ec *executionContext) _ResearcherEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ResearcherEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, researcherEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResearcherEdge")
+		case "cursor":
+			out.Values[i] = ec._ResearcherEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ResearcherEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var researcherFieldImplementors = []string{"ResearcherField"}
 
 func (ec *executionContext) _ResearcherField(ctx context.Context, sel ast.SelectionSet, obj *model.ResearcherField) graphql.Marshaler {
@@ -7802,6 +9829,92 @@ func (ec *executionContext) _ResearcherField(ctx context.Context, sel ast.Select
 			}
 		case "count":
 			out.Values[i] = ec._ResearcherField_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var suggestionImplementors = []string{"Suggestion"}
+
+func (ec *executionContext) _Suggestion(ctx context.Context, sel ast.SelectionSet, obj *model.Suggestion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suggestionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Suggestion")
+		case "type":
+			out.Values[i] = ec._Suggestion_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._Suggestion_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = ec._Suggestion_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._Suggestion_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var yearCountImplementors = []string{"YearCount"}
+
+func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet, obj *db.YearCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, yearCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("YearCount")
+		case "year":
+			out.Values[i] = ec._YearCount_year(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._YearCount_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8280,6 +10393,54 @@ func (ec *executionContext) marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpape
 	return ec._Category(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCategoryCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCount(ctx context.Context, sel ast.SelectionSet, v *model.CategoryCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CategoryCount!")
+		return graphql.Null
+	}
+	return ec._CategoryCount(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCategoryResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryResearcher) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCategoryResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcher(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCategoryResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcher(ctx context.Context, sel ast.SelectionSet, v *model.CategoryResearcher) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CategoryResearcher!")
+		return graphql.Null
+	}
+	return ec._CategoryResearcher(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCoauthor2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Coauthor) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -8401,6 +10562,38 @@ func (ec *executionContext) marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋp
 		return graphql.Null
 	}
 	return ec._Institution(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstitutionConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionConnection(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstitutionConnection!")
+		return graphql.Null
+	}
+	return ec._InstitutionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstitutionEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdge(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstitutionEdge!")
+		return graphql.Null
+	}
+	return ec._InstitutionEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.InstitutionName) graphql.Marshaler {
@@ -8557,6 +10750,14 @@ func (ec *executionContext) marshalNPaperEdge2ᚖgithubᚗcomᚋpapergraphᚋpap
 	return ec._PaperEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPaperFacets2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFacets(ctx context.Context, sel ast.SelectionSet, v *model.PaperFacets) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PaperFacets!")
+		return graphql.Null
+	}
+	return ec._PaperFacets(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -8579,6 +10780,38 @@ func (ec *executionContext) marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpa
 		return graphql.Null
 	}
 	return ec._Researcher(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNResearcherConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherConnection(ctx context.Context, sel ast.SelectionSet, v *model.ResearcherConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ResearcherConnection!")
+		return graphql.Null
+	}
+	return ec._ResearcherConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdge(ctx context.Context, sel ast.SelectionSet, v *model.ResearcherEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ResearcherEdge!")
+		return graphql.Null
+	}
+	return ec._ResearcherEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNResearcherField2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherField) graphql.Marshaler {
@@ -8646,6 +10879,72 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSuggestTarget2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestTarget(ctx context.Context, sel ast.SelectionSet, v model.SuggestTarget) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SuggestTarget!")
+		return graphql.Null
+	}
+	return ec._SuggestTarget(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx context.Context, v any) (model.SuggestType, error) {
+	var res model.SuggestType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx context.Context, sel ast.SelectionSet, v model.SuggestType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNSuggestion2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Suggestion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSuggestion2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSuggestion2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestion(ctx context.Context, sel ast.SelectionSet, v *model.Suggestion) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Suggestion!")
+		return graphql.Null
+	}
+	return ec._Suggestion(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNYearCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.YearCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNYearCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNYearCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCount(ctx context.Context, sel ast.SelectionSet, v *db.YearCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "YearCount!")
+		return graphql.Null
+	}
+	return ec._YearCount(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -8882,6 +11181,30 @@ func (ec *executionContext) marshalOPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergr
 	return ec._Paper(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOPaperFilter2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFilter(ctx context.Context, v any) (*model.PaperFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPaperFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOPaperSearchSort2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperSearchSort(ctx context.Context, v any) (*model.PaperSearchSort, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.PaperSearchSort)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPaperSearchSort2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperSearchSort(ctx context.Context, sel ast.SelectionSet, v *model.PaperSearchSort) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOPaperSort2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperSort(ctx context.Context, v any) (*model.PaperSort, error) {
 	if v == nil {
 		return nil, nil
@@ -8905,6 +11228,41 @@ func (ec *executionContext) marshalOResearcher2ᚖgithubᚗcomᚋpapergraphᚋpa
 	return ec._Researcher(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -8921,6 +11279,42 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOSuggestType2ᚕgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestTypeᚄ(ctx context.Context, v any) ([]model.SuggestType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.SuggestType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOSuggestType2ᚕgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SuggestType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

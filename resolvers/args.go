@@ -23,8 +23,8 @@ const MaxIDs = 1000
 
 // pageArgs checks a connection's arguments. The prefetcher and the
 // resolvers both call it, so that they name a page by the same key.
-func pageArgs(list listKind, first, last *int, after, before, category *string, sort *model.PaperSort) (db.PageArgs, error) {
-	var a db.PageArgs
+func pageArgs(list listKind, first, last *int, after, before, category *string, order db.PaperOrder) (db.PageArgs, error) {
+	a := db.PageArgs{Order: order}
 	switch {
 	case first != nil && last != nil:
 		return a, badInput("last", "cannot be combined with first")
@@ -40,9 +40,6 @@ func pageArgs(list listKind, first, last *int, after, before, category *string, 
 		a.Last = *last
 	default:
 		a.First = defaultPage
-	}
-	if sort != nil {
-		a.Order = paperOrders[*sort]
 	}
 	var err error
 	if after != nil {
@@ -65,6 +62,14 @@ var paperOrders = map[model.PaperSort]db.PaperOrder{
 	model.PaperSortNewest:    db.Newest,
 	model.PaperSortOldest:    db.Oldest,
 	model.PaperSortMostCited: db.MostCited,
+}
+
+// paperOrder is the order sort names, Newest when nil.
+func paperOrder(sort *model.PaperSort) db.PaperOrder {
+	if sort == nil {
+		return db.Newest
+	}
+	return paperOrders[*sort]
 }
 
 // rawPageArgs is pageArgs over a field's arguments as the look-ahead sees
@@ -109,7 +114,7 @@ func rawPageArgs(list listKind, args map[string]any) (db.PageArgs, error) {
 			sort = &s
 		}
 	}
-	return pageArgs(list, first, last, after, before, category, sort)
+	return pageArgs(list, first, last, after, before, category, paperOrder(sort))
 }
 
 // listKind is the kind of list a connection pages through; a cursor names
@@ -123,7 +128,9 @@ const (
 	institutionResearcherLists
 )
 
-var paperCursorTags = [...]string{db.Newest: "papers-newest", db.Oldest: "papers-oldest", db.MostCited: "papers-most-cited"}
+var paperCursorTags = [...]string{
+	db.Newest: "papers-newest", db.Oldest: "papers-oldest", db.MostCited: "papers-most-cited", db.Relevance: "papers-relevance",
+}
 
 // tag is the name cursors of the list carry; o matters for paper lists
 // only.

@@ -174,7 +174,7 @@ func institutionNameStrings(ctx context.Context, id int64, kind string) ([]strin
 // its items or page info, not only for its total.
 func asksPage(ctx context.Context, conn string) bool {
 	for _, f := range graphql.CollectFieldsCtx(ctx, []string{conn}) {
-		if f.Name != "totalCount" && f.Name != "__typename" {
+		if f.Name != "totalCount" && f.Name != "facets" && f.Name != "__typename" {
 			return true
 		}
 	}
@@ -191,14 +191,17 @@ func pageInfo[T any](pg db.Page[T], cursor func(T) string) *model.PageInfo {
 }
 
 func paperList[P db.PaperParent](ctx context.Context, ls paperLoaders[P], list db.PaperList, parent P, first *int, after *string, last *int, before, category *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	args, err := pageArgs(paperLists, first, last, after, before, category, sort)
+	args, err := pageArgs(paperLists, first, last, after, before, category, paperOrder(sort))
 	if err != nil {
 		return nil, err
 	}
+	key := paperTotalKey[P]{list: list, parent: parent, category: args.Category}
 	conn := &model.PaperConnection{
 		PageInfo: &model.PageInfo{},
-		Total: func(ctx context.Context) (int, error) {
-			return ls.totals.load(ctx, paperTotalKey[P]{list: list, parent: parent, category: args.Category})
+		Total:    func(ctx context.Context) (int, error) { return ls.totals.load(ctx, key) },
+		FacetCounts: &model.PaperFacets{
+			CategoryCounts: func(ctx context.Context) ([]db.CategoryCount, error) { return ls.categoryFacets.load(ctx, key) },
+			YearCounts:     func(ctx context.Context) ([]db.YearCount, error) { return ls.yearFacets.load(ctx, key) },
 		},
 	}
 	if !asksPage(ctx, "PaperConnection") {
@@ -208,8 +211,14 @@ func paperList[P db.PaperParent](ctx context.Context, ls paperLoaders[P], list d
 	if err != nil {
 		return nil, err
 	}
-	tag := paperLists.tag(args.Order)
-	cursor := func(p *db.Paper) string { return cursorString(db.PaperCursor(p, args.Order), tag) }
+	fillPaperPage(conn, pg, args.Order)
+	return conn, nil
+}
+
+// fillPaperPage puts the page pg of a list in order o into conn.
+func fillPaperPage(conn *model.PaperConnection, pg db.Page[*db.Paper], o db.PaperOrder) {
+	tag := paperLists.tag(o)
+	cursor := func(p *db.Paper) string { return cursorString(db.PaperCursor(p, o), tag) }
 	conn.Nodes = make([]*model.Paper, len(pg.Items))
 	conn.Edges = make([]*model.PaperEdge, len(pg.Items))
 	for i, p := range pg.Items {
@@ -217,11 +226,10 @@ func paperList[P db.PaperParent](ctx context.Context, ls paperLoaders[P], list d
 		conn.Edges[i] = &model.PaperEdge{Cursor: cursor(p), Node: conn.Nodes[i]}
 	}
 	conn.PageInfo = pageInfo(pg, cursor)
-	return conn, nil
 }
 
 func coauthorList(ctx context.Context, parent int64, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error) {
-	args, err := pageArgs(coauthorLists, first, last, after, before, nil, nil)
+	args, err := pageArgs(coauthorLists, first, last, after, before, nil, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +258,7 @@ func coauthorList(ctx context.Context, parent int64, first *int, after *string, 
 }
 
 func institutionResearcherList(ctx context.Context, parent int64, first *int, after *string, last *int, before *string) (*model.InstitutionResearcherConnection, error) {
-	args, err := pageArgs(institutionResearcherLists, first, last, after, before, nil, nil)
+	args, err := pageArgs(institutionResearcherLists, first, last, after, before, nil, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -106,8 +106,10 @@ type pageKey struct {
 // paperLoaders read the pages and totals of paper lists whose parents are
 // keyed by P.
 type paperLoaders[P db.PaperParent] struct {
-	pages  *loader[paperPageKey[P], db.Page[*db.Paper]]
-	totals *loader[paperTotalKey[P], int]
+	pages          *loader[paperPageKey[P], db.Page[*db.Paper]]
+	totals         *loader[paperTotalKey[P], int]
+	categoryFacets *loader[paperTotalKey[P], []db.CategoryCount]
+	yearFacets     *loader[paperTotalKey[P], []db.YearCount]
 }
 
 func newPaperLoaders[P db.PaperParent](idb bun.IDB) paperLoaders[P] {
@@ -116,11 +118,23 @@ func newPaperLoaders[P db.PaperParent](idb bun.IDB) paperLoaders[P] {
 			func(ctx context.Context, g paperPageKey[P], parents []P) (map[P]db.Page[*db.Paper], error) {
 				return db.PaperPages(ctx, idb, g.list, parents, g.args)
 			}, func(k paperPageKey[P]) P { return k.parent })),
-		totals: newLoader(grouped(func(k paperTotalKey[P]) paperTotalKey[P] { return paperTotalKey[P]{list: k.list, category: k.category} },
-			func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P]int, error) {
-				return db.PaperTotals(ctx, idb, g.list, parents, g.category)
-			}, func(k paperTotalKey[P]) P { return k.parent })),
+		totals: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P]int, error) {
+			return db.PaperTotals(ctx, idb, g.list, parents, g.category)
+		})),
+		categoryFacets: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P][]db.CategoryCount, error) {
+			return db.CategoryFacets[P](ctx, idb, db.ListSet(g.list, parents, g.category))
+		})),
+		yearFacets: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P][]db.YearCount, error) {
+			return db.YearFacets[P](ctx, idb, db.ListSet(g.list, parents, g.category))
+		})),
 	}
+}
+
+// listGrouped makes the fetch of a figure over whole paper lists: one
+// statement per list and category, for all their parents.
+func listGrouped[P db.PaperParent, V any](fetch func(context.Context, paperTotalKey[P], []P) (map[P]V, error)) func(context.Context, []paperTotalKey[P]) (map[paperTotalKey[P]]V, error) {
+	return grouped(func(k paperTotalKey[P]) paperTotalKey[P] { return paperTotalKey[P]{list: k.list, category: k.category} },
+		fetch, func(k paperTotalKey[P]) P { return k.parent })
 }
 
 // pageLoader reads the pages of a list with only page arguments.
@@ -150,6 +164,13 @@ type Loaders struct {
 	coauthorTotals              *loader[int64, int]
 	institutionResearcherPages  *loader[pageKey, db.Page[*db.InstitutionResearcherRow]]
 	institutionResearcherTotals *loader[int64, int]
+	topResearchers              *loader[topKey, []*db.ResearcherCount]
+}
+
+// topKey names the top n researchers of a category.
+type topKey struct {
+	code string
+	n    int
 }
 
 // NewLoaders returns fresh loaders reading from idb.
@@ -171,6 +192,10 @@ func NewLoaders(idb bun.IDB) *Loaders {
 		coauthorTotals:              newLoader(bind(idb, db.CoauthorTotals)),
 		institutionResearcherPages:  pageLoader(idb, db.InstitutionResearcherPages),
 		institutionResearcherTotals: newLoader(bind(idb, db.InstitutionResearcherTotals)),
+		topResearchers: newLoader(grouped(func(k topKey) topKey { return topKey{n: k.n} },
+			func(ctx context.Context, g topKey, codes []string) (map[string][]*db.ResearcherCount, error) {
+				return db.CategoryTopResearchers(ctx, idb, codes, g.n)
+			}, func(k topKey) string { return k.code })),
 	}
 }
 

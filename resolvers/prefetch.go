@@ -428,3 +428,16 @@ func nonNil[T any](xs []*T) []*T {
 	}
 	return out
 }
+
+// items is the selection below the items of a connection, given the
+// connection's own selection.
+func (p *prefetcher) items(sel ast.SelectionSet, conn, edge string) ast.SelectionSet {
+	_, items, _ := p.connection(graphql.CollectedField{Selections: sel}, conn, edge)
+	return items
+}
+
+// paperPage walks below the papers of a page of a paper connection whose
+// selection is sel.
+func (p *prefetcher) paperPage(ctx context.Context, ps []*db.Paper, sel ast.SelectionSet) error {
+	return p.papers(ctx, ps, p.items(sel, "PaperConnection", "PaperEdge"))
+}

@@ -62,7 +62,7 @@ func (r *Resolver) papers(ctx context.Context, ids []string) ([]*model.Paper, er
 }
 
 func (r *Resolver) researcherByRef(ctx context.Context, s string) (*model.Researcher, error) {
-	ref, err := parseResearcherRef(s)
+	ref, err := parseResearcherRef("id", s)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (r *Resolver) researcherByRef(ctx context.Context, s string) (*model.Resear
 }
 
 func (r *Resolver) institutionByRef(ctx context.Context, s string) (*model.Institution, error) {
-	ref, err := parseInstitutionRef(s)
+	ref, err := parseInstitutionRef("ref", s)
 	if err != nil {
 		return nil, err
 	}

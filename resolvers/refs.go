@@ -43,8 +43,8 @@ var (
 )
 
 // parseResearcherRef reads any researcher reference `researcher(id:)`
-// takes.
-func parseResearcherRef(s string) (researcherRef, error) {
+// takes; arg names the argument in the error.
+func parseResearcherRef(arg, s string) (researcherRef, error) {
 	t := strings.TrimSpace(s)
 	if m := numericRef.FindStringSubmatch(t); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
@@ -62,7 +62,7 @@ func parseResearcherRef(s string) (researcherRef, error) {
 	if kind, id, ok := model.ParseGlobalID(t); ok && kind == model.KindResearcher {
 		return researcherRef{id: id}, nil
 	}
-	return researcherRef{}, badInput("id", "not a researcher id, ORCID, OpenAlex author id or Semantic Scholar author id (\"s2:…\"): %q", s)
+	return researcherRef{}, badInput(arg, "not a researcher id, ORCID, OpenAlex author id or Semantic Scholar author id (\"s2:…\"): %q", s)
 }
 
 // institutionRef is an institution reference taken apart: our id, a ROR
@@ -74,8 +74,8 @@ type institutionRef struct {
 }
 
 // parseInstitutionRef reads any institution reference
-// `institution(ref:)` takes.
-func parseInstitutionRef(s string) (institutionRef, error) {
+// `institution(ref:)` takes; arg names the argument in the error.
+func parseInstitutionRef(arg, s string) (institutionRef, error) {
 	t := strings.TrimSpace(s)
 	if m := numericRef.FindStringSubmatch(t); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
@@ -89,7 +89,7 @@ func parseInstitutionRef(s string) (institutionRef, error) {
 		ref.ror = m[1]
 	}
 	if ref.nameKey == "" {
-		return institutionRef{}, badInput("ref", "not an institution id, ROR id or name: %q", s)
+		return institutionRef{}, badInput(arg, "not an institution id, ROR id or name: %q", s)
 	}
 	return ref, nil
 }

@@ -45,6 +45,13 @@ func NewSchema(bdb bun.IDB) graphql.ExecutableSchema {
 	c.Institution.Researchers = func(child int, first *int, _ *string, last *int, _ *string) int {
 		return pageSize(first, last) * child
 	}
+	c.Category.TopResearchers = func(child int, first *int) int { return pageSize(first, nil) * child }
+	c.Query.SearchPapers = func(child int, _ *string, _ *model.PaperFilter, _ *model.PaperSearchSort, first *int, _ *string, last *int, _ *string) int {
+		return pageSize(first, last) * child
+	}
+	c.Query.SearchResearchers = func(child int, _ string, first *int, _ *string) int { return pageSize(first, nil) * child }
+	c.Query.SearchInstitutions = func(child int, _ string, first *int, _ *string) int { return pageSize(first, nil) * child }
+	c.Query.Suggest = func(child int, _ string, _ []model.SuggestType, first *int) int { return pageSize(first, nil) * child }
 	c.Query.Nodes = func(child int, ids []string) int { return len(ids) * child }
 	c.Query.Papers = func(child int, ids []string) int { return len(ids) * child }
 	return graph.NewExecutableSchema(cfg)

@@ -28,6 +28,11 @@ func (r *authorshipResolver) Institutions(ctx context.Context, obj *model.Author
 	return affiliationInstitutions(ctx, obj)
 }
 
+// TopResearchers is the resolver for the topResearchers field.
+func (r *categoryResolver) TopResearchers(ctx context.Context, obj *db.Category, first *int) ([]*model.CategoryResearcher, error) {
+	return categoryTopResearchers(ctx, obj.Code, first)
+}
+
 // Papers is the resolver for the papers field.
 func (r *categoryResolver) Papers(ctx context.Context, obj *db.Category, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
 	return paperList(ctx, loaders(ctx).categoryPaperLists, db.CategoryPapers, obj.Code, first, after, last, before, nil, sort)
@@ -146,6 +151,26 @@ func (r *queryResolver) Institution(ctx context.Context, ref string) (*model.Ins
 // Category is the resolver for the category field.
 func (r *queryResolver) Category(ctx context.Context, code string) (*db.Category, error) {
 	return r.category(ctx, code)
+}
+
+// SearchPapers is the resolver for the searchPapers field.
+func (r *queryResolver) SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error) {
+	return r.searchPapers(ctx, query, filter, sort, first, after, last, before)
+}
+
+// SearchResearchers is the resolver for the searchResearchers field.
+func (r *queryResolver) SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error) {
+	return r.searchResearchers(ctx, query, first, after)
+}
+
+// SearchInstitutions is the resolver for the searchInstitutions field.
+func (r *queryResolver) SearchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error) {
+	return r.searchInstitutions(ctx, query, first, after)
+}
+
+// Suggest is the resolver for the suggest field.
+func (r *queryResolver) Suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error) {
+	return r.suggest(ctx, prefix, types, first)
 }
 
 // Fields is the resolver for the fields field.

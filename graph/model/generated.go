@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 )
 
 // The number of a researcher's papers with one author role.
@@ -17,10 +18,82 @@ type AuthorPositionCount struct {
 	Count int `json:"count"`
 }
 
+// A researcher with their papers in a category.
+type CategoryResearcher struct {
+	// The researcher.
+	Researcher *Researcher `json:"researcher"`
+	// How many of their papers are filed under the category.
+	PaperCount int `json:"paperCount"`
+}
+
+// A page of institutions.
+type InstitutionConnection struct {
+	// The institutions of the page with their cursors.
+	Edges []*InstitutionEdge `json:"edges"`
+	// The institutions of the page, for clients that need no cursors.
+	Nodes []*Institution `json:"nodes"`
+	// Where the page lies in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// An institution in a page, with the cursor that points at it.
+type InstitutionEdge struct {
+	// An opaque cursor for `after`.
+	Cursor string `json:"cursor"`
+	// The institution.
+	Node *Institution `json:"node"`
+}
+
+// Conditions on the papers of a search; every condition given must hold.
+type PaperFilter struct {
+	// Only papers filed under at least one of these category codes.
+	Categories []string `json:"categories,omitempty"`
+	// Only papers whose first version appeared at or after this instant.
+	PublishedFrom *time.Time `json:"publishedFrom,omitempty"`
+	// Only papers whose first version appeared before this instant.
+	PublishedTo *time.Time `json:"publishedTo,omitempty"`
+	// Only papers of this researcher, given in any form `researcher(id:)` accepts.
+	Researcher *string `json:"researcher,omitempty"`
+	// Only papers with an author affiliation matched to this institution, given in any form `institution(ref:)` accepts.
+	Institution *string `json:"institution,omitempty"`
+	// Only papers with (true) or without (false) a DOI.
+	HasDoi *bool `json:"hasDOI,omitempty"`
+}
+
 // The entry points into the scholarly graph. Lookups of a single object return
 // null for an id that is well formed but unknown, and an error with
 // `extensions.code` BAD_USER_INPUT for one that is malformed.
 type Query struct {
+}
+
+// A page of researchers.
+type ResearcherConnection struct {
+	// The researchers of the page with their cursors.
+	Edges []*ResearcherEdge `json:"edges"`
+	// The researchers of the page, for clients that need no cursors.
+	Nodes []*Researcher `json:"nodes"`
+	// Where the page lies in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A researcher in a page, with the cursor that points at it.
+type ResearcherEdge struct {
+	// An opaque cursor for `after`.
+	Cursor string `json:"cursor"`
+	// The researcher.
+	Node *Researcher `json:"node"`
+}
+
+// One completion of a search box.
+type Suggestion struct {
+	// What kind of thing is suggested.
+	Type SuggestType `json:"type"`
+	// The text to show: a title, a name, or a category's code and name.
+	Label string `json:"label"`
+	// The global id of a paper, researcher or institution; the code of a category.
+	ID string `json:"id"`
+	// The thing suggested.
+	Target SuggestTarget `json:"target"`
 }
 
 // Where an author stands on a byline.
@@ -87,6 +160,70 @@ func (e AuthorRole) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// How search results are ordered.
+type PaperSearchSort string
+
+const (
+	// Best match first; needs a query.
+	PaperSearchSortRelevance PaperSearchSort = "RELEVANCE"
+	// First version newest first; papers with no date come last.
+	PaperSearchSortNewest PaperSearchSort = "NEWEST"
+	// First version oldest first; papers with no date come last.
+	PaperSearchSortOldest PaperSearchSort = "OLDEST"
+	// Most cited first (by `citationCount`), newest id first among equals.
+	PaperSearchSortMostCited PaperSearchSort = "MOST_CITED"
+)
+
+var AllPaperSearchSort = []PaperSearchSort{
+	PaperSearchSortRelevance,
+	PaperSearchSortNewest,
+	PaperSearchSortOldest,
+	PaperSearchSortMostCited,
+}
+
+func (e PaperSearchSort) IsValid() bool {
+	switch e {
+	case PaperSearchSortRelevance, PaperSearchSortNewest, PaperSearchSortOldest, PaperSearchSortMostCited:
+		return true
+	}
+	return false
+}
+
+func (e PaperSearchSort) String() string {
+	return string(e)
+}
+
+func (e *PaperSearchSort) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PaperSearchSort(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PaperSearchSort", str)
+	}
+	return nil
+}
+
+func (e PaperSearchSort) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PaperSearchSort) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PaperSearchSort) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // How a list of papers is ordered.
 type PaperSort string
 
@@ -143,6 +280,70 @@ func (e *PaperSort) UnmarshalJSON(b []byte) error {
 }
 
 func (e PaperSort) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The kinds of suggestion.
+type SuggestType string
+
+const (
+	// A paper, by its title and abstract.
+	SuggestTypePaper SuggestType = "PAPER"
+	// A researcher, by name.
+	SuggestTypeResearcher SuggestType = "RESEARCHER"
+	// An institution, by any of its names.
+	SuggestTypeInstitution SuggestType = "INSTITUTION"
+	// An arXiv category, by code or name.
+	SuggestTypeCategory SuggestType = "CATEGORY"
+)
+
+var AllSuggestType = []SuggestType{
+	SuggestTypePaper,
+	SuggestTypeResearcher,
+	SuggestTypeInstitution,
+	SuggestTypeCategory,
+}
+
+func (e SuggestType) IsValid() bool {
+	switch e {
+	case SuggestTypePaper, SuggestTypeResearcher, SuggestTypeInstitution, SuggestTypeCategory:
+		return true
+	}
+	return false
+}
+
+func (e SuggestType) String() string {
+	return string(e)
+}
+
+func (e *SuggestType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SuggestType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SuggestType", str)
+	}
+	return nil
+}
+
+func (e SuggestType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SuggestType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SuggestType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -53,10 +53,52 @@ type PaperConnection struct {
 	Nodes    []*Paper
 	PageInfo *PageInfo
 	Total    func(context.Context) (int, error)
+	// FacetCounts are read by Facets.
+	FacetCounts *PaperFacets
 }
 
 // TotalCount counts the papers of the whole list.
 func (c *PaperConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
+
+// Facets are the counts over the whole list, each read when asked for.
+func (c *PaperConnection) Facets() *PaperFacets { return c.FacetCounts }
+
+// PaperFacets counts the papers of a whole list by category and by year;
+// each count is read only when a client asks for it.
+type PaperFacets struct {
+	CategoryCounts func(context.Context) ([]db.CategoryCount, error)
+	YearCounts     func(context.Context) ([]db.YearCount, error)
+}
+
+// Categories counts the papers per category, most first.
+func (f *PaperFacets) Categories(ctx context.Context) ([]*CategoryCount, error) {
+	rows, err := f.CategoryCounts(ctx)
+	out := make([]*CategoryCount, len(rows))
+	for i := range rows {
+		out[i] = &CategoryCount{Category: &rows[i].Category, Count: rows[i].Count}
+	}
+	return out, err
+}
+
+// Years counts the papers per year, oldest first.
+func (f *PaperFacets) Years(ctx context.Context) ([]*db.YearCount, error) {
+	rows, err := f.YearCounts(ctx)
+	out := make([]*db.YearCount, len(rows))
+	for i := range rows {
+		out[i] = &rows[i]
+	}
+	return out, err
+}
+
+// CategoryCount is the number of papers of a list in a category.
+type CategoryCount struct {
+	Category *db.Category
+	Count    int
+}
+
+// SuggestTarget is what a suggestion points at: *Paper, *Researcher,
+// *Institution or *db.Category.
+type SuggestTarget interface{}
 
 // CoauthorEdge is a co-author with its cursor.
 type CoauthorEdge struct {

@@ -1,0 +1,96 @@
+package db
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+)
+
+// PaperSet is the papers of a list for each of its parents, or those of a
+// search (as parent 0): SQL selecting (parent, id) rows, one per paper
+// and parent. Facets count over it.
+type PaperSet struct {
+	sql  string
+	args []any
+}
+
+// ListSet is the papers of list for each parent, only those filed under
+// category when it is not empty.
+func ListSet[P PaperParent](list PaperList, parents []P, category string) PaperSet {
+	q := "SELECT s.parent, s.child AS id FROM (" + listPairs[list] + ") AS s"
+	args := []any{bun.List(parents)}
+	if category != "" {
+		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter
+		args = append(args, category)
+	}
+	return PaperSet{sql: q, args: args}
+}
+
+// Set is the papers s selects, as the papers of parent 0.
+func (s PaperSearch) Set(idb bun.IDB) PaperSet {
+	_, from, args := s.filtered(idb)
+	return PaperSet{sql: "SELECT 0 AS parent, p.id " + from, args: args}
+}
+
+// CategoryCount is how many papers of a set are filed under a category.
+type CategoryCount struct {
+	Count int
+	Category
+}
+
+// CategoryFacets counts the papers of each parent's set per category,
+// most papers first; a paper counts once in each of its categories.
+func CategoryFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSet) (map[P][]CategoryCount, error) {
+	var rows []struct {
+		Parent P   `bun:"parent"`
+		N      int `bun:"n"`
+		Category
+	}
+	err := idb.NewRaw(`SELECT t.parent, t.n, c.* FROM (
+		  SELECT f.parent, pc.category, COUNT(DISTINCT f.id) AS n
+		  FROM (`+set.sql+`) AS f JOIN paper_categories AS pc ON pc.paper_id = f.id
+		  GROUP BY f.parent, pc.category) AS t
+		JOIN categories AS c ON c.code = t.category
+		ORDER BY t.parent, t.n DESC, c.code`, set.args...).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := map[P][]CategoryCount{}
+	for _, r := range rows {
+		out[r.Parent] = append(out[r.Parent], CategoryCount{Count: r.N, Category: r.Category})
+	}
+	return out, nil
+}
+
+// YearCount is how many papers of a set were first published in a year;
+// Year is nil for the papers with no date.
+type YearCount struct {
+	Year  *int `bun:"year"`
+	Count int  `bun:"n"`
+}
+
+// YearFacets counts the papers of each parent's set per year of first
+// publication, oldest first, the papers with no date last. The counts of
+// a parent add up to the size of its set.
+func YearFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSet) (map[P][]YearCount, error) {
+	year := "CAST(strftime('%Y', p.published) AS INTEGER)"
+	if IsPostgres(idb) {
+		year = "CAST(EXTRACT(YEAR FROM p.published AT TIME ZONE 'UTC') AS INTEGER)"
+	}
+	var rows []struct {
+		Parent P `bun:"parent"`
+		YearCount
+	}
+	err := idb.NewRaw(`SELECT t.parent, t.year, COUNT(*) AS n FROM (
+		  SELECT f.parent, `+year+` AS year FROM (`+set.sql+`) AS f JOIN papers AS p ON p.id = f.id) AS t
+		GROUP BY t.parent, t.year
+		ORDER BY t.parent, t.year IS NULL, t.year`, set.args...).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := map[P][]YearCount{}
+	for _, r := range rows {
+		out[r.Parent] = append(out[r.Parent], r.YearCount)
+	}
+	return out, nil
+}

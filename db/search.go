@@ -1,0 +1,129 @@
+package db
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// PaperSearch selects papers of the archive (those with an arXiv id):
+// matching Query when it is not zero, and passing every filter that is
+// set.
+type PaperSearch struct {
+	Query SearchQuery
+	// Categories keeps papers filed under any of them.
+	Categories []string
+	// From and To bound the first version's date: From <= published < To.
+	From, To time.Time
+	// ResearcherID and InstitutionID keep the papers of a researcher, or
+	// with an author affiliation matched to an institution. A negative id
+	// names nobody: a filter by an unknown profile matches nothing.
+	ResearcherID, InstitutionID int64
+	// HasDOI keeps papers with (true) or without (false) a DOI.
+	HasDOI *bool
+}
+
+// relevanceKeyset orders by the score searchFrom computes, best first.
+var relevanceKeyset = keyset{key: "p.score", id: "p.id", keyDesc: true, isScore: true}
+
+// searchFrom is the FROM … WHERE … of the papers s selects, as a table
+// "p" of a list page's columns, a parent column (always 0, so that pages
+// treat a search as the list of one parent) and the score.
+func (s PaperSearch) searchFrom(idb bun.IDB) (string, []any) {
+	score, from, args := s.filtered(idb)
+	return "FROM (SELECT 0 AS parent, " + paperListColumns + ", " + score + " AS score " + from + ") AS p WHERE 1 = 1", args
+}
+
+// filtered is the FROM … WHERE … over "papers AS p" of the papers s
+// selects, and the expression of their score: the relevance of the match,
+// higher is better, 0 without a query.
+func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
+	score = "0.0"
+	switch {
+	case s.Query.IsZero():
+		from = "FROM papers AS p WHERE p.arxiv_id IS NOT NULL"
+	case IsPostgres(idb):
+		score = "ts_rank(papers_search_doc(p.title, p.abstract), tq)::float8"
+		from = "FROM papers AS p, to_tsquery('simple', ?) AS tq WHERE p.arxiv_id IS NOT NULL AND papers_search_doc(p.title, p.abstract) @@ tq"
+		args = append(args, s.Query.tsquery())
+	default:
+		// bm25 is lower for better matches; the title counts ten times
+		// the abstract.
+		score = "-bm25(papers_fts, 10.0, 1.0)"
+		from = "FROM papers_fts JOIN papers AS p ON p.id = papers_fts.rowid WHERE papers_fts MATCH ? AND p.arxiv_id IS NOT NULL"
+		args = append(args, s.Query.fts5())
+	}
+	if len(s.Categories) > 0 {
+		from += " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND pc.category IN (?))"
+		args = append(args, bun.List(s.Categories))
+	}
+	if !s.From.IsZero() {
+		from += " AND p.published >= ?"
+		args = append(args, s.From.UTC())
+	}
+	if !s.To.IsZero() {
+		from += " AND p.published < ?"
+		args = append(args, s.To.UTC())
+	}
+	if s.ResearcherID != 0 {
+		from += " AND EXISTS (SELECT 1 FROM authorships AS a WHERE a.paper_id = p.id AND a.researcher_id = ?)"
+		args = append(args, s.ResearcherID)
+	}
+	if s.InstitutionID != 0 {
+		from += " AND EXISTS (SELECT 1 FROM affiliations AS af WHERE af.paper_id = p.id AND af.institution_id = ?)"
+		args = append(args, s.InstitutionID)
+	}
+	switch {
+	case s.HasDOI == nil:
+	case *s.HasDOI:
+		from += " AND p.doi IS NOT NULL"
+	default:
+		from += " AND p.doi IS NULL"
+	}
+	return score, from, args
+}
+
+type searchRow struct {
+	Parent int64   `bun:"parent"`
+	RN     int64   `bun:"rn"`
+	Score  float64 `bun:"score"`
+	Paper
+}
+
+// SearchPapers reads one page of the papers s selects, in a.Order. The
+// papers are Partial and carry their Score.
+func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (Page[*Paper], error) {
+	from, args := s.searchFrom(idb)
+	k := paperKeysets[a.Order]
+	if a.Order == Relevance {
+		k = relevanceKeyset
+	}
+	q, args := k.pageSQL("p.*", "p.parent", from, args, a)
+	var rows []*searchRow
+	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return Page[*Paper]{}, err
+	}
+	pg := split(rows, func(r *searchRow) int64 { return r.Parent }, a)[0]
+	out := Page[*Paper]{Items: make([]*Paper, len(pg.Items)), HasNext: pg.HasNext, HasPrev: pg.HasPrev}
+	for i, r := range pg.Items {
+		r.Paper.Partial, r.Paper.Score = true, r.Score
+		out.Items[i] = &r.Paper
+	}
+	return out, nil
+}
+
+// SearchTotal counts the papers s selects.
+func SearchTotal(ctx context.Context, idb bun.IDB, s PaperSearch) (int, error) {
+	_, from, args := s.filtered(idb)
+	var n int
+	err := idb.NewRaw("SELECT COUNT(*) "+from, args...).Scan(ctx, &n)
+	return n, err
+}
+
+// scoreKey holds a score in a Cursor's Key: its IEEE 754 bits, which
+// give the score back exactly.
+func scoreKey(score float64) int64 { return int64(math.Float64bits(score)) }
+
+func keyScore(key int64) float64 { return math.Float64frombits(uint64(key)) }

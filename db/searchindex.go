@@ -1,0 +1,117 @@
+package db
+
+import (
+	"context"
+	"strings"
+
+	"github.com/uptrace/bun"
+)
+
+// The full-text index over papers' titles and abstracts.
+//
+// SQLite: papers_fts is an external-content FTS5 table (it stores the
+// index, not the text) that triggers on papers keep in step; its
+// unicode61 tokenizer folds case and diacritics ("Balázs" is "balazs") at
+// indexing and, since query words reach MATCH as quoted strings, at query
+// time alike. Ranking is bm25 with the title weighted above the abstract.
+//
+// PostgreSQL: a GIN index over the expression papers_search_doc(title,
+// abstract): the 'simple' configuration (no stemming, no stop words, like
+// unicode61) over text folded by search_fold, an IMMUTABLE translate()
+// of accented Latin letters. The unaccent extension would fold more, but
+// it is not installed everywhere and its function is not IMMUTABLE, so an
+// index cannot use it directly. Go folds query words with the same table
+// (searchFold). Ranking is ts_rank, title words weighted A, abstract B.
+
+// foldFrom and foldTo are search_fold's translate() table: lowercase
+// accented letters and their base letters, then the combining marks,
+// which translate() drops (they have no counterpart in foldTo). The
+// migration wrote them into the database: changing them needs a new
+// migration that replaces the function and rebuilds the index.
+var (
+	foldFrom = "àáâãäåāăąçćĉċčďđèéêëēĕėęěĝğġģĥħìíîïĩīĭįıĵķĺļľŀłñńņňòóôõöøōŏőŕŗřśŝşšșţťŧțùúûüũūŭůűųŵýÿŷźżž" + combiningMarks
+	foldTo   = "aaaaaaaaacccccddeeeeeeeeegggghhiiiiiiiiijklllllnnnnooooooooorrrsssssttttuuuuuuuuuuwyyyzzz"
+)
+
+// combiningMarks are U+0300 to U+036F, the marks of decomposed accents.
+var combiningMarks = func() string {
+	var b strings.Builder
+	for r := rune(0x300); r <= 0x36f; r++ {
+		b.WriteRune(r)
+	}
+	return b.String()
+}()
+
+// folds maps each rune of foldFrom to its base letter, or to -1 (dropped).
+var folds = func() map[rune]rune {
+	to := []rune(foldTo)
+	m := map[rune]rune{}
+	for i, r := range []rune(foldFrom) {
+		if i < len(to) {
+			m[r] = to[i]
+		} else {
+			m[r] = -1
+		}
+	}
+	return m
+}()
+
+// searchFold is search_fold in Go: lowercase, then the fold table.
+func searchFold(s string) string {
+	return strings.Map(func(r rune) rune {
+		if f, ok := folds[r]; ok {
+			return f
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// sqliteSearch creates the FTS5 table, its triggers, and indexes the
+// papers already stored. prefix='2 3' keeps prefix indexes that make
+// short prefix queries (typeahead) cheap.
+var sqliteSearch = []string{
+	`CREATE VIRTUAL TABLE papers_fts USING fts5(title, abstract, content='papers', content_rowid='id',
+		tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
+	`CREATE TRIGGER papers_fts_insert AFTER INSERT ON papers BEGIN
+		INSERT INTO papers_fts (rowid, title, abstract) VALUES (new.id, new.title, new.abstract);
+	END`,
+	`CREATE TRIGGER papers_fts_delete AFTER DELETE ON papers BEGIN
+		INSERT INTO papers_fts (papers_fts, rowid, title, abstract) VALUES ('delete', old.id, old.title, old.abstract);
+	END`,
+	// Imports upsert every column; only a changed text touches the index.
+	`CREATE TRIGGER papers_fts_update AFTER UPDATE OF title, abstract ON papers
+	WHEN old.title IS NOT new.title OR old.abstract IS NOT new.abstract BEGIN
+		INSERT INTO papers_fts (papers_fts, rowid, title, abstract) VALUES ('delete', old.id, old.title, old.abstract);
+		INSERT INTO papers_fts (rowid, title, abstract) VALUES (new.id, new.title, new.abstract);
+	END`,
+	`INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')`,
+}
+
+// postgresSearch creates the fold function, the document function and its
+// index, and the byte-order indexes behind name prefix searches (see
+// prefixMatch).
+var postgresSearch = []string{
+	`CREATE FUNCTION search_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT translate(lower(t), '` + foldFrom + `', '` + foldTo + `') $$`,
+	`CREATE FUNCTION papers_search_doc(title text, abstract text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT setweight(to_tsvector('simple', search_fold(title)), 'A') ||
+			setweight(to_tsvector('simple', search_fold(coalesce(abstract, ''))), 'B') $$`,
+	`CREATE INDEX papers_search ON papers USING GIN (papers_search_doc(title, abstract))`,
+	`CREATE INDEX researchers_name_key_c ON researchers (name_key COLLATE "C")`,
+	`CREATE INDEX researchers_family_key_c ON researchers (family_key COLLATE "C")`,
+	`CREATE INDEX institution_names_key_c ON institution_names (name_key COLLATE "C")`,
+}
+
+// createSearch is the 0003_search migration.
+func createSearch(ctx context.Context, tx bun.Tx) error {
+	stmts := sqliteSearch
+	if IsPostgres(tx) {
+		stmts = postgresSearch
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

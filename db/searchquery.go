@@ -1,0 +1,163 @@
+package db
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// SearchQuery is a full-text query taken apart: terms that a paper must
+// all match in its title or abstract. It is built only by
+// ParseSearchQuery, so that no user text reaches MATCH or to_tsquery
+// other than as words of letters and digits.
+type SearchQuery struct {
+	Terms []SearchTerm
+}
+
+// SearchTerm is one word, or a phrase of words that must appear in order.
+// Prefix makes the (single) word match every word it begins.
+type SearchTerm struct {
+	Words  []string
+	Prefix bool
+}
+
+// maxSearchTerms bounds the terms of a query, each of which costs a
+// posting-list walk.
+const maxSearchTerms = 16
+
+// ErrSearchQuery is wrapped by the errors of ParseSearchQuery.
+var ErrSearchQuery = errors.New("malformed search query")
+
+// ParseSearchQuery reads a user's query: words, "quoted phrases" and
+// prefixes (word*), all of which must match. Punctuation between words
+// separates them; a stray quote or star is an error wrapping
+// ErrSearchQuery, as is a query with no word at all.
+func ParseSearchQuery(s string) (SearchQuery, error) {
+	var q SearchQuery
+	rs := []rune(s)
+	for i := 0; i < len(rs); {
+		switch r := rs[i]; {
+		case r == '"':
+			end := i + 1
+			for end < len(rs) && rs[end] != '"' {
+				end++
+			}
+			if end == len(rs) {
+				return SearchQuery{}, fmt.Errorf("%w: unbalanced quote", ErrSearchQuery)
+			}
+			if ws := searchWords(rs[i+1 : end]); len(ws) > 0 {
+				q.Terms = append(q.Terms, SearchTerm{Words: ws})
+			}
+			i = end + 1
+			if i < len(rs) && rs[i] == '*' {
+				return SearchQuery{}, fmt.Errorf("%w: a * must follow a word, not a phrase", ErrSearchQuery)
+			}
+		case r == '*':
+			return SearchQuery{}, fmt.Errorf("%w: a * must follow a word", ErrSearchQuery)
+		case isWordRune(r):
+			end := i
+			for end < len(rs) && isWordRune(rs[end]) {
+				end++
+			}
+			t := SearchTerm{Words: searchWords(rs[i:end])}
+			if end < len(rs) && rs[end] == '*' {
+				t.Prefix = true
+				end++
+			}
+			if len(t.Words) > 0 {
+				q.Terms = append(q.Terms, t)
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	switch {
+	case len(q.Terms) == 0:
+		return SearchQuery{}, fmt.Errorf("%w: no word to search for", ErrSearchQuery)
+	case len(q.Terms) > maxSearchTerms:
+		return SearchQuery{}, fmt.Errorf("%w: more than %d terms", ErrSearchQuery, maxSearchTerms)
+	}
+	return q, nil
+}
+
+// isWordRune reports whether r belongs to a word: letters and digits, as
+// FTS5's unicode61 tokenizer and PostgreSQL's parser both see them, and
+// combining marks, which both fold away.
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+// searchWords splits rs into words, leaving out those made of marks only.
+func searchWords(rs []rune) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(string(rs), func(r rune) bool { return !isWordRune(r) }) {
+		if strings.IndexFunc(w, func(r rune) bool { return !unicode.Is(unicode.Mn, r) }) >= 0 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// IsZero reports whether q has no terms: no text to match.
+func (q SearchQuery) IsZero() bool { return len(q.Terms) == 0 }
+
+// fts5 renders q as an FTS5 MATCH expression: every word a quoted string,
+// which FTS5 runs through the table's own tokenizer, so that case and
+// diacritics fold exactly as they did at indexing.
+func (q SearchQuery) fts5() string {
+	var b strings.Builder
+	for i, t := range q.Terms {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.Join(t.Words, " ")) // words hold no quote
+		b.WriteByte('"')
+		if t.Prefix {
+			b.WriteByte('*')
+		}
+	}
+	return b.String()
+}
+
+// tsquery renders q as a to_tsquery text over folded words (see
+// searchFold), which is what the PostgreSQL index holds.
+func (q SearchQuery) tsquery() string {
+	var b strings.Builder
+	for i, t := range q.Terms {
+		if i > 0 {
+			b.WriteString(" & ")
+		}
+		for j, w := range t.Words {
+			if j > 0 {
+				b.WriteString(" <-> ")
+			}
+			b.WriteByte('\'')
+			b.WriteString(searchFold(w)) // letters and digits only
+			b.WriteByte('\'')
+		}
+		if t.Prefix {
+			b.WriteString(":*")
+		}
+	}
+	return b.String()
+}
+
+// PrefixQuery is the query of a search box being typed into: the words
+// of s, the last of which may be unfinished and so is a prefix. It is
+// zero when s has no word.
+func PrefixQuery(s string) SearchQuery {
+	var q SearchQuery
+	for _, w := range searchWords([]rune(s)) {
+		q.Terms = append(q.Terms, SearchTerm{Words: []string{w}})
+	}
+	if len(q.Terms) > maxSearchTerms {
+		q.Terms = q.Terms[len(q.Terms)-maxSearchTerms:]
+	}
+	if n := len(q.Terms); n > 0 {
+		q.Terms[n-1].Prefix = true
+	}
+	return q
+}

@@ -1,0 +1,51 @@
+package db
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParseSearchQuery(t *testing.T) {
+	tests := []struct {
+		in, fts5, tsquery string
+	}{
+		{"quantum gravity", `"quantum" "gravity"`, `'quantum' & 'gravity'`},
+		{`"black hole" entropy`, `"black hole" "entropy"`, `'black' <-> 'hole' & 'entropy'`},
+		{"chromo*", `"chromo"*`, `'chromo':*`},
+		{"Balázs", `"Balázs"`, `'balazs'`},
+		{"ÜBER-Øbro; it's", `"ÜBER" "Øbro" "it" "s"`, `'uber' & 'obro' & 'it' & 's'`},
+		{`x OR y AND NOT z`, `"x" "OR" "y" "AND" "NOT" "z"`, `'x' & 'or' & 'y' & 'and' & 'not' & 'z'`},
+		{`'; DROP TABLE papers; --`, `"DROP" "TABLE" "papers"`, `'drop' & 'table' & 'papers'`},
+	}
+	for _, tt := range tests {
+		q, err := ParseSearchQuery(tt.in)
+		if err != nil {
+			t.Errorf("ParseSearchQuery(%q): %v", tt.in, err)
+			continue
+		}
+		if got := q.fts5(); got != tt.fts5 {
+			t.Errorf("ParseSearchQuery(%q).fts5() = %s, want %s", tt.in, got, tt.fts5)
+		}
+		if got := q.tsquery(); got != tt.tsquery {
+			t.Errorf("ParseSearchQuery(%q).tsquery() = %s, want %s", tt.in, got, tt.tsquery)
+		}
+	}
+}
+
+func TestParseSearchQueryRejects(t *testing.T) {
+	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a b c d e f g h i j k l m n o p q"} {
+		if _, err := ParseSearchQuery(in); !errors.Is(err, ErrSearchQuery) {
+			t.Errorf("ParseSearchQuery(%q): got %v, want ErrSearchQuery", in, err)
+		}
+	}
+}
+
+func TestFoldTable(t *testing.T) {
+	letters := []rune(foldFrom)[:len([]rune(foldFrom))-len([]rune(combiningMarks))]
+	if got, want := len([]rune(foldTo)), len(letters); got != want {
+		t.Fatalf("foldTo has %d letters, want %d", got, want)
+	}
+	if got, want := searchFold("Bala\u0301zs ŁÓDŹ"), "balazs lodz"; got != want {
+		t.Errorf("searchFold: got %q, want %q", got, want)
+	}
+}

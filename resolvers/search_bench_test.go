@@ -1,0 +1,62 @@
+package resolvers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/demo"
+	"github.com/papergraph/papergraph/ingest"
+)
+
+// BenchmarkSearch serves search and typeahead queries in process over the
+// demo set on SQLite (the import takes a while before the timer starts):
+//
+//	go test ./resolvers -run '^$' -bench 'Search|Suggest' -benchmem
+//
+// ns/op is the latency of one request; for suggest, the goal is a p50 of
+// 20 ms or less.
+func BenchmarkSearch(b *testing.B) {
+	bdb := dbtest.Open(b, dbtest.New(b, "sqlite"))
+	for _, opts := range demo.Imports() {
+		if _, err := ingest.Import(context.Background(), bdb, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	counter := &db.StatementCounter{}
+	bdb.AddQueryHook(counter)
+	h := newHandler(bdb)
+	for _, bc := range []struct{ name, query string }{
+		{"searchPapers/relevance", `{ searchPapers(query: "black hole entropy", first: 20) { totalCount nodes { arxivId title published authors { name } } } }`},
+		{"searchPapers/phrase+prefix", `{ searchPapers(query: "\"string theory\" dual*", first: 20) { nodes { arxivId title } } }`},
+		{"searchPapers/filter+facets", `{ searchPapers(query: "gauge", filter: {categories: ["hep-th"]}, sort: MOST_CITED) {
+			totalCount facets { categories { category { code } count } years { year count } } nodes { arxivId } } }`},
+		{"suggest/all", `{ suggest(prefix: "wit") { type label id } }`},
+		{"suggest/two-words", `{ suggest(prefix: "quantum gra") { type label id } }`},
+		{"searchResearchers", `{ searchResearchers(query: "li") { nodes { name paperCount } } }`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			body, err := json.Marshal(map[string]any{"query": bc.query})
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := counter.Count()
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+			b.ReportMetric(float64(counter.Count()-start)/float64(b.N), "statements/op")
+		})
+	}
+}

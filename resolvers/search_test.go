@@ -1,0 +1,382 @@
+package resolvers_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/99designs/gqlgen/client"
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+type searchResp struct {
+	SearchPapers struct {
+		TotalCount int
+		PageInfo   struct {
+			HasNextPage bool
+			EndCursor   *string
+		}
+		Nodes []struct{ ArxivID, Title string }
+	}
+}
+
+func searchIDs(t *testing.T, c *client.Client, query string, opts ...client.Option) ([]string, searchResp) {
+	t.Helper()
+	var resp searchResp
+	c.MustPost(`query($q: String, $f: PaperFilter, $after: String, $first: Int) { searchPapers(query: $q, filter: $f, first: $first, after: $after) {
+		totalCount pageInfo { hasNextPage endCursor } nodes { arxivId title } } }`, &resp, append([]client.Option{client.Var("q", query)}, opts...)...)
+	ids := make([]string, len(resp.SearchPapers.Nodes))
+	for i, n := range resp.SearchPapers.Nodes {
+		ids[i] = n.ArxivID
+	}
+	return ids, resp
+}
+
+func TestSearchPapers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		// A paper added after the index was built reaches it through the
+		// triggers (SQLite) or the expression index (PostgreSQL).
+		accented := &db.Paper{ArxivID: "0704.9999", Title: "Über Balázs' theorem of Łódź", Abstract: "Sur l'énergie"}
+		if _, err := bdb.NewInsert().Model(accented).Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		c := newClient(bdb)
+		tests := []struct {
+			query    string
+			first    string // the best match, "" for no match
+			excluded string // a paper that must not match
+		}{
+			{"prompt diphoton production", "0704.0001", ""},
+			{`"diphoton production" Tevatron`, "0704.0001", ""},
+			{`"production diphoton"`, "", "0704.0001"},
+			{"diphot*", "0704.0001", ""},
+			{"DIPHOTON", "0704.0001", ""},
+			{"uber balazs", "0704.9999", ""},
+			{"uber energie", "0704.9999", ""},
+			{"Łódź ÉNERGIE", "0704.9999", ""},
+			{"balázs", "0704.9999", ""},
+			{"nonexistentwordxyz", "", ""},
+		}
+		for _, tt := range tests {
+			ids, _ := searchIDs(t, c, tt.query)
+			switch {
+			case tt.first == "" && tt.excluded == "" && len(ids) != 0:
+				t.Errorf("%q: got %v, want nothing", tt.query, ids)
+			case tt.first != "" && (len(ids) == 0 || ids[0] != tt.first):
+				t.Errorf("%q: got %v, want %s first", tt.query, ids, tt.first)
+			case tt.excluded != "" && slices.Contains(ids, tt.excluded):
+				t.Errorf("%q: got %v, want no %s", tt.query, ids, tt.excluded)
+			}
+		}
+	})
+}
+
+func TestSearchPagesByRelevance(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		all, resp := searchIDs(t, c, "field", client.Var("first", 100))
+		if len(all) < 5 || resp.SearchPapers.TotalCount != len(all) {
+			t.Fatalf("got %d papers of %d, want at least 5, all", len(all), resp.SearchPapers.TotalCount)
+		}
+		var paged []string
+		var after *string
+		for range len(all) {
+			ids, resp := searchIDs(t, c, "field", client.Var("first", 2), client.Var("after", after))
+			paged = append(paged, ids...)
+			if !resp.SearchPapers.PageInfo.HasNextPage {
+				break
+			}
+			after = resp.SearchPapers.PageInfo.EndCursor
+		}
+		if !slices.Equal(paged, all) {
+			t.Errorf("pages of 2: got %v, want %v", paged, all)
+		}
+	})
+}
+
+// paperFacts is every arXiv paper's publication year and categories, read
+// with direct SQL.
+type paperFacts struct {
+	year       map[int64]int // 0 for no date
+	categories map[int64][]string
+}
+
+func readFacts(t *testing.T, bdb bun.IDB) paperFacts {
+	t.Helper()
+	ctx := context.Background()
+	f := paperFacts{year: map[int64]int{}, categories: map[int64][]string{}}
+	var papers []db.Paper
+	if err := bdb.NewSelect().Model(&papers).Column("id", "published").Where("arxiv_id IS NOT NULL").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range papers {
+		if !p.Published.IsZero() {
+			f.year[p.ID] = p.Published.UTC().Year()
+		} else {
+			f.year[p.ID] = 0
+		}
+	}
+	var pcs []db.PaperCategory
+	if err := bdb.NewSelect().Model(&pcs).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range pcs {
+		if !slices.Contains(f.categories[pc.PaperID], pc.Category) {
+			f.categories[pc.PaperID] = append(f.categories[pc.PaperID], pc.Category)
+		}
+	}
+	return f
+}
+
+// counts counts ids per year and per category.
+func (f paperFacts) counts(ids []int64) (years map[int]int, cats map[string]int) {
+	years, cats = map[int]int{}, map[string]int{}
+	for _, id := range ids {
+		years[f.year[id]]++
+		for _, c := range f.categories[id] {
+			cats[c]++
+		}
+	}
+	return years, cats
+}
+
+type facetsResp struct {
+	TotalCount int
+	Facets     struct {
+		Categories []struct {
+			Category struct{ Code string }
+			Count    int
+		}
+		Years []struct {
+			Year  *int
+			Count int
+		}
+	}
+}
+
+func checkFacets(t *testing.T, name string, got facetsResp, f paperFacts, ids []int64) {
+	t.Helper()
+	years, cats := f.counts(ids)
+	if got.TotalCount != len(ids) {
+		t.Errorf("%s: totalCount got %d, want %d", name, got.TotalCount, len(ids))
+	}
+	sum := 0
+	for _, y := range got.Facets.Years {
+		sum += y.Count
+		year := 0
+		if y.Year != nil {
+			year = *y.Year
+		}
+		if y.Count != years[year] {
+			t.Errorf("%s: year %d got %d, want %d", name, year, y.Count, years[year])
+		}
+	}
+	if sum != got.TotalCount || len(got.Facets.Years) != len(years) {
+		t.Errorf("%s: years add up to %d in %d years, want %d in %d", name, sum, len(got.Facets.Years), got.TotalCount, len(years))
+	}
+	if len(got.Facets.Categories) != len(cats) {
+		t.Errorf("%s: got %d categories, want %d", name, len(got.Facets.Categories), len(cats))
+	}
+	for _, c := range got.Facets.Categories {
+		if c.Count != cats[c.Category.Code] {
+			t.Errorf("%s: category %s got %d, want %d", name, c.Category.Code, c.Count, cats[c.Category.Code])
+		}
+	}
+}
+
+const facetFields = `totalCount facets { categories { category { code } count } years { year count } }`
+
+func TestSearchFiltersAndFacets(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		f := readFacts(t, bdb)
+		from, to := time.Date(1993, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC)
+		researcher := scalar[int64](t, bdb, "SELECT id FROM researchers ORDER BY paper_count DESC, id LIMIT 1")
+		withDOI := map[int64]bool{}
+		var dois []int64
+		if err := bdb.NewSelect().Model((*db.Paper)(nil)).Column("id").Where("doi IS NOT NULL").Scan(context.Background(), &dois); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range dois {
+			withDOI[id] = true
+		}
+		var authored []int64
+		if err := bdb.NewSelect().Model((*db.Authorship)(nil)).Column("paper_id").Where("researcher_id = ?", researcher).Scan(context.Background(), &authored); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name   string
+			filter map[string]any
+			keep   func(id int64) bool
+		}{
+			{"all", nil, func(int64) bool { return true }},
+			{"hep-th or gr-qc", map[string]any{"categories": []string{"hep-th", "gr-qc"}}, func(id int64) bool {
+				return slices.Contains(f.categories[id], "hep-th") || slices.Contains(f.categories[id], "gr-qc")
+			}},
+			{"1993-1994", map[string]any{"publishedFrom": from, "publishedTo": to}, func(id int64) bool {
+				return f.year[id] == 1993 || f.year[id] == 1994
+			}},
+			{"researcher", map[string]any{"researcher": itoa(researcher)}, func(id int64) bool { return slices.Contains(authored, id) }},
+			{"unknown researcher", map[string]any{"researcher": "0000-0002-1825-0097"}, func(int64) bool { return false }},
+			{"hasDOI", map[string]any{"hasDOI": true}, func(id int64) bool { return withDOI[id] }},
+			{"no DOI", map[string]any{"hasDOI": false}, func(id int64) bool { return !withDOI[id] }},
+		}
+		for _, tt := range tests {
+			var want []int64
+			for id := range f.year {
+				if tt.keep(id) {
+					want = append(want, id)
+				}
+			}
+			var resp struct{ SearchPapers facetsResp }
+			c.MustPost(`query($f: PaperFilter) { searchPapers(filter: $f) { `+facetFields+` } }`, &resp, client.Var("f", tt.filter))
+			checkFacets(t, tt.name, resp.SearchPapers, f, want)
+		}
+
+		var rp struct{ Researcher struct{ Papers facetsResp } }
+		c.MustPost(`query($id: String!) { researcher(id: $id) { papers { `+facetFields+` } } }`, &rp, client.Var("id", itoa(researcher)))
+		checkFacets(t, "researcher papers", rp.Researcher.Papers, f, authored)
+	})
+}
+
+func TestSearchBadInput(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		c := newClient(bdb)
+		tests := []struct{ query, message string }{
+			{`{ searchPapers(query: "\"unbalanced") { totalCount } }`, "query: malformed search query: unbalanced quote"},
+			{`{ searchPapers(query: "a * b") { totalCount } }`, "query: malformed search query"},
+			{`{ searchPapers(query: "  ") { totalCount } }`, "query: malformed search query: no word"},
+			{`{ searchPapers(sort: RELEVANCE) { totalCount } }`, "sort: RELEVANCE needs a query"},
+			{`{ searchPapers(filter: {researcher: "nobody"}) { totalCount } }`, "filter.researcher: not a researcher id"},
+			{`{ searchPapers(query: "x", after: "junk") { nodes { title } } }`, "after: not a cursor of this list"},
+			{`{ searchResearchers(query: "--") { nodes { name } } }`, "query: no letter or digit"},
+			{`{ suggest(prefix: "x", first: 500) { label } }`, "first: must be between 0 and 50"},
+		}
+		for _, tt := range tests {
+			_, errs := rawPost(t, c, tt.query)
+			if len(errs) != 1 || !strings.HasPrefix(errs[0].Message, tt.message) || errs[0].Extensions.Code != "BAD_USER_INPUT" {
+				t.Errorf("%s: got %+v, want one BAD_USER_INPUT %q", tt.query, errs, tt.message)
+			}
+		}
+	})
+}
+
+func TestSearchResearchersSameName(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		ctx := context.Background()
+		existing := scalar[int64](t, bdb, "SELECT id FROM researchers WHERE name_key = 'c balazs'")
+		twin := &db.Researcher{Name: "C. Balazs", NameKey: "c balazs", FamilyKey: "balazs", Slug: "c-balazs"}
+		if _, err := bdb.NewInsert().Model(twin).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c := newClient(bdb)
+		for _, query := range []string{"Balazs", "balázs", "C. Bal", "c balazs"} {
+			var resp struct {
+				SearchResearchers struct {
+					Nodes []struct {
+						ResearcherID int64
+						Name         string
+						PaperCount   int
+					}
+				}
+			}
+			c.MustPost(`query($q: String!) { searchResearchers(query: $q) { nodes { researcherId name paperCount } } }`, &resp, client.Var("q", query))
+			var got []int64
+			for _, n := range resp.SearchResearchers.Nodes {
+				got = append(got, n.ResearcherID)
+			}
+			if want := []int64{existing, twin.ID}; !slices.Equal(got, want) {
+				t.Errorf("%q: got %v (%+v), want %v", query, got, resp.SearchResearchers.Nodes, want)
+			}
+		}
+	})
+}
+
+func TestSuggest(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		inst := scalar[string](t, bdb, "SELECT name FROM institutions ORDER BY id LIMIT 1")
+		word := strings.Fields(inst)[0]
+		tests := []struct {
+			prefix, types string
+			want          string // a label among the suggestions
+		}{
+			{"diphot", "[PAPER]", "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"},
+			{"Bala", "[RESEARCHER]", "C. Balázs"},
+			{"hep-t", "[CATEGORY]", "hep-th (High Energy Physics - Theory)"},
+			{"theory", "[CATEGORY]", "hep-th (High Energy Physics - Theory)"},
+			{word[:len(word)-1], "[INSTITUTION]", inst},
+			{"Bala", "null", "C. Balázs"},
+		}
+		for _, tt := range tests {
+			var resp struct {
+				Suggest []struct {
+					Type, Label, ID string
+					Target          struct {
+						Typename string `json:"__typename"`
+					}
+				}
+			}
+			c.MustPost(`query($p: String!) { suggest(prefix: $p, types: `+tt.types+`) { type label id target { __typename } } }`, &resp, client.Var("p", tt.prefix))
+			var labels []string
+			for _, s := range resp.Suggest {
+				labels = append(labels, s.Label)
+			}
+			if !slices.Contains(labels, tt.want) {
+				t.Errorf("suggest(%q, %s): got %q, want %q among them", tt.prefix, tt.types, labels, tt.want)
+			}
+		}
+	})
+}
+
+func TestCategoryPage(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		f := readFacts(t, bdb)
+		var ids []int64
+		for id, cats := range f.categories {
+			if slices.Contains(cats, "hep-th") {
+				ids = append(ids, id)
+			}
+		}
+		var resp struct {
+			Category struct {
+				TopResearchers []struct {
+					Researcher struct{ ResearcherID int64 }
+					PaperCount int
+				}
+				Papers facetsResp
+			}
+		}
+		c.MustPost(`{ category(code: "hep-th") { topResearchers(first: 3) { researcher { researcherId } paperCount } papers { `+facetFields+` } } }`, &resp)
+		var want []struct {
+			ResearcherID int64 `bun:"researcher_id"`
+			PaperCount   int   `bun:"paper_count"`
+		}
+		if err := bdb.NewRaw(`SELECT a.researcher_id, COUNT(DISTINCT a.paper_id) AS paper_count FROM authorships a
+			JOIN paper_categories pc ON pc.paper_id = a.paper_id AND pc.category = 'hep-th'
+			WHERE a.researcher_id IS NOT NULL GROUP BY a.researcher_id ORDER BY paper_count DESC, a.researcher_id LIMIT 3`).Scan(context.Background(), &want); err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Category.TopResearchers) != len(want) {
+			t.Fatalf("got %d top researchers, want %d", len(resp.Category.TopResearchers), len(want))
+		}
+		for i, w := range want {
+			if g := resp.Category.TopResearchers[i]; g.Researcher.ResearcherID != w.ResearcherID || g.PaperCount != w.PaperCount {
+				t.Errorf("top researcher %d: got %+v, want %+v", i, g, w)
+			}
+		}
+		checkFacets(t, "hep-th papers", resp.Category.Papers, f, ids)
+	})
+}
