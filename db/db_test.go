@@ -64,3 +64,36 @@ func TestCanonicalCategory(t *testing.T) {
 		}
 	}
 }
+
+func TestPendingAndFailedMigration(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		if n, err := db.Pending(ctx, bdb); err != nil || n != 0 {
+			t.Fatalf("Pending after Migrate = %d, %v; want 0", n, err)
+		}
+		// A migration that failed half way is not recorded: undo the
+		// record of the last one, break its effect, and Migrate again.
+		if _, err := bdb.NewDelete().Table("bun_migrations").Where("name = ?", "0002_taxonomy").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := db.Pending(ctx, bdb); err != nil || n != 1 {
+			t.Fatalf("Pending = %d, %v; want 1", n, err)
+		}
+		if err := db.Ping(ctx, bdb); err == nil {
+			t.Error("Ping with a migration pending: want an error")
+		}
+		if _, err := bdb.NewDelete().Table("categories").Where("code = ?", "hep-th").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(ctx, bdb); err != nil {
+			t.Fatal(err)
+		}
+		n, err := bdb.NewSelect().Table("categories").Where("code = ?", "hep-th").Count(ctx)
+		if err != nil || n != 1 {
+			t.Errorf("hep-th after the rerun: %d rows (%v), want 1", n, err)
+		}
+		if err := db.Ping(ctx, bdb); err != nil {
+			t.Errorf("Ping: %v", err)
+		}
+	})
+}

@@ -3,8 +3,10 @@ package db
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
@@ -23,30 +25,77 @@ func migrations() *migrate.Migrations {
 	return ms
 }
 
-// Migrate brings the schema up to date.
+// Migrate brings the schema up to date. A migration is recorded only once
+// it has succeeded, so one that failed or was interrupted runs again next
+// time. Processes starting together take turns: on PostgreSQL through an
+// advisory lock, on SQLite through bun's lock table.
 func Migrate(ctx context.Context, db *bun.DB) error {
-	m := migrate.NewMigrator(db, migrations())
+	m := migrate.NewMigrator(db, migrations(), migrate.WithMarkAppliedOnSuccess(true))
 	if err := m.Init(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if err := m.Lock(ctx); err != nil {
+	if n, err := unapplied(ctx, m); err != nil || n == 0 {
 		return err
 	}
-	defer m.Unlock(ctx) //nolint:errcheck // the lock row is all that is left to drop
+	unlock, err := lockMigrations(ctx, db, m)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if _, err := m.Migrate(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
 }
 
+// migrationLockWait is how long Migrate waits for another process's
+// migration before it gives up.
+const migrationLockWait = 30 * time.Second
+
+// lockMigrations takes the migration lock and returns its release.
+func lockMigrations(ctx context.Context, db *bun.DB, m *migrate.Migrator) (func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, migrationLockWait)
+	defer cancel()
+	if IsPostgres(db) {
+		// A session lock dies with its connection, so a killed migration
+		// never leaves it behind.
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext('papergraph migrations'))"); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("migrate: waiting for another process's migration: %w", err)
+		}
+		return func() {
+			conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock(hashtext('papergraph migrations'))") //nolint:errcheck // closing the connection releases it too
+			conn.Close()
+		}, nil
+	}
+	for {
+		if err := m.Lock(ctx); err == nil {
+			return func() { m.Unlock(context.Background()) }, nil //nolint:errcheck // nothing to do if the row stays; the message below explains it
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errors.New("migrate: another process has been migrating this database for 30 s; " +
+				"if none is running, an earlier migration was killed: delete the row of the table bun_migration_locks")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // Pending returns how many migrations have not been applied.
 func Pending(ctx context.Context, db *bun.DB) (int, error) {
-	m := migrate.NewMigrator(db, migrations())
-	missing, err := m.MissingMigrations(ctx)
+	return unapplied(ctx, migrate.NewMigrator(db, migrations()))
+}
+
+func unapplied(ctx context.Context, m *migrate.Migrator) (int, error) {
+	ms, err := m.MigrationsWithStatus(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return len(missing), nil
+	return len(ms.Unapplied()), nil
 }
 
 // dialectTypes maps the schema's placeholders to each dialect's types.
