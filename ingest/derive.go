@@ -189,6 +189,9 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewUpdate().Table("authorships").Set("researcher_id = ?", match[0]).Where("researcher_id = ?", a).Exec(ctx); err != nil {
 			return err
 		}
+		if err := queueResearchers(ctx, tx, []int64{match[0]}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -242,14 +245,18 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 		`DELETE FROM same_name WHERE researcher_id IN `+queued+` OR other_id IN `+queued,
 		`DELETE FROM researchers WHERE id IN `+queued+` AND orcid IS NULL AND openalex_id IS NULL AND s2_id IS NULL
 		   AND NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = researchers.id)`,
-		`WITH ranked AS (
-		   SELECT a.researcher_id AS rid, a.paper_id, a.position, p.author_count AS n, p.authors_complete AS known,
+		// A profile printed twice on one paper ("A. Kumar, A. Kumar")
+		// counts the paper once, at its first position.
+		`WITH per AS (
+		   SELECT researcher_id AS rid, paper_id, MIN(position) AS position FROM authorships
+		   WHERE researcher_id IN `+queued+` GROUP BY researcher_id, paper_id),
+		 ranked AS (
+		   SELECT per.rid, per.paper_id, per.position, p.author_count AS n, p.authors_complete AS known,
 		          p.citation_count AS c,
-		          ROW_NUMBER() OVER (PARTITION BY a.researcher_id ORDER BY p.citation_count DESC, p.published DESC, p.id) AS rn
-		   FROM authorships a JOIN papers p ON p.id = a.paper_id
-		   WHERE a.researcher_id IN `+queued+`),
+		          ROW_NUMBER() OVER (PARTITION BY per.rid ORDER BY p.citation_count DESC, p.published DESC, p.id) AS rn
+		   FROM per JOIN papers p ON p.id = per.paper_id),
 		 s AS (
-		   SELECT rid, COUNT(DISTINCT paper_id) AS papers,
+		   SELECT rid, COUNT(*) AS papers,
 		     SUM(CASE WHEN known THEN 1 ELSE 0 END) AS known,
 		     SUM(CASE WHEN known AND n = 1 THEN 1 ELSE 0 END) AS sole,
 		     SUM(CASE WHEN known AND n > 1 AND position = 1 THEN 1 ELSE 0 END) AS first,

@@ -143,7 +143,6 @@ func (x *researcherIndex) load(ctx context.Context, tx bun.Tx, refs []*authorRef
 		e := &resEntry{row: r}
 		x.byID[r.ID] = e
 		x.add(e)
-		x.loaded["name:"+r.NameKey] = true
 	}
 	return nil
 }
@@ -200,14 +199,20 @@ func (x *researcherIndex) resolve(ctx context.Context, tx bun.Tx, refs []*author
 		}
 	}
 	rows := make([]*db.Researcher, 0, len(attached))
+	ids := make([]int64, 0, len(attached))
 	seen := map[int64]bool{}
 	for _, e := range attached {
 		if !seen[e.row.ID] {
 			seen[e.row.ID] = true
 			rows = append(rows, &e.row)
+			ids = append(ids, e.row.ID)
 		}
 	}
-	return upsertResearchers(ctx, tx, rows)
+	if err := upsertResearchers(ctx, tx, rows); err != nil {
+		return err
+	}
+	// An external id now set changes how initials and same names match.
+	return queueResearchers(ctx, tx, ids)
 }
 
 func (x *researcherIndex) insert(ctx context.Context, tx bun.Tx, es []*resEntry) error {

@@ -137,7 +137,8 @@ func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Count
 		}
 		var hit *pending
 		for _, k := range keys {
-			if hit = byKey[k]; hit != nil {
+			if h := byKey[k]; h != nil && !twoArxivPapers(h.row, row) {
+				hit = h
 				break
 			}
 		}
@@ -162,7 +163,8 @@ func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Count
 			byKey[k] = hit
 		}
 	}
-	if err := w.matchExisting(ctx, tx, todo); err != nil {
+	todo, err := w.matchExisting(ctx, tx, todo)
+	if err != nil {
 		return c, err
 	}
 	var inserts, updates []*pending
@@ -209,6 +211,25 @@ func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Count
 	return c, writeReferences(ctx, tx, todo)
 }
 
+// queueResearchers puts researchers on the derive queue.
+func queueResearchers(ctx context.Context, tx bun.Tx, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows := make([]deriveQueueRow, len(ids))
+	for i, id := range ids {
+		rows[i].ResearcherID = id
+	}
+	_, err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx)
+	return err
+}
+
+// deriveQueueRow is one entry of the derive queue.
+type deriveQueueRow struct {
+	bun.BaseModel `bun:"table:derive_queue"`
+	ResearcherID  int64 `bun:"researcher_id,pk"`
+}
+
 // queueAuthors puts the researchers of the given papers on the derive
 // queue.
 func queueAuthors(ctx context.Context, tx bun.Tx, ps []*pending) error {
@@ -225,9 +246,17 @@ func queueAuthors(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	return err
 }
 
+// twoArxivPapers reports whether a and b are different arXiv papers, which
+// a shared DOI (an erratum, a joint journal version) must not join.
+func twoArxivPapers(a, b *db.Paper) bool {
+	return a.ArxivID != "" && b.ArxivID != "" && a.ArxivID != b.ArxivID
+}
+
 // matchExisting finds the stored rows of the batch's papers and merges each
-// incoming paper into its row.
-func (w *writer) matchExisting(ctx context.Context, tx bun.Tx, todo []*pending) error {
+// incoming paper into its row. Papers of the batch that turn out to be one
+// stored paper (one known by arXiv id, another by its DOI) are folded into
+// one; it returns the batch as it then stands.
+func (w *writer) matchExisting(ctx context.Context, tx bun.Tx, todo []*pending) ([]*pending, error) {
 	var arxiv, doi, oa, s2 []string
 	for _, p := range todo {
 		r := p.row
@@ -245,13 +274,13 @@ func (w *writer) matchExisting(ctx context.Context, tx bun.Tx, todo []*pending) 
 		}
 	}
 	var rows []*db.Paper
-	q := tx.NewSelect().Model(&rows)
+	q := tx.NewSelect().Model(&rows).Order("id")
 	orIn(q, "arxiv_id", arxiv)
 	orIn(q, "doi", doi)
 	orIn(q, "openalex_id", oa)
 	orIn(q, "s2_id", s2)
 	if err := q.Scan(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	stored := map[string]*db.Paper{}
 	for _, r := range rows {
@@ -269,8 +298,7 @@ func (w *writer) matchExisting(ctx context.Context, tx bun.Tx, todo []*pending) 
 			if old == nil {
 				continue
 			}
-			// A DOI never joins two different arXiv papers.
-			if old.ArxivID != "" && p.row.ArxivID != "" && old.ArxivID != p.row.ArxivID {
+			if twoArxivPapers(old, p.row) {
 				continue
 			}
 			hadPrimary := old.PrimaryCategory != ""
@@ -284,7 +312,32 @@ func (w *writer) matchExisting(ctx context.Context, tx bun.Tx, todo []*pending) 
 			break
 		}
 	}
-	return nil
+	return foldSameRow(todo), nil
+}
+
+// foldSameRow folds pendings that matched the same stored row into the
+// first of them. mergeRow has merged each into that row in turn, so a later
+// one's authors or categories, when it has any to write, are the better.
+func foldSameRow(todo []*pending) []*pending {
+	first := map[*db.Paper]*pending{}
+	out := todo[:0]
+	for _, p := range todo {
+		f := first[p.row]
+		if p.isNew || f == nil {
+			first[p.row] = p
+			out = append(out, p)
+			continue
+		}
+		f.changed = f.changed || p.changed
+		if p.authors != nil {
+			f.authors = p.authors
+		}
+		if p.writeCats {
+			f.cats, f.writeCats = p.cats, true
+		}
+		f.refs = append(f.refs, p.refs...)
+	}
+	return out
 }
 
 func orIn(q *bun.SelectQuery, col string, vals []string) {
@@ -667,7 +720,17 @@ func (w *writer) writeResearchers(ctx context.Context, tx bun.Tx, in []*Research
 			rows = append(rows, &e.row)
 		}
 	}
-	return c, upsertResearchers(ctx, tx, rows)
+	if err := upsertResearchers(ctx, tx, rows); err != nil {
+		return c, err
+	}
+	// A new or changed profile can make or break same-name links.
+	ids := make([]int64, 0, len(refs))
+	for _, ref := range refs {
+		if ref.created || seen[ref.entry.row.ID] {
+			ids = append(ids, ref.entry.row.ID)
+		}
+	}
+	return c, queueResearchers(ctx, tx, ids)
 }
 
 func fillInt(dst **int, src *int) {

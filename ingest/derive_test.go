@@ -1,0 +1,93 @@
+package ingest_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
+)
+
+// rederiveAll recomputes every researcher's derived figures from scratch,
+// the oracle an incremental derive must agree with.
+func rederiveAll(t *testing.T, bdb *bun.DB) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := bdb.ExecContext(ctx, "INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers WHERE id NOT IN (SELECT researcher_id FROM derive_queue)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ingest.Derive(ctx, bdb); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func kaggleLine(id, authors, doi string) string {
+	return `{"id":"` + id + `","authors":"` + authors + `","title":"Paper ` + id + `","categories":"hep-th","doi":"` + doi +
+		`","versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}]}`
+}
+
+// TestIncrementalDeriveMatchesFullDerive imports records in steps that each
+// change a few researchers, and after every step compares the database
+// with one whose figures were all recomputed.
+func TestIncrementalDeriveMatchesFullDerive(t *testing.T) {
+	steps := []struct {
+		name   string
+		format ingest.Format
+		file   string
+		lines  []string
+	}{
+		{"full names", ingest.Kaggle, "a.jsonl", []string{kaggleLine("1001.0001", "Claude Itzykson, Jean-Bernard Zuber", "")}},
+		// The initials share a co-author with Claude Itzykson and join him.
+		{"initials join", ingest.Kaggle, "b.jsonl", []string{kaggleLine("1001.0002", "C. Itzykson, Jean-Bernard Zuber", "")}},
+		{"profile one", ingest.OpenAlex, "c.jsonl", []string{`{"id":"https://openalex.org/A111","display_name":"Jane Doe","works_count":5,"cited_by_count":7,"summary_stats":{"h_index":3}}`}},
+		{"profile two", ingest.OpenAlex, "d.jsonl", []string{`{"id":"https://openalex.org/A222","display_name":"Jane Doe","works_count":2,"cited_by_count":1,"summary_stats":{"h_index":1}}`}},
+		{"co-author twice", ingest.Kaggle, "e.jsonl", []string{kaggleLine("1001.0003", "A. Kumar, A. Kumar, Jean-Bernard Zuber", "")}},
+	}
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		for _, s := range steps {
+			importFiles(t, bdb, s.format, writeFile(t, s.file, []byte(strings.Join(s.lines, "\n")+"\n")))
+			incremental := dump(t, bdb)
+			rederiveAll(t, bdb)
+			t.Run(s.name, func(t *testing.T) { sameDump(t, incremental, dump(t, bdb)) })
+		}
+		var claude struct{ PaperCount, MiddleCount, FirstCount int }
+		if err := bdb.NewSelect().Table("researchers").Column("paper_count", "first_count", "middle_count").
+			Where("name = ?", "Claude Itzykson").Scan(context.Background(), &claude); err != nil {
+			t.Fatal(err)
+		}
+		if claude.PaperCount != 2 || claude.FirstCount != 2 {
+			t.Errorf("Claude Itzykson = %+v, want 2 papers, first author of both", claude)
+		}
+		var kumar struct{ PaperCount, FirstCount, MiddleCount, ArchiveHIndex int }
+		if err := bdb.NewSelect().Table("researchers").Column("paper_count", "first_count", "middle_count", "archive_h_index").
+			Where("name = ?", "A. Kumar").Scan(context.Background(), &kumar); err != nil {
+			t.Fatal(err)
+		}
+		if kumar.PaperCount != 1 || kumar.FirstCount != 1 || kumar.MiddleCount != 0 {
+			t.Errorf("A. Kumar, printed twice on one paper = %+v, want that paper once, as first author", kumar)
+		}
+		n, err := bdb.NewSelect().Table("same_name").Count(context.Background())
+		if err != nil || n != 2 {
+			t.Errorf("same-name rows = %d (%v), want the two Jane Doe profiles linked both ways", n, err)
+		}
+	})
+}
+
+// TestSharedDOIKeepsBothPapers: two arXiv papers with one DOI (an
+// erratum, say) stay two papers whatever the batch size.
+func TestSharedDOIKeepsBothPapers(t *testing.T) {
+	path := writeFile(t, "doi.jsonl", []byte(kaggleLine("1001.0001", "Ann Lee", "10.1000/x")+"\n"+kaggleLine("1001.0002", "Bob Ray", "10.1000/x")+"\n"))
+	for _, batch := range []int{1, 100} {
+		dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+			if _, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: ingest.Kaggle, Paths: []string{path}, BatchSize: batch}); err != nil {
+				t.Fatal(err)
+			}
+			if got := stats(t, bdb); got.Papers != 2 || got.Authorships != 2 {
+				t.Errorf("batch %d: %+v, want 2 papers with 1 author each", batch, got)
+			}
+		})
+	}
+}
