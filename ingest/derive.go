@@ -64,11 +64,7 @@ func execAll(ctx context.Context, tx bun.Tx, stmts ...string) error {
 func resolveReferences(ctx context.Context, tx bun.Tx) error {
 	return execAll(ctx, tx,
 		`UPDATE paper_references SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
-		 WHERE cited_id IS NULL AND target NOT LIKE 'doi:%'
-		   AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`,
-		`UPDATE paper_references SET cited_id = (SELECT MIN(p.id) FROM papers p WHERE p.doi = SUBSTR(paper_references.target, 5))
-		 WHERE cited_id IS NULL AND target LIKE 'doi:%'
-		   AND EXISTS (SELECT 1 FROM papers p WHERE p.doi = SUBSTR(paper_references.target, 5))`,
+		 WHERE cited_id IS NULL AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`,
 		`UPDATE papers SET archive_citation_count = c.n
 		 FROM (SELECT cited_id, COUNT(*) AS n FROM paper_references WHERE cited_id IS NOT NULL GROUP BY cited_id) c
 		 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -97,8 +98,13 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	}()
 	if o.Progress != nil {
 		stop := make(chan struct{})
-		defer close(stop)
+		var ticking sync.WaitGroup
+		ticking.Add(1)
+		// Stopped and waited for before Import returns, so no progress
+		// line comes after the caller's summary.
+		defer func() { close(stop); ticking.Wait() }()
 		go func() {
+			defer ticking.Done()
 			t := time.NewTicker(200 * time.Millisecond)
 			defer t.Stop()
 			for {
@@ -143,9 +149,6 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 		sum.Derive = time.Since(d)
 	}
 	sum.Elapsed = time.Since(start)
-	if o.Progress != nil {
-		o.Progress(Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(), Elapsed: sum.Elapsed})
-	}
 	return sum, readErr
 }
 
@@ -171,10 +174,23 @@ func readAll(ctx context.Context, o Options, out chan<- []Record, read, records,
 		// first wrongFormatAfter records are all bad, one message about
 		// the format replaces them.
 		var held []*RecordError
+		reportHeld := func() error {
+			for len(held) > 0 {
+				e := held[0]
+				held = held[1:]
+				if err := report(o, e, bad); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		sink := Sink{
 			Record: func(r Record, _ Position) error {
 				good++
 				records.Add(1)
+				if err := reportHeld(); err != nil {
+					return err
+				}
 				batch = append(batch, r)
 				if len(batch) == cap(batch) {
 					return flush()
@@ -196,15 +212,14 @@ func readAll(ctx context.Context, o Options, out chan<- []Record, read, records,
 		err := eachEntry(o.FS, path, o.Format, read, func(e Entry) error {
 			return o.Format.Read(ctx, e, sink)
 		})
-		if err == nil && len(held) > 0 {
-			if good == 0 {
-				err = wrongFormat(o.Format, held)
-			} else {
-				for _, e := range held {
-					if err = report(o, e, bad); err != nil {
-						break
-					}
-				}
+		switch {
+		case len(held) == 0:
+		case err == nil:
+			err = wrongFormat(o.Format, held)
+		case !errors.Is(err, ErrWrongFormat):
+			// The file ended early: what was held is still bad records.
+			if rerr := reportHeld(); rerr != nil && errors.Is(rerr, ErrTooManyErrors) {
+				err = rerr
 			}
 		}
 		switch {

@@ -43,7 +43,6 @@ type openAlexEntity struct {
 	SummaryStats struct {
 		HIndex *int `json:"h_index"`
 	} `json:"summary_stats"`
-	LastKnown []openAlexInstitution `json:"last_known_institutions"`
 
 	// Institutions.
 	ROR          string   `json:"ror"`
@@ -194,11 +193,6 @@ func (o *openAlexEntity) researcher(id string) *Researcher {
 		HIndex:        o.SummaryStats.HIndex,
 		CitationCount: o.CitedByCount,
 		WorksCount:    o.WorksCount,
-	}
-	for _, in := range o.LastKnown {
-		if in.ROR != "" {
-			r.Institutions = append(r.Institutions, bareID(in.ROR))
-		}
 	}
 	return r
 }

@@ -13,7 +13,6 @@ import (
 var openAlexJason = &Researcher{
 	Name: "Jason Priem", OpenAlexID: "A5023888391", ORCID: "0000-0001-6187-6610",
 	HIndex: new(17), CitationCount: new(3890), WorksCount: new(62),
-	Institutions: []string{"02nr0ka47"},
 }
 
 func TestOpenAlex(t *testing.T) {

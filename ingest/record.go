@@ -43,8 +43,7 @@ type Paper struct {
 	// full author list (false for a source that truncates or only lists some).
 	Authors         []Author
 	AuthorsComplete bool
-	// References are the ids of works this paper cites: canonical arXiv ids,
-	// or "doi:10..." for works known only by DOI.
+	// References are the canonical arXiv ids of the works this paper cites.
 	References []string
 }
 
@@ -73,8 +72,6 @@ type Researcher struct {
 	HIndex        *int
 	CitationCount *int
 	WorksCount    *int
-	// Institutions are ROR ids of the researcher's known affiliations.
-	Institutions []string
 }
 
 // Institution is one organisation, typically a ROR record.

@@ -416,6 +416,16 @@ func writeCytoscape(w io.Writer, g exportGraph) error {
 	return err
 }
 
+// spreadsheetSafe keeps a label that starts like a formula ("=", "+",
+// "-", "@") from being run as one when the CSV is opened in a spreadsheet:
+// it gets a leading apostrophe, which spreadsheets show as text.
+func spreadsheetSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
 // writeCSV writes the edge list with both ends' labels.
 func writeCSV(w io.Writer, g exportGraph) error {
 	cw := csv.NewWriter(w)
@@ -424,7 +434,7 @@ func writeCSV(w io.Writer, g exportGraph) error {
 	}
 	labels := make(map[int64]string, len(g.Nodes))
 	for _, n := range g.Nodes {
-		labels[n.ID] = n.Label
+		labels[n.ID] = spreadsheetSafe(n.Label)
 	}
 	for _, e := range g.Edges {
 		if err := cw.Write([]string{g.nodeID(e.Source), g.nodeID(e.Target), strconv.Itoa(e.Weight), labels[e.Source], labels[e.Target]}); err != nil {

@@ -310,3 +310,19 @@ func TestExports(t *testing.T) {
 		}
 	})
 }
+
+func TestSpreadsheetSafe(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"C. Itzykson", "C. Itzykson"},
+		{"=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"},
+		{"+1", "'+1"},
+		{"-x", "'-x"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := spreadsheetSafe(tt.in); got != tt.want {
+			t.Errorf("spreadsheetSafe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func newFlags(name, synopsis string, stderr io.Writer) (*flag.FlagSet, *string) 
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return errReported
+			return errHelp
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -109,7 +109,7 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var help strings.Builder
-	help.WriteString("import [--db DSN] [--max-errors N] FORMAT PATH...\n\nFORMAT is one of:\n")
+	help.WriteString("import [--db DSN] [--max-errors N] [--batch N] FORMAT PATH...\n\nFORMAT is one of:\n")
 	for _, f := range ingest.Formats() {
 		fmt.Fprintf(&help, "  %-11s %s\n", f.Name, f.Reads)
 	}
@@ -205,7 +205,7 @@ func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer)
 	if err != nil || s.Papers > 0 {
 		return err
 	}
-	fmt.Fprintln(stdout, "empty database: loading the demo data set (about a minute, once)")
+	fmt.Fprintln(stdout, "empty database: loading the demo data set (about half a minute, once)")
 	jobs := demo.Imports()
 	for i, o := range jobs {
 		o.SkipDerive = i < len(jobs)-1

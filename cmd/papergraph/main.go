@@ -34,12 +34,15 @@ var errUsage = errors.New("usage")
 // errReported says the command already told the user what went wrong.
 var errReported = errors.New("errors reported")
 
+// errHelp says the user asked for a command's help, which has been printed.
+var errHelp = errors.New("help printed")
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, errHelp):
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(exitUsage)

@@ -62,6 +62,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"import", "--db", dsn, "kaggle", empty}, errReported, "file is empty"},
 		{[]string{"import", "--db", dsn, "kaggle", filepath.Join(dir, "missing.jsonl")}, errReported, "no such file"},
 		{[]string{"stats", "--nope"}, errUsage, "flag provided but not defined"},
+		{[]string{"import", "-h"}, errHelp, "paperscape"},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
