@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -77,6 +78,31 @@ func TestImportOpenAlexIsIdempotent(t *testing.T) {
 		}
 		if len(affs) == 0 || affs[0].RORID != "05ppvf150" || affs[0].Raw != "Impact Technology Development (United States)" {
 			t.Errorf("affiliations = %+v", affs)
+		}
+	})
+}
+
+// TestInstitutionNewAliasIsAnUpdate: a ROR record that only adds a name is
+// an update, and the name is stored.
+func TestInstitutionNewAliasIsAnUpdate(t *testing.T) {
+	ror := string(readFixture(t, "testdata/ror.jsonl"))
+	first, _, _ := strings.Cut(ror, "\n")
+	renamed := strings.Replace(first, `"names": [`, `"names": [{"lang": null, "types": ["alias"], "value": "TSRI Bangkok"}, `, 1)
+	if renamed == first {
+		t.Fatal("fixture's first record has no names list")
+	}
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFiles(t, bdb, ingest.ROR, "testdata/ror.jsonl")
+		sum := importFiles(t, bdb, ingest.ROR, writeFile(t, "renamed.jsonl", []byte(renamed+"\n")))
+		if sum.Updated != 1 || sum.Unchanged != 0 {
+			t.Errorf("reimport with a new alias: %+v, want 1 updated", sum.Counts)
+		}
+		n, err := bdb.NewSelect().Table("institution_names").Where("name = ? AND kind = ?", "TSRI Bangkok", "alias").Count(context.Background())
+		if err != nil || n != 1 {
+			t.Errorf("new alias stored %d times (%v), want 1", n, err)
+		}
+		if again := importFiles(t, bdb, ingest.ROR, writeFile(t, "renamed.jsonl", []byte(renamed+"\n"))); again.Unchanged != 1 {
+			t.Errorf("same record again: %+v, want 1 unchanged", again.Counts)
 		}
 	})
 }

@@ -802,6 +802,7 @@ func writeInstitutions(ctx context.Context, tx bun.Tx, in []*Institution) (Count
 		return c, err
 	}
 	stored := map[string]*db.Institution{}
+	storedIDs := make([]int64, 0, len(existing))
 	for _, e := range existing {
 		if e.RORID != "" {
 			stored[e.RORID] = e
@@ -809,6 +810,11 @@ func writeInstitutions(ctx context.Context, tx bun.Tx, in []*Institution) (Count
 		if e.OpenAlexID != "" {
 			stored["openalex:"+e.OpenAlexID] = e
 		}
+		storedIDs = append(storedIDs, e.ID)
+	}
+	storedNames, err := institutionNames(ctx, tx, storedIDs)
+	if err != nil {
+		return c, err
 	}
 	var rows []*db.Institution
 	var nameRows []db.InstitutionName
@@ -824,7 +830,7 @@ func writeInstitutions(ctx context.Context, tx bun.Tx, in []*Institution) (Count
 		if old != nil {
 			before := *old
 			fillInstitution(old, row)
-			if *old == before {
+			if *old == before && namesSignature(nameRowsOf(old.ID, r)) == storedNames[old.ID] {
 				c.Unchanged++
 				continue
 			}
@@ -856,15 +862,7 @@ func writeInstitutions(ctx context.Context, tx bun.Tx, in []*Institution) (Count
 		if r == nil {
 			r = byKey["openalex:"+row.OpenAlexID]
 		}
-		seen := map[string]bool{}
-		for _, n := range append([]InstitutionName{{Value: r.Name, Kind: "name"}}, r.Names...) {
-			v := clean(n.Value)
-			if v == "" || seen[v] {
-				continue
-			}
-			seen[v] = true
-			nameRows = append(nameRows, db.InstitutionName{InstitutionID: row.ID, Name: v, Kind: n.Kind, NameKey: foldKey(v)})
-		}
+		nameRows = append(nameRows, nameRowsOf(row.ID, r)...)
 	}
 	if len(rows) == 0 {
 		return c, nil
@@ -879,8 +877,54 @@ func writeInstitutions(ctx context.Context, tx bun.Tx, in []*Institution) (Count
 	if _, err := tx.NewDelete().Model((*db.InstitutionName)(nil)).Where("institution_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
 		return c, err
 	}
-	_, err := tx.NewInsert().Model(&nameRows).Exec(ctx)
+	_, err = tx.NewInsert().Model(&nameRows).Exec(ctx)
 	return c, err
+}
+
+// nameRowsOf lists the names an institution record gives, its display
+// name first, each once.
+func nameRowsOf(id int64, r *Institution) []db.InstitutionName {
+	var out []db.InstitutionName
+	seen := map[string]bool{}
+	for _, n := range append([]InstitutionName{{Value: r.Name, Kind: "name"}}, r.Names...) {
+		v := clean(n.Value)
+		if v == "" || seen[v] {
+			continue
+		}
+		seen[v] = true
+		out = append(out, db.InstitutionName{InstitutionID: id, Name: v, Kind: n.Kind, NameKey: foldKey(v)})
+	}
+	return out
+}
+
+// namesSignature is a list of names as one comparable string.
+func namesSignature(ns []db.InstitutionName) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = n.Kind + "\x00" + n.Name
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "\x01")
+}
+
+// institutionNames returns the signature of each stored institution's names.
+func institutionNames(ctx context.Context, tx bun.Tx, ids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []db.InstitutionName
+	if err := tx.NewSelect().Model(&rows).Where("institution_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	by := map[int64][]db.InstitutionName{}
+	for _, r := range rows {
+		by[r.InstitutionID] = append(by[r.InstitutionID], r)
+	}
+	for id, ns := range by {
+		out[id] = namesSignature(ns)
+	}
+	return out, nil
 }
 
 // fillInstitution takes every value the new record has; institution
