@@ -98,12 +98,6 @@ func stripURL(s string) string {
 	return s
 }
 
-// IsNew reports whether a canonical id is new-style (YYMM.NNNNN), as
-// opposed to old-style (archive/YYMMNNN).
-func IsNew(id string) bool {
-	return !strings.Contains(id, "/")
-}
-
 // maxSlug is the longest title slug Slug and TitleSlug produce.
 const maxSlug = 80
 

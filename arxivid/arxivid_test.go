@@ -90,22 +90,6 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-func TestIsNew(t *testing.T) {
-	tests := []struct {
-		id   string
-		want bool
-	}{
-		{"2111.04949", true},
-		{"0704.0001", true},
-		{"hep-th/9407087", false},
-	}
-	for _, tt := range tests {
-		if got := IsNew(tt.id); got != tt.want {
-			t.Errorf("IsNew(%q) = %v, want %v", tt.id, got, tt.want)
-		}
-	}
-}
-
 func TestSlug(t *testing.T) {
 	tests := []struct{ id, title, want string }{
 		{"2111.04949", "A Survey and Empirical Evaluation", "2111.04949-a-survey-and-empirical-evaluation"},
