@@ -22,6 +22,7 @@ func migrations() *migrate.Migrations {
 	ms.Add(migrate.Migration{Name: "0001_schema", Up: sqlFile("migrations/0001_schema.sql")})
 	ms.Add(migrate.Migration{Name: "0002_taxonomy", Up: inTx(seedTaxonomy)})
 	ms.Add(migrate.Migration{Name: "0003_search", Up: inTx(createSearch)})
+	ms.Add(migrate.Migration{Name: "0004_suggest", Up: inTx(createSuggestIndex)})
 	return ms
 }
 

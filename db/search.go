@@ -127,3 +127,42 @@ func SearchTotal(ctx context.Context, idb bun.IDB, s PaperSearch) (int, error) {
 func scoreKey(score float64) int64 { return int64(math.Float64bits(score)) }
 
 func keyScore(key int64) float64 { return math.Float64frombits(uint64(key)) }
+
+// suggestSortMax is the most title matches SuggestPapers sorts on SQLite.
+// Past it, walking the papers in citation order finds the most cited
+// matches sooner than reading every match; SQLite's planner cannot tell
+// the two cases apart (PostgreSQL's can).
+const suggestSortMax = 1000
+
+// SuggestPapers reads the n most cited papers (newest id first among
+// equals) whose title matches q, for a search box's completions. Titles
+// alone are matched, and the order needs no score, so that a short prefix
+// matching much of the archive costs no ranking of every abstract. The
+// papers are Partial. On SQLite it first counts the matches (up to
+// suggestSortMax) to pick the plan: two statements.
+func SuggestPapers(ctx context.Context, idb bun.IDB, q SearchQuery, n int) ([]*Paper, error) {
+	match := "p.id IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
+	arg := "{title} : (" + q.fts5() + ")"
+	if IsPostgres(idb) {
+		match = "papers_title_doc(p.title) @@ to_tsquery('simple', ?)"
+		arg = q.tsquery()
+	} else {
+		var matches int
+		err := idb.NewRaw("SELECT COUNT(*) FROM (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?) AS m", arg, suggestSortMax+1).Scan(ctx, &matches)
+		if err != nil {
+			return nil, err
+		}
+		if matches > suggestSortMax {
+			// The unary plus keeps SQLite from looking the matches up by
+			// id, so that it walks papers_citation_count instead.
+			match = "+" + match
+		}
+	}
+	var out []*Paper
+	err := idb.NewRaw("SELECT "+paperListColumns+" FROM papers AS p WHERE "+match+
+		" AND p.arxiv_id IS NOT NULL ORDER BY p.citation_count DESC, p.id DESC LIMIT ?", arg, n).Scan(ctx, &out)
+	for _, p := range out {
+		p.Partial = true
+	}
+	return out, err
+}

@@ -76,6 +76,17 @@ type ComplexityRoot struct {
 		Researcher func(childComplexity int) int
 	}
 
+	CitationNetwork struct {
+		Edges     func(childComplexity int) int
+		Nodes     func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
+	CitationNetworkNode struct {
+		Depth func(childComplexity int) int
+		Paper func(childComplexity int) int
+	}
+
 	Coauthor struct {
 		Researcher       func(childComplexity int) int
 		SharedPaperCount func(childComplexity int) int
@@ -93,15 +104,27 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CollaborationPath struct {
+		Length func(childComplexity int) int
+		Steps  func(childComplexity int) int
+	}
+
+	CollaborationStep struct {
+		Papers     func(childComplexity int) int
+		Researcher func(childComplexity int) int
+	}
+
 	Institution struct {
 		Acronyms      func(childComplexity int) int
 		Aliases       func(childComplexity int) int
+		Collaborators func(childComplexity int, first *int) int
 		Country       func(childComplexity int) int
 		Established   func(childComplexity int) int
 		ID            func(childComplexity int) int
 		InstitutionID func(childComplexity int) int
 		Name          func(childComplexity int) int
 		Names         func(childComplexity int) int
+		Network       func(childComplexity int, depth *int, maxNodes *int, minWeight *int) int
 		Papers        func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
 		Researchers   func(childComplexity int, first *int, after *string, last *int, before *string) int
 		RorID         func(childComplexity int) int
@@ -109,6 +132,11 @@ type ComplexityRoot struct {
 		Slug          func(childComplexity int) int
 		Status        func(childComplexity int) int
 		Types         func(childComplexity int) int
+	}
+
+	InstitutionCollaborator struct {
+		Institution      func(childComplexity int) int
+		SharedPaperCount func(childComplexity int) int
 	}
 
 	InstitutionConnection struct {
@@ -127,6 +155,18 @@ type ComplexityRoot struct {
 		Name func(childComplexity int) int
 	}
 
+	InstitutionNetwork struct {
+		Edges     func(childComplexity int) int
+		Nodes     func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
+	InstitutionNetworkNode struct {
+		Depth       func(childComplexity int) int
+		Institution func(childComplexity int) int
+		PaperCount  func(childComplexity int) int
+	}
+
 	InstitutionResearcherConnection struct {
 		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
@@ -138,6 +178,12 @@ type ComplexityRoot struct {
 		Cursor     func(childComplexity int) int
 		Node       func(childComplexity int) int
 		PaperCount func(childComplexity int) int
+	}
+
+	NetworkEdge struct {
+		Source func(childComplexity int) int
+		Target func(childComplexity int) int
+		Weight func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -158,6 +204,7 @@ type ComplexityRoot struct {
 		Byline               func(childComplexity int) int
 		Categories           func(childComplexity int) int
 		CitationCount        func(childComplexity int) int
+		CitationNetwork      func(childComplexity int, depth *int, maxNodes *int) int
 		Citations            func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
 		CitedByCount         func(childComplexity int) int
 		Comments             func(childComplexity int) int
@@ -196,6 +243,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Category           func(childComplexity int, code string) int
+		CollaborationPath  func(childComplexity int, from string, to string, maxDepth *int) int
 		Institution        func(childComplexity int, ref string) int
 		Node               func(childComplexity int, id string) int
 		Nodes              func(childComplexity int, ids []string) int
@@ -219,6 +267,7 @@ type ComplexityRoot struct {
 		Institutions            func(childComplexity int) int
 		MostCitedPaper          func(childComplexity int) int
 		Name                    func(childComplexity int) int
+		Network                 func(childComplexity int, depth *int, maxNodes *int, minWeight *int) int
 		ORCID                   func(childComplexity int) int
 		OpenalexID              func(childComplexity int) int
 		PaperCount              func(childComplexity int) int
@@ -245,6 +294,18 @@ type ComplexityRoot struct {
 	ResearcherField struct {
 		Category func(childComplexity int) int
 		Count    func(childComplexity int) int
+	}
+
+	ResearcherNetwork struct {
+		Edges     func(childComplexity int) int
+		Nodes     func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
+	ResearcherNetworkNode struct {
+		Depth      func(childComplexity int) int
+		PaperCount func(childComplexity int) int
+		Researcher func(childComplexity int) int
 	}
 
 	Suggestion struct {
@@ -279,6 +340,8 @@ type InstitutionResolver interface {
 	Acronyms(ctx context.Context, obj *model.Institution) ([]string, error)
 	Researchers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string) (*model.InstitutionResearcherConnection, error)
 	Papers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
+	Collaborators(ctx context.Context, obj *model.Institution, first *int) ([]*model.InstitutionCollaborator, error)
+	Network(ctx context.Context, obj *model.Institution, depth *int, maxNodes *int, minWeight *int) (*model.InstitutionNetwork, error)
 }
 type PaperResolver interface {
 	Abstract(ctx context.Context, obj *model.Paper) (*string, error)
@@ -295,6 +358,7 @@ type PaperResolver interface {
 
 	References(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
+	CitationNetwork(ctx context.Context, obj *model.Paper, depth *int, maxNodes *int) (*model.CitationNetwork, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -308,6 +372,7 @@ type QueryResolver interface {
 	SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error)
 	SearchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error)
 	Suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error)
+	CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error)
 }
 type ResearcherResolver interface {
 	Fields(ctx context.Context, obj *model.Researcher) ([]*model.ResearcherField, error)
@@ -316,6 +381,7 @@ type ResearcherResolver interface {
 	Papers(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string, category *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Coauthors(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error)
 	Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error)
+	Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -465,6 +531,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CategoryResearcher.Researcher(childComplexity), true
 
+	case "CitationNetwork.edges":
+		if e.ComplexityRoot.CitationNetwork.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CitationNetwork.Edges(childComplexity), true
+	case "CitationNetwork.nodes":
+		if e.ComplexityRoot.CitationNetwork.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CitationNetwork.Nodes(childComplexity), true
+	case "CitationNetwork.truncated":
+		if e.ComplexityRoot.CitationNetwork.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CitationNetwork.Truncated(childComplexity), true
+
+	case "CitationNetworkNode.depth":
+		if e.ComplexityRoot.CitationNetworkNode.Depth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CitationNetworkNode.Depth(childComplexity), true
+	case "CitationNetworkNode.paper":
+		if e.ComplexityRoot.CitationNetworkNode.Paper == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CitationNetworkNode.Paper(childComplexity), true
+
 	case "Coauthor.researcher":
 		if e.ComplexityRoot.Coauthor.Researcher == nil {
 			break
@@ -516,6 +614,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CoauthorEdge.Node(childComplexity), true
 
+	case "CollaborationPath.length":
+		if e.ComplexityRoot.CollaborationPath.Length == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CollaborationPath.Length(childComplexity), true
+	case "CollaborationPath.steps":
+		if e.ComplexityRoot.CollaborationPath.Steps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CollaborationPath.Steps(childComplexity), true
+
+	case "CollaborationStep.papers":
+		if e.ComplexityRoot.CollaborationStep.Papers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CollaborationStep.Papers(childComplexity), true
+	case "CollaborationStep.researcher":
+		if e.ComplexityRoot.CollaborationStep.Researcher == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CollaborationStep.Researcher(childComplexity), true
+
 	case "Institution.acronyms":
 		if e.ComplexityRoot.Institution.Acronyms == nil {
 			break
@@ -528,6 +652,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Institution.Aliases(childComplexity), true
+	case "Institution.collaborators":
+		if e.ComplexityRoot.Institution.Collaborators == nil {
+			break
+		}
+
+		args, err := ec.field_Institution_collaborators_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Institution.Collaborators(childComplexity, args["first"].(*int)), true
 	case "Institution.country":
 		if e.ComplexityRoot.Institution.Country == nil {
 			break
@@ -564,6 +699,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Institution.Names(childComplexity), true
+	case "Institution.network":
+		if e.ComplexityRoot.Institution.Network == nil {
+			break
+		}
+
+		args, err := ec.field_Institution_network_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Institution.Network(childComplexity, args["depth"].(*int), args["maxNodes"].(*int), args["minWeight"].(*int)), true
 	case "Institution.papers":
 		if e.ComplexityRoot.Institution.Papers == nil {
 			break
@@ -617,6 +763,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Institution.Types(childComplexity), true
 
+	case "InstitutionCollaborator.institution":
+		if e.ComplexityRoot.InstitutionCollaborator.Institution == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionCollaborator.Institution(childComplexity), true
+	case "InstitutionCollaborator.sharedPaperCount":
+		if e.ComplexityRoot.InstitutionCollaborator.SharedPaperCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionCollaborator.SharedPaperCount(childComplexity), true
+
 	case "InstitutionConnection.edges":
 		if e.ComplexityRoot.InstitutionConnection.Edges == nil {
 			break
@@ -662,6 +821,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstitutionName.Name(childComplexity), true
 
+	case "InstitutionNetwork.edges":
+		if e.ComplexityRoot.InstitutionNetwork.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionNetwork.Edges(childComplexity), true
+	case "InstitutionNetwork.nodes":
+		if e.ComplexityRoot.InstitutionNetwork.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionNetwork.Nodes(childComplexity), true
+	case "InstitutionNetwork.truncated":
+		if e.ComplexityRoot.InstitutionNetwork.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionNetwork.Truncated(childComplexity), true
+
+	case "InstitutionNetworkNode.depth":
+		if e.ComplexityRoot.InstitutionNetworkNode.Depth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionNetworkNode.Depth(childComplexity), true
+	case "InstitutionNetworkNode.institution":
+		if e.ComplexityRoot.InstitutionNetworkNode.Institution == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionNetworkNode.Institution(childComplexity), true
+	case "InstitutionNetworkNode.paperCount":
+		if e.ComplexityRoot.InstitutionNetworkNode.PaperCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionNetworkNode.PaperCount(childComplexity), true
+
 	case "InstitutionResearcherConnection.edges":
 		if e.ComplexityRoot.InstitutionResearcherConnection.Edges == nil {
 			break
@@ -705,6 +902,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstitutionResearcherEdge.PaperCount(childComplexity), true
+
+	case "NetworkEdge.source":
+		if e.ComplexityRoot.NetworkEdge.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NetworkEdge.Source(childComplexity), true
+	case "NetworkEdge.target":
+		if e.ComplexityRoot.NetworkEdge.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NetworkEdge.Target(childComplexity), true
+	case "NetworkEdge.weight":
+		if e.ComplexityRoot.NetworkEdge.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NetworkEdge.Weight(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -791,6 +1007,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.CitationCount(childComplexity), true
+	case "Paper.citationNetwork":
+		if e.ComplexityRoot.Paper.CitationNetwork == nil {
+			break
+		}
+
+		args, err := ec.field_Paper_citationNetwork_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Paper.CitationNetwork(childComplexity, args["depth"].(*int), args["maxNodes"].(*int)), true
 	case "Paper.citations":
 		if e.ComplexityRoot.Paper.Citations == nil {
 			break
@@ -966,6 +1193,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Category(childComplexity, args["code"].(string)), true
+	case "Query.collaborationPath":
+		if e.ComplexityRoot.Query.CollaborationPath == nil {
+			break
+		}
+
+		args, err := ec.field_Query_collaborationPath_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CollaborationPath(childComplexity, args["from"].(string), args["to"].(string), args["maxDepth"].(*int)), true
 	case "Query.institution":
 		if e.ComplexityRoot.Query.Institution == nil {
 			break
@@ -1143,6 +1381,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.Name(childComplexity), true
+	case "Researcher.network":
+		if e.ComplexityRoot.Researcher.Network == nil {
+			break
+		}
+
+		args, err := ec.field_Researcher_network_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Researcher.Network(childComplexity, args["depth"].(*int), args["maxNodes"].(*int), args["minWeight"].(*int)), true
 	case "Researcher.orcid":
 		if e.ComplexityRoot.Researcher.ORCID == nil {
 			break
@@ -1253,6 +1502,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ResearcherField.Count(childComplexity), true
+
+	case "ResearcherNetwork.edges":
+		if e.ComplexityRoot.ResearcherNetwork.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherNetwork.Edges(childComplexity), true
+	case "ResearcherNetwork.nodes":
+		if e.ComplexityRoot.ResearcherNetwork.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherNetwork.Nodes(childComplexity), true
+	case "ResearcherNetwork.truncated":
+		if e.ComplexityRoot.ResearcherNetwork.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherNetwork.Truncated(childComplexity), true
+
+	case "ResearcherNetworkNode.depth":
+		if e.ComplexityRoot.ResearcherNetworkNode.Depth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherNetworkNode.Depth(childComplexity), true
+	case "ResearcherNetworkNode.paperCount":
+		if e.ComplexityRoot.ResearcherNetworkNode.PaperCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherNetworkNode.PaperCount(childComplexity), true
+	case "ResearcherNetworkNode.researcher":
+		if e.ComplexityRoot.ResearcherNetworkNode.Researcher == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherNetworkNode.Researcher(childComplexity), true
 
 	case "Suggestion.id":
 		if e.ComplexityRoot.Suggestion.ID == nil {
@@ -1482,8 +1769,8 @@ type Query {
   ): InstitutionConnection!
 
   """
-  Completions for a search box: papers whose title or abstract has the
-  prefix's words (the last one as a prefix), best match first; researchers
+  Completions for a search box: papers whose title has the prefix's words
+  (the last one as a prefix), most cited first; researchers
   by name, most papers first; institutions by name; categories by code or
   name. The kinds alternate so that each is shown.
   """
@@ -1495,6 +1782,22 @@ type Query {
     "The most suggestions to return (at most 50)."
     first: Int = 10
   ): [Suggestion!]!
+
+  """
+  A shortest chain of co-authors from one researcher to another: each
+  step's researcher shares papers with the one before. Null when there is
+  none of at most maxDepth hops, or when either researcher is unknown. A
+  search that reaches too many researchers gives up with the error code
+  PATH_SEARCH_LIMIT; a smaller maxDepth may still find a path.
+  """
+  collaborationPath(
+    "Where the path starts: any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
+    from: ID!
+    "Where the path ends: any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
+    to: ID!
+    "The most hops the path may have (1 to 8)."
+    maxDepth: Int = 6
+  ): CollaborationPath
 }
 
 "Conditions on the papers of a search; every condition given must hold."
@@ -1527,7 +1830,7 @@ enum PaperSearchSort {
 
 "The kinds of suggestion."
 enum SuggestType {
-  "A paper, by its title and abstract."
+  "A paper, by its title."
   PAPER
   "A researcher, by name."
   RESEARCHER
@@ -1749,6 +2052,18 @@ type Paper implements Node {
     "The order of the list."
     sort: PaperSort = NEWEST
   ): PaperConnection!
+  """
+  The paper's citation neighbourhood: the papers it cites and that cite
+  it, to depth hops, with every citation among them as an edge from the
+  citing paper to the cited one. Costs maxNodes times its selection in
+  query complexity.
+  """
+  citationNetwork(
+    "How many hops from the paper the network reaches (1 to 3)."
+    depth: Int = 1
+    "The most nodes, the paper included (1 to 2,000); nearer and more linked papers are kept first."
+    maxNodes: Int = 100
+  ): CitationNetwork!
 }
 
 "Where an author stands on a byline."
@@ -1919,6 +2234,19 @@ type Researcher implements Node {
   ): CoauthorConnection!
   "The institutions the researcher's affiliations were matched to, most papers first."
   institutions: [Institution!]!
+  """
+  The researcher's co-author network: co-authors to depth hops, tied by
+  shared papers (papers with more than 100 authors tie no one). Costs
+  maxNodes times its selection in query complexity.
+  """
+  network(
+    "How many hops from the researcher the network reaches (1 to 3)."
+    depth: Int = 1
+    "The most nodes, the researcher included (1 to 2,000); nearer and more strongly tied researchers are kept first."
+    maxNodes: Int = 100
+    "Leave out ties of fewer shared papers than this (at least 1)."
+    minWeight: Int = 1
+  ): ResearcherNetwork!
 }
 
 "An alternative name of an institution."
@@ -1981,6 +2309,30 @@ type Institution implements Node {
     "The order of the list."
     sort: PaperSort = NEWEST
   ): PaperConnection!
+  "The institutions this one shares most papers with (papers with more than 100 authors left out), most first."
+  collaborators("How many (1 to 100)." first: Int = 10): [InstitutionCollaborator!]!
+  """
+  The institution's co-affiliation network: institutions to depth hops,
+  tied by the papers with authors at both (papers with more than 100
+  authors tie no one). Costs maxNodes times its selection in query
+  complexity.
+  """
+  network(
+    "How many hops from the institution the network reaches (1 to 3)."
+    depth: Int = 1
+    "The most nodes, the institution included (1 to 2,000); nearer and more strongly tied institutions are kept first."
+    maxNodes: Int = 100
+    "Leave out ties of fewer shared papers than this (at least 1)."
+    minWeight: Int = 1
+  ): InstitutionNetwork!
+}
+
+"An institution another shares papers with."
+type InstitutionCollaborator {
+  "The other institution."
+  institution: Institution!
+  "How many papers have authors at both."
+  sharedPaperCount: Int!
 }
 
 "A page of the researchers of an institution, most papers there first."
@@ -2003,6 +2355,94 @@ type InstitutionResearcherEdge {
   node: Researcher!
   "On how many of the researcher's papers an affiliation of theirs is matched to the institution."
   paperCount: Int!
+}
+
+"""
+A tie between two nodes of a network. Source and target are the global
+ids of the nodes' objects (their ` + "`" + `id` + "`" + ` fields), so that an edge is matched
+to its nodes without another lookup.
+"""
+type NetworkEdge {
+  "The global id of one end; in a citation network, the citing paper."
+  source: ID!
+  "The global id of the other end; in a citation network, the cited paper."
+  target: ID!
+  "How many papers the two share; 1 for a citation."
+  weight: Int!
+}
+
+"A researcher's co-author network."
+type ResearcherNetwork {
+  "The researchers, the centre first, then by depth and by the strength of their tie to the layer before."
+  nodes: [ResearcherNetworkNode!]!
+  "Every tie among the nodes of at least minWeight shared papers, each once."
+  edges: [NetworkEdge!]!
+  "Whether maxNodes left out researchers within the depth asked for."
+  truncated: Boolean!
+}
+
+"A researcher in a co-author network."
+type ResearcherNetworkNode {
+  "The researcher."
+  researcher: Researcher!
+  "Hops from the centre (0 for the centre)."
+  depth: Int!
+  "The researcher's number of papers in the archive."
+  paperCount: Int!
+}
+
+"An institution's co-affiliation network."
+type InstitutionNetwork {
+  "The institutions, the centre first, then by depth and by the strength of their tie to the layer before."
+  nodes: [InstitutionNetworkNode!]!
+  "Every tie among the nodes of at least minWeight shared papers, each once."
+  edges: [NetworkEdge!]!
+  "Whether maxNodes left out institutions within the depth asked for."
+  truncated: Boolean!
+}
+
+"An institution in a co-affiliation network."
+type InstitutionNetworkNode {
+  "The institution."
+  institution: Institution!
+  "Hops from the centre (0 for the centre)."
+  depth: Int!
+  "The number of papers with an author affiliation matched to the institution."
+  paperCount: Int!
+}
+
+"A paper's citation neighbourhood."
+type CitationNetwork {
+  "The papers, the centre first, then by depth and by their number of links to the layer before."
+  nodes: [CitationNetworkNode!]!
+  "Every citation among the nodes, from the citing paper to the cited one."
+  edges: [NetworkEdge!]!
+  "Whether maxNodes left out papers within the depth asked for."
+  truncated: Boolean!
+}
+
+"A paper in a citation network."
+type CitationNetworkNode {
+  "The paper."
+  paper: Paper!
+  "Hops from the centre (0 for the centre)."
+  depth: Int!
+}
+
+"A chain of co-authors."
+type CollaborationPath {
+  "The number of hops: one less than the steps."
+  length: Int!
+  "The researchers from the start to the end, each with the papers they share with the one before."
+  steps: [CollaborationStep!]!
+}
+
+"One researcher of a collaboration path."
+type CollaborationStep {
+  "The researcher."
+  researcher: Researcher!
+  "The papers the researcher shares with the one of the step before, in id order; none for the first step."
+  papers: [Paper!]!
 }
 `, BuiltIn: false},
 }
@@ -2080,6 +2520,28 @@ func (ec *executionContext) childFields_CategoryResearcher(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type CategoryResearcher", field.Name)
 }
 
+func (ec *executionContext) childFields_CitationNetwork(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_CitationNetwork_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_CitationNetwork_edges(ctx, field)
+	case "truncated":
+		return ec.fieldContext_CitationNetwork_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CitationNetwork", field.Name)
+}
+
+func (ec *executionContext) childFields_CitationNetworkNode(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "paper":
+		return ec.fieldContext_CitationNetworkNode_paper(ctx, field)
+	case "depth":
+		return ec.fieldContext_CitationNetworkNode_depth(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CitationNetworkNode", field.Name)
+}
+
 func (ec *executionContext) childFields_Coauthor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "researcher":
@@ -2114,6 +2576,26 @@ func (ec *executionContext) childFields_CoauthorEdge(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type CoauthorEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_CollaborationPath(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "length":
+		return ec.fieldContext_CollaborationPath_length(ctx, field)
+	case "steps":
+		return ec.fieldContext_CollaborationPath_steps(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CollaborationPath", field.Name)
+}
+
+func (ec *executionContext) childFields_CollaborationStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "researcher":
+		return ec.fieldContext_CollaborationStep_researcher(ctx, field)
+	case "papers":
+		return ec.fieldContext_CollaborationStep_papers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CollaborationStep", field.Name)
+}
+
 func (ec *executionContext) childFields_Institution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2146,8 +2628,22 @@ func (ec *executionContext) childFields_Institution(ctx context.Context, field g
 		return ec.fieldContext_Institution_researchers(ctx, field)
 	case "papers":
 		return ec.fieldContext_Institution_papers(ctx, field)
+	case "collaborators":
+		return ec.fieldContext_Institution_collaborators(ctx, field)
+	case "network":
+		return ec.fieldContext_Institution_network(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Institution", field.Name)
+}
+
+func (ec *executionContext) childFields_InstitutionCollaborator(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "institution":
+		return ec.fieldContext_InstitutionCollaborator_institution(ctx, field)
+	case "sharedPaperCount":
+		return ec.fieldContext_InstitutionCollaborator_sharedPaperCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstitutionCollaborator", field.Name)
 }
 
 func (ec *executionContext) childFields_InstitutionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2182,6 +2678,30 @@ func (ec *executionContext) childFields_InstitutionName(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type InstitutionName", field.Name)
 }
 
+func (ec *executionContext) childFields_InstitutionNetwork(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_InstitutionNetwork_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_InstitutionNetwork_edges(ctx, field)
+	case "truncated":
+		return ec.fieldContext_InstitutionNetwork_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstitutionNetwork", field.Name)
+}
+
+func (ec *executionContext) childFields_InstitutionNetworkNode(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "institution":
+		return ec.fieldContext_InstitutionNetworkNode_institution(ctx, field)
+	case "depth":
+		return ec.fieldContext_InstitutionNetworkNode_depth(ctx, field)
+	case "paperCount":
+		return ec.fieldContext_InstitutionNetworkNode_paperCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstitutionNetworkNode", field.Name)
+}
+
 func (ec *executionContext) childFields_InstitutionResearcherConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edges":
@@ -2206,6 +2726,18 @@ func (ec *executionContext) childFields_InstitutionResearcherEdge(ctx context.Co
 		return ec.fieldContext_InstitutionResearcherEdge_paperCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstitutionResearcherEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_NetworkEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_NetworkEdge_source(ctx, field)
+	case "target":
+		return ec.fieldContext_NetworkEdge_target(ctx, field)
+	case "weight":
+		return ec.fieldContext_NetworkEdge_weight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NetworkEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2276,6 +2808,8 @@ func (ec *executionContext) childFields_Paper(ctx context.Context, field graphql
 		return ec.fieldContext_Paper_references(ctx, field)
 	case "citations":
 		return ec.fieldContext_Paper_citations(ctx, field)
+	case "citationNetwork":
+		return ec.fieldContext_Paper_citationNetwork(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Paper", field.Name)
 }
@@ -2358,6 +2892,8 @@ func (ec *executionContext) childFields_Researcher(ctx context.Context, field gr
 		return ec.fieldContext_Researcher_coauthors(ctx, field)
 	case "institutions":
 		return ec.fieldContext_Researcher_institutions(ctx, field)
+	case "network":
+		return ec.fieldContext_Researcher_network(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Researcher", field.Name)
 }
@@ -2392,6 +2928,30 @@ func (ec *executionContext) childFields_ResearcherField(ctx context.Context, fie
 		return ec.fieldContext_ResearcherField_count(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ResearcherField", field.Name)
+}
+
+func (ec *executionContext) childFields_ResearcherNetwork(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_ResearcherNetwork_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_ResearcherNetwork_edges(ctx, field)
+	case "truncated":
+		return ec.fieldContext_ResearcherNetwork_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResearcherNetwork", field.Name)
+}
+
+func (ec *executionContext) childFields_ResearcherNetworkNode(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "researcher":
+		return ec.fieldContext_ResearcherNetworkNode_researcher(ctx, field)
+	case "depth":
+		return ec.fieldContext_ResearcherNetworkNode_depth(ctx, field)
+	case "paperCount":
+		return ec.fieldContext_ResearcherNetworkNode_paperCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResearcherNetworkNode", field.Name)
 }
 
 func (ec *executionContext) childFields_Suggestion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2594,6 +3154,50 @@ func (ec *executionContext) field_Category_topResearchers_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Institution_collaborators_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Institution_network_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "depth",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["depth"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxNodes",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxNodes"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "minWeight",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minWeight"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Institution_papers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2675,6 +3279,28 @@ func (ec *executionContext) field_Institution_researchers_args(ctx context.Conte
 		return nil, err
 	}
 	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Paper_citationNetwork_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "depth",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["depth"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxNodes",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxNodes"] = arg1
 	return args, nil
 }
 
@@ -2795,6 +3421,36 @@ func (ec *executionContext) field_Query_category_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["code"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_collaborationPath_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "maxDepth",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxDepth"] = arg2
 	return args, nil
 }
 
@@ -3069,6 +3725,36 @@ func (ec *executionContext) field_Researcher_coauthors_args(ctx context.Context,
 		return nil, err
 	}
 	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Researcher_network_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "depth",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["depth"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxNodes",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxNodes"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "minWeight",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minWeight"] = arg2
 	return args, nil
 }
 
@@ -3715,6 +4401,148 @@ func (ec *executionContext) fieldContext_CategoryResearcher_paperCount(_ context
 	return graphql.NewScalarFieldContext("CategoryResearcher", field, false, false, "Int")
 }
 
+func (ec *executionContext) _CitationNetwork_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CitationNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CitationNetwork_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CitationNetworkNode) graphql.Marshaler {
+			return ec.marshalNCitationNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNodeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CitationNetwork_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CitationNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CitationNetworkNode(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CitationNetwork_edges(ctx context.Context, field graphql.CollectedField, obj *model.CitationNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CitationNetwork_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
+			return ec.marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CitationNetwork_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CitationNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NetworkEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CitationNetwork_truncated(ctx context.Context, field graphql.CollectedField, obj *model.CitationNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CitationNetwork_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CitationNetwork_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CitationNetwork", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _CitationNetworkNode_paper(ctx context.Context, field graphql.CollectedField, obj *model.CitationNetworkNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CitationNetworkNode_paper(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paper, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Paper) graphql.Marshaler {
+			return ec.marshalNPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CitationNetworkNode_paper(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CitationNetworkNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Paper(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CitationNetworkNode_depth(ctx context.Context, field graphql.CollectedField, obj *model.CitationNetworkNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CitationNetworkNode_depth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Depth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CitationNetworkNode_depth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CitationNetworkNode", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Coauthor_researcher(ctx context.Context, field graphql.CollectedField, obj *model.Coauthor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3939,6 +4767,125 @@ func (ec *executionContext) fieldContext_CoauthorEdge_node(_ context.Context, fi
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Coauthor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CollaborationPath_length(ctx context.Context, field graphql.CollectedField, obj *model.CollaborationPath) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CollaborationPath_length(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Length, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CollaborationPath_length(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CollaborationPath", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CollaborationPath_steps(ctx context.Context, field graphql.CollectedField, obj *model.CollaborationPath) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CollaborationPath_steps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Steps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CollaborationStep) graphql.Marshaler {
+			return ec.marshalNCollaborationStep2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStepᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CollaborationPath_steps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CollaborationPath",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CollaborationStep(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CollaborationStep_researcher(ctx context.Context, field graphql.CollectedField, obj *model.CollaborationStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CollaborationStep_researcher(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Researcher, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CollaborationStep_researcher(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CollaborationStep",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CollaborationStep_papers(ctx context.Context, field graphql.CollectedField, obj *model.CollaborationStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CollaborationStep_papers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Papers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
+			return ec.marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CollaborationStep_papers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CollaborationStep",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Paper(ctx, field)
 		},
 	}
 	return fc, nil
@@ -4340,6 +5287,149 @@ func (ec *executionContext) fieldContext_Institution_papers(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Institution_collaborators(ctx context.Context, field graphql.CollectedField, obj *model.Institution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Institution_collaborators(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Institution().Collaborators(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstitutionCollaborator) graphql.Marshaler {
+			return ec.marshalNInstitutionCollaborator2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaboratorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Institution_collaborators(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Institution",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstitutionCollaborator(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Institution_collaborators_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Institution_network(ctx context.Context, field graphql.CollectedField, obj *model.Institution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Institution_network(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Institution().Network(ctx, obj, fc.Args["depth"].(*int), fc.Args["maxNodes"].(*int), fc.Args["minWeight"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstitutionNetwork) graphql.Marshaler {
+			return ec.marshalNInstitutionNetwork2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetwork(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Institution_network(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Institution",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstitutionNetwork(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Institution_network_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionCollaborator_institution(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionCollaborator) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionCollaborator_institution(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Institution, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Institution) graphql.Marshaler {
+			return ec.marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionCollaborator_institution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionCollaborator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Institution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionCollaborator_sharedPaperCount(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionCollaborator) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionCollaborator_sharedPaperCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SharedPaperCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionCollaborator_sharedPaperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionCollaborator", field, false, false, "Int")
+}
+
 func (ec *executionContext) _InstitutionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4537,6 +5627,171 @@ func (ec *executionContext) fieldContext_InstitutionName_kind(_ context.Context,
 	return graphql.NewScalarFieldContext("InstitutionName", field, false, false, "String")
 }
 
+func (ec *executionContext) _InstitutionNetwork_nodes(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionNetwork_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstitutionNetworkNode) graphql.Marshaler {
+			return ec.marshalNInstitutionNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNodeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionNetwork_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstitutionNetworkNode(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionNetwork_edges(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionNetwork_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
+			return ec.marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionNetwork_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NetworkEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionNetwork_truncated(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionNetwork_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionNetwork_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionNetwork", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _InstitutionNetworkNode_institution(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionNetworkNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionNetworkNode_institution(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Institution, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Institution) graphql.Marshaler {
+			return ec.marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionNetworkNode_institution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstitutionNetworkNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Institution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionNetworkNode_depth(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionNetworkNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionNetworkNode_depth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Depth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionNetworkNode_depth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionNetworkNode", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstitutionNetworkNode_paperCount(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionNetworkNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionNetworkNode_paperCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaperCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionNetworkNode_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionNetworkNode", field, false, false, "Int")
+}
+
 func (ec *executionContext) _InstitutionResearcherConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionResearcherConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4732,6 +5987,75 @@ func (ec *executionContext) _InstitutionResearcherEdge_paperCount(ctx context.Co
 }
 func (ec *executionContext) fieldContext_InstitutionResearcherEdge_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstitutionResearcherEdge", field, false, false, "Int")
+}
+
+func (ec *executionContext) _NetworkEdge_source(ctx context.Context, field graphql.CollectedField, obj *model.NetworkEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NetworkEdge_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NetworkEdge_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NetworkEdge", field, false, false, "ID")
+}
+
+func (ec *executionContext) _NetworkEdge_target(ctx context.Context, field graphql.CollectedField, obj *model.NetworkEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NetworkEdge_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NetworkEdge_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NetworkEdge", field, false, false, "ID")
+}
+
+func (ec *executionContext) _NetworkEdge_weight(ctx context.Context, field graphql.CollectedField, obj *model.NetworkEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NetworkEdge_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NetworkEdge_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NetworkEdge", field, false, false, "Int")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -5493,6 +6817,50 @@ func (ec *executionContext) fieldContext_Paper_citations(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Paper_citationNetwork(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_citationNetwork(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Paper().CitationNetwork(ctx, obj, fc.Args["depth"].(*int), fc.Args["maxNodes"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CitationNetwork) graphql.Marshaler {
+			return ec.marshalNCitationNetwork2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetwork(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_citationNetwork(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Paper",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CitationNetwork(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Paper_citationNetwork_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PaperConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.PaperConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6247,6 +7615,50 @@ func (ec *executionContext) fieldContext_Query_suggest(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_collaborationPath(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_collaborationPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CollaborationPath(ctx, fc.Args["from"].(string), fc.Args["to"].(string), fc.Args["maxDepth"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CollaborationPath) graphql.Marshaler {
+			return ec.marshalOCollaborationPath2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationPath(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_collaborationPath(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CollaborationPath(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_collaborationPath_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6870,6 +8282,50 @@ func (ec *executionContext) fieldContext_Researcher_institutions(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Researcher_network(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Researcher_network(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Researcher().Network(ctx, obj, fc.Args["depth"].(*int), fc.Args["maxNodes"].(*int), fc.Args["minWeight"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ResearcherNetwork) graphql.Marshaler {
+			return ec.marshalNResearcherNetwork2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetwork(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Researcher_network(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Researcher",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ResearcherNetwork(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Researcher_network_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ResearcherConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7074,6 +8530,171 @@ func (ec *executionContext) _ResearcherField_count(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_ResearcherField_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ResearcherField", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ResearcherNetwork_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherNetwork_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ResearcherNetworkNode) graphql.Marshaler {
+			return ec.marshalNResearcherNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNodeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherNetwork_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResearcherNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ResearcherNetworkNode(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResearcherNetwork_edges(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherNetwork_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
+			return ec.marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherNetwork_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResearcherNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NetworkEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResearcherNetwork_truncated(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherNetwork_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherNetwork_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResearcherNetwork", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ResearcherNetworkNode_researcher(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherNetworkNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherNetworkNode_researcher(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Researcher, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherNetworkNode_researcher(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResearcherNetworkNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResearcherNetworkNode_depth(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherNetworkNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherNetworkNode_depth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Depth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherNetworkNode_depth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResearcherNetworkNode", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ResearcherNetworkNode_paperCount(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherNetworkNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherNetworkNode_paperCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaperCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherNetworkNode_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResearcherNetworkNode", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Suggestion_type(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
@@ -8687,6 +10308,87 @@ func (ec *executionContext) _CategoryResearcher(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var citationNetworkImplementors = []string{"CitationNetwork"}
+
+func (ec *executionContext) _CitationNetwork(ctx context.Context, sel ast.SelectionSet, obj *model.CitationNetwork) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, citationNetworkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CitationNetwork")
+		case "nodes":
+			out.Values[i] = ec._CitationNetwork_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._CitationNetwork_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._CitationNetwork_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var citationNetworkNodeImplementors = []string{"CitationNetworkNode"}
+
+func (ec *executionContext) _CitationNetworkNode(ctx context.Context, sel ast.SelectionSet, obj *model.CitationNetworkNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, citationNetworkNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CitationNetworkNode")
+		case "paper":
+			out.Values[i] = ec._CitationNetworkNode_paper(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "depth":
+			out.Values[i] = ec._CitationNetworkNode_depth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var coauthorImplementors = []string{"Coauthor"}
 
 func (ec *executionContext) _Coauthor(ctx context.Context, sel ast.SelectionSet, obj *model.Coauthor) graphql.Marshaler {
@@ -8812,6 +10514,82 @@ func (ec *executionContext) _CoauthorEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var collaborationPathImplementors = []string{"CollaborationPath"}
+
+func (ec *executionContext) _CollaborationPath(ctx context.Context, sel ast.SelectionSet, obj *model.CollaborationPath) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, collaborationPathImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CollaborationPath")
+		case "length":
+			out.Values[i] = ec._CollaborationPath_length(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "steps":
+			out.Values[i] = ec._CollaborationPath_steps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var collaborationStepImplementors = []string{"CollaborationStep"}
+
+func (ec *executionContext) _CollaborationStep(ctx context.Context, sel ast.SelectionSet, obj *model.CollaborationStep) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, collaborationStepImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CollaborationStep")
+		case "researcher":
+			out.Values[i] = ec._CollaborationStep_researcher(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "papers":
+			out.Values[i] = ec._CollaborationStep_papers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var institutionImplementors = []string{"Institution", "SuggestTarget", "Node"}
 
 func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionSet, obj *model.Institution) graphql.Marshaler {
@@ -8903,6 +10681,56 @@ func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionS
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Institution_papers(ctx, field, obj)
 				})
+		case "collaborators":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Institution_collaborators(ctx, field, obj)
+				})
+		case "network":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Institution_network(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var institutionCollaboratorImplementors = []string{"InstitutionCollaborator"}
+
+func (ec *executionContext) _InstitutionCollaborator(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionCollaborator) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, institutionCollaboratorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstitutionCollaborator")
+		case "institution":
+			out.Values[i] = ec._InstitutionCollaborator_institution(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sharedPaperCount":
+			out.Values[i] = ec._InstitutionCollaborator_sharedPaperCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9039,6 +10867,92 @@ func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.Select
 	return out
 }
 
+var institutionNetworkImplementors = []string{"InstitutionNetwork"}
+
+func (ec *executionContext) _InstitutionNetwork(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionNetwork) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNetworkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstitutionNetwork")
+		case "nodes":
+			out.Values[i] = ec._InstitutionNetwork_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._InstitutionNetwork_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._InstitutionNetwork_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var institutionNetworkNodeImplementors = []string{"InstitutionNetworkNode"}
+
+func (ec *executionContext) _InstitutionNetworkNode(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionNetworkNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNetworkNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstitutionNetworkNode")
+		case "institution":
+			out.Values[i] = ec._InstitutionNetworkNode_institution(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "depth":
+			out.Values[i] = ec._InstitutionNetworkNode_depth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperCount":
+			out.Values[i] = ec._InstitutionNetworkNode_paperCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var institutionResearcherConnectionImplementors = []string{"InstitutionResearcherConnection"}
 
 func (ec *executionContext) _InstitutionResearcherConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionResearcherConnection) graphql.Marshaler {
@@ -9111,6 +11025,49 @@ func (ec *executionContext) _InstitutionResearcherEdge(ctx context.Context, sel 
 			}
 		case "paperCount":
 			out.Values[i] = ec._InstitutionResearcherEdge_paperCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var networkEdgeImplementors = []string{"NetworkEdge"}
+
+func (ec *executionContext) _NetworkEdge(ctx context.Context, sel ast.SelectionSet, obj *model.NetworkEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, networkEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NetworkEdge")
+		case "source":
+			out.Values[i] = ec._NetworkEdge_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._NetworkEdge_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weight":
+			out.Values[i] = ec._NetworkEdge_weight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -9330,6 +11287,12 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Paper_citations(ctx, field, obj)
+				})
+		case "citationNetwork":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_citationNetwork(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -9565,6 +11528,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_suggest(ctx, field)
 				})
+		case "collaborationPath":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_collaborationPath(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -9713,6 +11682,12 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Researcher_institutions(ctx, field, obj)
 				})
+		case "network":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Researcher_network(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9829,6 +11804,92 @@ func (ec *executionContext) _ResearcherField(ctx context.Context, sel ast.Select
 			}
 		case "count":
 			out.Values[i] = ec._ResearcherField_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var researcherNetworkImplementors = []string{"ResearcherNetwork"}
+
+func (ec *executionContext) _ResearcherNetwork(ctx context.Context, sel ast.SelectionSet, obj *model.ResearcherNetwork) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, researcherNetworkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResearcherNetwork")
+		case "nodes":
+			out.Values[i] = ec._ResearcherNetwork_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._ResearcherNetwork_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._ResearcherNetwork_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var researcherNetworkNodeImplementors = []string{"ResearcherNetworkNode"}
+
+func (ec *executionContext) _ResearcherNetworkNode(ctx context.Context, sel ast.SelectionSet, obj *model.ResearcherNetworkNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, researcherNetworkNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResearcherNetworkNode")
+		case "researcher":
+			out.Values[i] = ec._ResearcherNetworkNode_researcher(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "depth":
+			out.Values[i] = ec._ResearcherNetworkNode_depth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperCount":
+			out.Values[i] = ec._ResearcherNetworkNode_paperCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -10441,6 +12502,38 @@ func (ec *executionContext) marshalNCategoryResearcher2ᚖgithubᚗcomᚋpapergr
 	return ec._CategoryResearcher(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCitationNetwork2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetwork(ctx context.Context, sel ast.SelectionSet, v *model.CitationNetwork) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CitationNetwork!")
+		return graphql.Null
+	}
+	return ec._CitationNetwork(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCitationNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CitationNetworkNode) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNode(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNode(ctx context.Context, sel ast.SelectionSet, v *model.CitationNetworkNode) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CitationNetworkNode!")
+		return graphql.Null
+	}
+	return ec._CitationNetworkNode(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCoauthor2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Coauthor) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -10495,6 +12588,30 @@ func (ec *executionContext) marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋ
 		return graphql.Null
 	}
 	return ec._CoauthorEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCollaborationStep2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CollaborationStep) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCollaborationStep2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStep(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCollaborationStep2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStep(ctx context.Context, sel ast.SelectionSet, v *model.CollaborationStep) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CollaborationStep!")
+		return graphql.Null
+	}
+	return ec._CollaborationStep(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -10564,6 +12681,30 @@ func (ec *executionContext) marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋp
 	return ec._Institution(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNInstitutionCollaborator2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaboratorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionCollaborator) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInstitutionCollaborator2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaborator(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInstitutionCollaborator2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaborator(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionCollaborator) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstitutionCollaborator!")
+		return graphql.Null
+	}
+	return ec._InstitutionCollaborator(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNInstitutionConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionConnection(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "InstitutionConnection!")
@@ -10620,6 +12761,38 @@ func (ec *executionContext) marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraph
 	return ec._InstitutionName(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNInstitutionNetwork2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetwork(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionNetwork) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstitutionNetwork!")
+		return graphql.Null
+	}
+	return ec._InstitutionNetwork(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstitutionNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionNetworkNode) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInstitutionNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNode(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInstitutionNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNode(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionNetworkNode) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstitutionNetworkNode!")
+		return graphql.Null
+	}
+	return ec._InstitutionNetworkNode(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNInstitutionResearcherConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherConnection(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionResearcherConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "InstitutionResearcherConnection!")
@@ -10664,6 +12837,30 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdge(ctx context.Context, sel ast.SelectionSet, v *model.NetworkEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NetworkEdge!")
+		return graphql.Null
+	}
+	return ec._NetworkEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v []model.Node) graphql.Marshaler {
@@ -10836,6 +13033,38 @@ func (ec *executionContext) marshalNResearcherField2ᚖgithubᚗcomᚋpapergraph
 		return graphql.Null
 	}
 	return ec._ResearcherField(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNResearcherNetwork2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetwork(ctx context.Context, sel ast.SelectionSet, v *model.ResearcherNetwork) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ResearcherNetwork!")
+		return graphql.Null
+	}
+	return ec._ResearcherNetwork(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNResearcherNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherNetworkNode) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNResearcherNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNode(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNResearcherNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNode(ctx context.Context, sel ast.SelectionSet, v *model.ResearcherNetworkNode) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ResearcherNetworkNode!")
+		return graphql.Null
+	}
+	return ec._ResearcherNetworkNode(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -11140,6 +13369,13 @@ func (ec *executionContext) marshalOCategory2ᚖgithubᚗcomᚋpapergraphᚋpape
 		return graphql.Null
 	}
 	return ec._Category(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCollaborationPath2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationPath(ctx context.Context, sel ast.SelectionSet, v *model.CollaborationPath) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CollaborationPath(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx context.Context, sel ast.SelectionSet, v *model.Institution) graphql.Marshaler {

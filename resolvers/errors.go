@@ -19,16 +19,28 @@ import (
 const (
 	CodeBadUserInput = "BAD_USER_INPUT"
 	CodeInternal     = "INTERNAL_SERVER_ERROR"
+	// CodePathSearchLimit is a collaboration path search that reached too
+	// many researchers and gave up (network.ErrPathBudget).
+	CodePathSearchLimit = "PATH_SEARCH_LIMIT"
 )
 
 // badInput is the error for a malformed argument; the message starts with
-// the argument's name.
+// the argument's name. It wraps an *InputError, for callers outside
+// GraphQL.
 func badInput(arg, format string, args ...any) error {
+	ie := &InputError{Arg: arg, Msg: fmt.Sprintf(format, args...)}
 	return &gqlerror.Error{
-		Message:    arg + ": " + fmt.Sprintf(format, args...),
+		Message:    ie.Error(),
+		Err:        ie,
 		Extensions: map[string]any{"code": CodeBadUserInput},
 	}
 }
+
+// InputError is a malformed argument: Arg is its name as the schema
+// spells it ("query", "filter.researcher"), Msg what is wrong with it.
+type InputError struct{ Arg, Msg string }
+
+func (e *InputError) Error() string { return e.Arg + ": " + e.Msg }
 
 // internalError is what a client sees of a failure on our side: a request
 // id to quote, nothing else. The details went to the log under that id.

@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/network"
 )
 
 // missWait is how long a loader collects keys after a cache miss. The
@@ -165,6 +166,7 @@ type Loaders struct {
 	institutionResearcherPages  *loader[pageKey, db.Page[*db.InstitutionResearcherRow]]
 	institutionResearcherTotals *loader[int64, int]
 	topResearchers              *loader[topKey, []*db.ResearcherCount]
+	collaborators               *loader[collaboratorKey, []network.Weighted]
 }
 
 // topKey names the top n researchers of a category.
@@ -196,6 +198,10 @@ func NewLoaders(idb bun.IDB) *Loaders {
 			func(ctx context.Context, g topKey, codes []string) (map[string][]*db.ResearcherCount, error) {
 				return db.CategoryTopResearchers(ctx, idb, codes, g.n)
 			}, func(k topKey) string { return k.code })),
+		collaborators: newLoader(grouped(func(k collaboratorKey) collaboratorKey { return collaboratorKey{n: k.n} },
+			func(ctx context.Context, g collaboratorKey, ids []int64) (map[int64][]network.Weighted, error) {
+				return network.Collaborators(ctx, idb, ids, g.n)
+			}, func(k collaboratorKey) int64 { return k.institution })),
 	}
 }
 

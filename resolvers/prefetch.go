@@ -269,6 +269,8 @@ func (p *prefetcher) institutions(ctx context.Context, is []*db.Institution, sel
 			err = p.paperList(ctx, db.InstitutionPapers, ids, f)
 		case "researchers":
 			err = p.institutionResearchers(ctx, ids, f)
+		case "collaborators":
+			err = p.collaborators(ctx, ids, f)
 		}
 		if err != nil {
 			return err
@@ -307,12 +309,23 @@ func (p *prefetcher) paperList(ctx context.Context, list db.PaperList, parents [
 		return nil // the field's resolver reports it
 	}
 	page, items, total := p.connection(f, "PaperConnection", "PaperEdge")
-	if total {
-		keys := make([]paperTotalKey[int64], len(parents))
-		for i, id := range parents {
-			keys[i] = paperTotalKey[int64]{list: list, parent: id, category: args.Category}
+	listKeys := make([]paperTotalKey[int64], len(parents))
+	for i, id := range parents {
+		listKeys[i] = paperTotalKey[int64]{list: list, parent: id, category: args.Category}
+	}
+	for _, c := range p.fields(p.below(f.Selections, "PaperConnection", "facets"), "PaperFacets") {
+		switch c.Name {
+		case "categories":
+			err = p.l.paperLists.categoryFacets.prime(ctx, listKeys)
+		case "years":
+			err = p.l.paperLists.yearFacets.prime(ctx, listKeys)
 		}
-		if err := p.l.paperLists.totals.prime(ctx, keys); err != nil {
+		if err != nil {
+			return err
+		}
+	}
+	if total {
+		if err := p.l.paperLists.totals.prime(ctx, listKeys); err != nil {
 			return err
 		}
 	}
@@ -417,6 +430,59 @@ func (p *prefetcher) institutionResearchers(ctx context.Context, parents []int64
 		}
 	}
 	return p.researchers(ctx, rs, items)
+}
+
+func (p *prefetcher) collaborators(ctx context.Context, parents []int64, f graphql.CollectedField) error {
+	var first *int
+	if v := f.ArgumentMap(p.op.Variables)["first"]; v != nil {
+		n, err := graphql.UnmarshalInt(v)
+		if err != nil {
+			return nil // the field's resolver reports it
+		}
+		first = &n
+	}
+	n, err := collaboratorCount(first)
+	if err != nil {
+		return nil // the field's resolver reports it
+	}
+	keys := make([]collaboratorKey, len(parents))
+	for i, id := range parents {
+		keys[i] = collaboratorKey{institution: id, n: n}
+	}
+	if err := p.l.collaborators.prime(ctx, keys); err != nil {
+		return err
+	}
+	lists, err := values(ctx, p.l.collaborators, keys)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	for _, ws := range lists {
+		for _, w := range ws {
+			ids = append(ids, w.ID)
+		}
+	}
+	is, err := primed(ctx, p.l.institutions, ids)
+	if err != nil {
+		return err
+	}
+	return p.institutions(ctx, is, p.below(f.Selections, "InstitutionCollaborator", "institution"))
+}
+
+// below is the selection found by following a path of (type, field)
+// pairs down from sel: below(sel, "A", "x", "B", "y") is what sel asks of
+// the y of the B objects of the x of the A objects.
+func (p *prefetcher) below(sel ast.SelectionSet, path ...string) ast.SelectionSet {
+	for i := 0; i+1 < len(path); i += 2 {
+		var next ast.SelectionSet
+		for _, f := range p.fields(sel, path[i]) {
+			if f.Name == path[i+1] {
+				next = append(next, f.Selections...)
+			}
+		}
+		sel = next
+	}
+	return sel
 }
 
 func nonNil[T any](xs []*T) []*T {

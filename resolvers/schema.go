@@ -19,6 +19,7 @@ import (
 
 	"github.com/papergraph/papergraph/graph"
 	"github.com/papergraph/papergraph/graph/model"
+	"github.com/papergraph/papergraph/network"
 )
 
 // ComplexityLimit is a complexity budget that the contract query of the
@@ -53,12 +54,33 @@ func NewSchema(bdb bun.IDB) graphql.ExecutableSchema {
 	c.Query.SearchInstitutions = func(child int, _ string, first *int, _ *string) int { return pageSize(first, nil) * child }
 	c.Query.Suggest = func(child int, _ string, _ []model.SuggestType, first *int) int { return pageSize(first, nil) * child }
 	c.Query.Nodes = func(child int, ids []string) int { return len(ids) * child }
+	c.Researcher.Network = func(child int, _, maxNodes, _ *int) int { return networkSize(maxNodes) * child }
+	c.Institution.Network = func(child int, _, maxNodes, _ *int) int { return networkSize(maxNodes) * child }
+	c.Paper.CitationNetwork = func(child int, _, maxNodes *int) int { return networkSize(maxNodes) * child }
+	c.Institution.Collaborators = func(child int, first *int) int { return pageSize(first, nil) * child }
+	c.Query.CollaborationPath = func(child int, _, _ string, maxDepth *int) int {
+		n := network.DefaultPathDepth
+		if maxDepth != nil {
+			n = min(max(*maxDepth, 1), network.MaxPathDepth)
+		}
+		return (n + 1) * child
+	}
 	c.Query.Papers = func(child int, ids []string) int { return len(ids) * child }
 	return graph.NewExecutableSchema(cfg)
 }
 
 func paperListComplexity(child int, first *int, _ *string, last *int, _ *string, _ *model.PaperSort) int {
 	return pageSize(first, last) * child
+}
+
+// networkSize is the most nodes a network field asks for: maxNodes,
+// clamped to the range Validate accepts so that no argument makes the
+// cost overflow.
+func networkSize(maxNodes *int) int {
+	if maxNodes == nil {
+		return network.DefaultOptions.MaxNodes
+	}
+	return min(max(*maxNodes, 1), network.MaxNodesCap)
 }
 
 func pageSize(first, last *int) int {

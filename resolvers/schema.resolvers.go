@@ -63,6 +63,16 @@ func (r *institutionResolver) Papers(ctx context.Context, obj *model.Institution
 	return paperList(ctx, loaders(ctx).paperLists, db.InstitutionPapers, obj.Institution.ID, first, after, last, before, nil, sort)
 }
 
+// Collaborators is the resolver for the collaborators field.
+func (r *institutionResolver) Collaborators(ctx context.Context, obj *model.Institution, first *int) ([]*model.InstitutionCollaborator, error) {
+	return institutionCollaborators(ctx, obj.Institution.ID, first)
+}
+
+// Network is the resolver for the network field.
+func (r *institutionResolver) Network(ctx context.Context, obj *model.Institution, depth *int, maxNodes *int, minWeight *int) (*model.InstitutionNetwork, error) {
+	return r.institutionNetwork(ctx, obj.Institution.ID, depth, maxNodes, minWeight)
+}
+
 // Abstract is the resolver for the abstract field.
 func (r *paperResolver) Abstract(ctx context.Context, obj *model.Paper) (*string, error) {
 	return paperText(ctx, obj, func(p *db.Paper) *string { return &p.Abstract })
@@ -116,6 +126,11 @@ func (r *paperResolver) References(ctx context.Context, obj *model.Paper, first 
 // Citations is the resolver for the citations field.
 func (r *paperResolver) Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
 	return paperList(ctx, loaders(ctx).paperLists, db.Citations, obj.Paper.ID, first, after, last, before, nil, sort)
+}
+
+// CitationNetwork is the resolver for the citationNetwork field.
+func (r *paperResolver) CitationNetwork(ctx context.Context, obj *model.Paper, depth *int, maxNodes *int) (*model.CitationNetwork, error) {
+	return r.citationNetwork(ctx, obj.Paper.ID, depth, maxNodes)
 }
 
 // Node is the resolver for the node field.
@@ -173,6 +188,11 @@ func (r *queryResolver) Suggest(ctx context.Context, prefix string, types []mode
 	return r.suggest(ctx, prefix, types, first)
 }
 
+// CollaborationPath is the resolver for the collaborationPath field.
+func (r *queryResolver) CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error) {
+	return r.collaborationPath(ctx, from, to, maxDepth)
+}
+
 // Fields is the resolver for the fields field.
 func (r *researcherResolver) Fields(ctx context.Context, obj *model.Researcher) ([]*model.ResearcherField, error) {
 	return researcherFields(ctx, obj.Researcher.ID)
@@ -201,6 +221,11 @@ func (r *researcherResolver) Coauthors(ctx context.Context, obj *model.Researche
 // Institutions is the resolver for the institutions field.
 func (r *researcherResolver) Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error) {
 	return researcherInstitutions(ctx, obj.Researcher.ID)
+}
+
+// Network is the resolver for the network field.
+func (r *researcherResolver) Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error) {
+	return r.researcherNetwork(ctx, obj.Researcher.ID, depth, maxNodes, minWeight)
 }
 
 // Authorship returns graph.AuthorshipResolver implementation.

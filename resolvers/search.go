@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/uptrace/bun"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/papergraph/papergraph/db"
@@ -45,18 +46,11 @@ func (r *Resolver) paperSearch(ctx context.Context, query *string, filter *model
 	}
 	s.HasDOI = filter.HasDoi
 	if filter.Researcher != nil {
-		ref, err := parseResearcherRef("filter.researcher", *filter.Researcher)
+		id, err := r.researcherID(ctx, "filter.researcher", *filter.Researcher)
 		if err != nil {
 			return s, err
 		}
-		s.ResearcherID = ref.id
-		if ref.id == 0 {
-			x, err := db.ResearcherByExternalID(ctx, r.db, ref.column, ref.value)
-			if err != nil {
-				return s, err
-			}
-			s.ResearcherID = foundID(x, func(x *db.Researcher) int64 { return x.ID })
-		}
+		s.ResearcherID = id
 	}
 	if filter.Institution != nil {
 		ref, err := parseInstitutionRef("filter.institution", *filter.Institution)
@@ -84,19 +78,32 @@ func foundID[T any](x *T, id func(*T) int64) int64 {
 	return id(x)
 }
 
-func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error) {
-	s, err := r.paperSearch(ctx, query, filter)
+// SearchArgs checks searchPapers' query, filter and sort, resolves the
+// researcher and institution the filter names (a statement each when
+// named by an external id or a name), and returns the search and its
+// order. The export of search results shares it, so that both read their
+// arguments alike. A malformed argument is an error wrapping an
+// *InputError.
+func SearchArgs(ctx context.Context, idb bun.IDB, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort) (db.PaperSearch, db.PaperOrder, error) {
+	s, err := (&Resolver{db: idb}).paperSearch(ctx, query, filter)
 	if err != nil {
-		return nil, err
+		return s, 0, err
 	}
-	order := db.Newest
 	switch {
 	case sort != nil && *sort == model.PaperSearchSortRelevance && s.Query.IsZero():
-		return nil, badInput("sort", "RELEVANCE needs a query")
+		return s, 0, badInput("sort", "RELEVANCE needs a query")
 	case sort != nil:
-		order = searchOrders[*sort]
+		return s, searchOrders[*sort], nil
 	case !s.Query.IsZero():
-		order = db.Relevance
+		return s, db.Relevance, nil
+	}
+	return s, db.Newest, nil
+}
+
+func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error) {
+	s, order, err := SearchArgs(ctx, r.db, query, filter, sort)
+	if err != nil {
+		return nil, err
 	}
 	args, err := pageArgs(paperLists, first, last, after, before, nil, order)
 	if err != nil {
@@ -304,9 +311,9 @@ func (r *Resolver) suggestPapers(ctx context.Context, prefix string, n int) ([]*
 	if q.IsZero() {
 		return nil, nil
 	}
-	pg, err := db.SearchPapers(ctx, r.db, db.PaperSearch{Query: q}, db.PageArgs{First: n, Order: db.Relevance})
-	out := make([]*model.Suggestion, len(pg.Items))
-	for i, p := range pg.Items {
+	ps, err := db.SuggestPapers(ctx, r.db, q, n)
+	out := make([]*model.Suggestion, len(ps))
+	for i, p := range ps {
 		m := wrapPaper(p)
 		out[i] = &model.Suggestion{Type: model.SuggestTypePaper, Label: p.Title, ID: m.ID(), Target: m}
 	}

@@ -1,17 +1,22 @@
 package resolvers_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/99designs/gqlgen/client"
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/graph/model"
 )
 
 type searchResp struct {
@@ -378,5 +383,115 @@ func TestCategoryPage(t *testing.T) {
 			}
 		}
 		checkFacets(t, "hep-th papers", resp.Category.Papers, f, ids)
+	})
+}
+
+func TestSuggestPapersByTitle(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		importPaperscape1992(t, bdb)
+		var papers []struct {
+			ID            int64
+			Title         string
+			CitationCount int
+		}
+		if err := bdb.NewRaw("SELECT id, title, citation_count FROM papers WHERE arxiv_id IS NOT NULL").Scan(context.Background(), &papers); err != nil {
+			t.Fatal(err)
+		}
+		c := newClient(bdb)
+		for _, tt := range []struct {
+			prefix string
+			words  []string // whole words every title must have
+			last   string   // the prefix of a word it must have too
+		}{
+			{"the", nil, "the"},
+			{"quantum gra", []string{"quantum"}, "gra"},
+			{"Black hole", []string{"black"}, "hole"},
+		} {
+			matches := papers[:0:0]
+			for _, p := range papers {
+				ws := strings.FieldsFunc(strings.ToLower(p.Title), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+				ok := slices.ContainsFunc(ws, func(w string) bool { return strings.HasPrefix(w, tt.last) })
+				for _, w := range tt.words {
+					ok = ok && slices.Contains(ws, w)
+				}
+				if ok {
+					matches = append(matches, p)
+				}
+			}
+			slices.SortFunc(matches, func(a, b struct {
+				ID            int64
+				Title         string
+				CitationCount int
+			}) int {
+				return cmp.Or(cmp.Compare(b.CitationCount, a.CitationCount), cmp.Compare(b.ID, a.ID))
+			})
+			var want []string
+			for _, p := range matches[:min(len(matches), 10)] {
+				want = append(want, model.GlobalID(model.KindPaper, p.ID))
+			}
+			var resp struct{ Suggest []struct{ ID string } }
+			c.MustPost(`query($p: String!) { suggest(prefix: $p, types: [PAPER]) { id } }`, &resp, client.Var("p", tt.prefix))
+			var got []string
+			for _, s := range resp.Suggest {
+				got = append(got, s.ID)
+			}
+			if len(want) < 3 || !slices.Equal(got, want) {
+				t.Errorf("suggest(%q): got %v, want %v (the most cited of %d titles)", tt.prefix, got, want, len(matches))
+			}
+		}
+	})
+}
+
+// facetStatements is the number of SQL statements of facetQuery:
+//
+//  1. the page of the search
+//  2. the total of the search
+//  3. the category facets of the search
+//  4. the year facets of the search
+//  5. the authorships of the papers of the search's page
+//  6. the researcher, by id
+//  7. the page of their papers
+//  8. the category facets of their papers, primed from the look-ahead
+//  9. the year facets of their papers, primed from the look-ahead
+//  10. the authorships of the papers of that page
+const facetStatements = 10
+
+// facetQuery asks for the newest and the oldest papers of a researcher,
+// with facets, as a search and as their list.
+const facetQuery = `query($id: String!) {
+	searchPapers(filter: {researcher: $id}, first: 5) { totalCount ` + facetFields + ` nodes { arxivId authors { name } } }
+	researcher(id: $id) { papers(first: 5, sort: OLDEST) { nodes { arxivId authors { name } } facets { categories { category { code } count } years { year count } } } }
+}`
+
+func TestFacetStatements(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		id := scalar[int64](t, bdb, "SELECT id FROM researchers ORDER BY paper_count DESC, id LIMIT 1")
+		counter := &db.StatementCounter{}
+		bdb.AddQueryHook(counter)
+		var resp struct {
+			SearchPapers struct {
+				TotalCount int
+				Nodes      []struct{ ArxivID string }
+			}
+			Researcher struct {
+				Papers struct {
+					Nodes  []struct{ ArxivID string }
+					Facets struct{ Years []struct{ Count int } }
+				}
+			}
+		}
+		data, errs := rawPost(t, newClient(bdb), facetQuery, client.Var("id", strconv.FormatInt(id, 10)))
+		if err := json.Unmarshal([]byte(data), &resp); err != nil || len(errs) != 0 {
+			t.Fatalf("got %s %+v", data, errs)
+		}
+		newest, oldest := resp.SearchPapers.Nodes, resp.Researcher.Papers.Nodes
+		if resp.SearchPapers.TotalCount <= 10 || len(newest) != 5 || len(oldest) != 5 || len(resp.Researcher.Papers.Facets.Years) == 0 {
+			t.Fatalf("got %s: want two pages of 5 of more than 10 papers, with facets", data)
+		}
+		if got := counter.Count(); got != facetStatements {
+			t.Errorf("got %d statements, want %d", got, facetStatements)
+		}
 	})
 }

@@ -108,6 +108,7 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("GET /readyz", readyz(cfg.DB, cfg.Logger))
 	mux.Handle("GET /metrics", m.handler())
 	handleExports(mux, cfg.DB, cfg.Logger)
+	mux.Handle("GET /export/search", withTimeout(queryTimeout, searchExport(cfg.DB, cfg.Logger)))
 
 	return &Server{addr: cfg.Addr, log: cfg.Logger, handler: observe(cfg.Logger, mux)}, nil
 }

@@ -26,6 +26,48 @@ type CategoryResearcher struct {
 	PaperCount int `json:"paperCount"`
 }
 
+// A paper's citation neighbourhood.
+type CitationNetwork struct {
+	// The papers, the centre first, then by depth and by their number of links to the layer before.
+	Nodes []*CitationNetworkNode `json:"nodes"`
+	// Every citation among the nodes, from the citing paper to the cited one.
+	Edges []*NetworkEdge `json:"edges"`
+	// Whether maxNodes left out papers within the depth asked for.
+	Truncated bool `json:"truncated"`
+}
+
+// A paper in a citation network.
+type CitationNetworkNode struct {
+	// The paper.
+	Paper *Paper `json:"paper"`
+	// Hops from the centre (0 for the centre).
+	Depth int `json:"depth"`
+}
+
+// A chain of co-authors.
+type CollaborationPath struct {
+	// The number of hops: one less than the steps.
+	Length int `json:"length"`
+	// The researchers from the start to the end, each with the papers they share with the one before.
+	Steps []*CollaborationStep `json:"steps"`
+}
+
+// One researcher of a collaboration path.
+type CollaborationStep struct {
+	// The researcher.
+	Researcher *Researcher `json:"researcher"`
+	// The papers the researcher shares with the one of the step before, in id order; none for the first step.
+	Papers []*Paper `json:"papers"`
+}
+
+// An institution another shares papers with.
+type InstitutionCollaborator struct {
+	// The other institution.
+	Institution *Institution `json:"institution"`
+	// How many papers have authors at both.
+	SharedPaperCount int `json:"sharedPaperCount"`
+}
+
 // A page of institutions.
 type InstitutionConnection struct {
 	// The institutions of the page with their cursors.
@@ -42,6 +84,38 @@ type InstitutionEdge struct {
 	Cursor string `json:"cursor"`
 	// The institution.
 	Node *Institution `json:"node"`
+}
+
+// An institution's co-affiliation network.
+type InstitutionNetwork struct {
+	// The institutions, the centre first, then by depth and by the strength of their tie to the layer before.
+	Nodes []*InstitutionNetworkNode `json:"nodes"`
+	// Every tie among the nodes of at least minWeight shared papers, each once.
+	Edges []*NetworkEdge `json:"edges"`
+	// Whether maxNodes left out institutions within the depth asked for.
+	Truncated bool `json:"truncated"`
+}
+
+// An institution in a co-affiliation network.
+type InstitutionNetworkNode struct {
+	// The institution.
+	Institution *Institution `json:"institution"`
+	// Hops from the centre (0 for the centre).
+	Depth int `json:"depth"`
+	// The number of papers with an author affiliation matched to the institution.
+	PaperCount int `json:"paperCount"`
+}
+
+// A tie between two nodes of a network. Source and target are the global
+// ids of the nodes' objects (their `id` fields), so that an edge is matched
+// to its nodes without another lookup.
+type NetworkEdge struct {
+	// The global id of one end; in a citation network, the citing paper.
+	Source string `json:"source"`
+	// The global id of the other end; in a citation network, the cited paper.
+	Target string `json:"target"`
+	// How many papers the two share; 1 for a citation.
+	Weight int `json:"weight"`
 }
 
 // Conditions on the papers of a search; every condition given must hold.
@@ -82,6 +156,26 @@ type ResearcherEdge struct {
 	Cursor string `json:"cursor"`
 	// The researcher.
 	Node *Researcher `json:"node"`
+}
+
+// A researcher's co-author network.
+type ResearcherNetwork struct {
+	// The researchers, the centre first, then by depth and by the strength of their tie to the layer before.
+	Nodes []*ResearcherNetworkNode `json:"nodes"`
+	// Every tie among the nodes of at least minWeight shared papers, each once.
+	Edges []*NetworkEdge `json:"edges"`
+	// Whether maxNodes left out researchers within the depth asked for.
+	Truncated bool `json:"truncated"`
+}
+
+// A researcher in a co-author network.
+type ResearcherNetworkNode struct {
+	// The researcher.
+	Researcher *Researcher `json:"researcher"`
+	// Hops from the centre (0 for the centre).
+	Depth int `json:"depth"`
+	// The researcher's number of papers in the archive.
+	PaperCount int `json:"paperCount"`
 }
 
 // One completion of a search box.
@@ -289,7 +383,7 @@ func (e PaperSort) MarshalJSON() ([]byte, error) {
 type SuggestType string
 
 const (
-	// A paper, by its title and abstract.
+	// A paper, by its title.
 	SuggestTypePaper SuggestType = "PAPER"
 	// A researcher, by name.
 	SuggestTypeResearcher SuggestType = "RESEARCHER"
