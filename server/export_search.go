@@ -176,19 +176,13 @@ func writeSearch(ctx context.Context, w http.ResponseWriter, bdb bun.IDB, s db.P
 	rc := http.NewResponseController(w)
 	args := db.PageArgs{First: searchExportPage, Order: order}
 	for {
-		pg, err := db.SearchPapers(ctx, bdb, s, args)
-		if err != nil {
+		// An export has no overall time limit, only one per page and per
+		// write, so that any number of rows can stream to a client that
+		// keeps reading.
+		if err := rc.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return err
 		}
-		ids := make([]int64, len(pg.Items))
-		for i, p := range pg.Items {
-			ids[i] = p.ID
-		}
-		full, err := db.PapersByIDs(ctx, bdb, ids)
-		if err != nil {
-			return err
-		}
-		cats, err := db.CategoriesByPaperIDs(ctx, bdb, ids)
+		pg, full, cats, err := searchExportPageRows(ctx, bdb, s, args)
 		if err != nil {
 			return err
 		}
@@ -229,4 +223,24 @@ func newSearchRow(p, full *db.Paper, cats []db.Category) searchRow {
 		row.Categories = append(row.Categories, c.Code)
 	}
 	return row
+}
+
+// searchExportPageRows reads one page of an export within queryTimeout.
+func searchExportPageRows(ctx context.Context, bdb bun.IDB, s db.PaperSearch, args db.PageArgs) (
+	pg db.Page[*db.Paper], full map[int64]*db.Paper, cats map[int64][]db.Category, err error,
+) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	if pg, err = db.SearchPapers(ctx, bdb, s, args); err != nil {
+		return pg, nil, nil, err
+	}
+	ids := make([]int64, len(pg.Items))
+	for i, p := range pg.Items {
+		ids[i] = p.ID
+	}
+	if full, err = db.PapersByIDs(ctx, bdb, ids); err != nil {
+		return pg, nil, nil, err
+	}
+	cats, err = db.CategoriesByPaperIDs(ctx, bdb, ids)
+	return pg, full, cats, err
 }

@@ -27,6 +27,7 @@ func newGraphQL(cfg Config) *handler.Server {
 	// First, so that it sees the name of every operation, even those a
 	// later extension refuses.
 	srv.Use(exchangeRecorder{})
+	srv.Use(cacheHeaders{})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	// Depth before complexity: it is cheaper, and it bounds the work of

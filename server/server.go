@@ -101,14 +101,14 @@ func New(cfg Config) (*Server, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", graphiql("/graphql"))
-	mux.Handle("GET /graphql", api)
+	mux.Handle("GET /graphql", cacheableGET(api))
 	mux.Handle("POST /graphql", api)
 	mux.Handle("OPTIONS /graphql", api)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("GET /readyz", readyz(cfg.DB, cfg.Logger))
 	mux.Handle("GET /metrics", m.handler())
 	handleExports(mux, cfg.DB, cfg.Logger)
-	mux.Handle("GET /export/search", withTimeout(queryTimeout, searchExport(cfg.DB, cfg.Logger)))
+	mux.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 
 	return &Server{addr: cfg.Addr, log: cfg.Logger, handler: observe(cfg.Logger, mux)}, nil
 }

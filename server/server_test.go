@@ -206,6 +206,7 @@ func TestGET(t *testing.T) {
 			}, 200, `{"a":"Query"}`, ""},
 		{"mutation", url.Values{"query": {"mutation { __typename }"}}, 400, "", "GRAPHQL_VALIDATION_FAILED"},
 		{"bad variables", url.Values{"query": {"{ __typename }"}, "variables": {"{"}}, 400, "", ""},
+		{"field error", url.Values{"query": {`{ paper(id: "xyz") { title } }`}}, 200, "", "BAD_USER_INPUT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,7 +223,26 @@ func TestGET(t *testing.T) {
 			if got := resp.errorCode(); got != tt.wantCode {
 				t.Errorf("extensions.code = %q, want %q", got, tt.wantCode)
 			}
+			// Only a clean answer may be cached.
+			wantCache := ""
+			if tt.wantStatus == 200 && tt.wantCode == "" {
+				wantCache = cacheMaxAge
+			}
+			if got := rec.Header().Get("Cache-Control"); got != wantCache {
+				t.Errorf("Cache-Control = %q, want %q", got, wantCache)
+			}
 		})
+	}
+}
+
+// TestPOSTIsNotCached: answers to POST carry no Cache-Control.
+func TestPOSTIsNotCached(t *testing.T) {
+	h := sqliteServer(t, Config{}).Handler()
+	req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(`{"query":"{ __typename }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	rec := serve(h, req)
+	if rec.Code != 200 || rec.Header().Get("Cache-Control") != "" {
+		t.Errorf("POST: status %d, Cache-Control %q; want 200 and none", rec.Code, rec.Header().Get("Cache-Control"))
 	}
 }
 

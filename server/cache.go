@@ -1,0 +1,44 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// cacheMaxAge is how long browsers and proxies may reuse a GET answer. The
+// data changes only when an import runs, so a minute costs little
+// freshness and saves repeated work for notebooks and dashboards.
+const cacheMaxAge = "public, max-age=60"
+
+type responseHeaderKey struct{}
+
+// cacheableGET lets the cacheHeaders extension mark the answer to a GET
+// request as cacheable; POST answers never are.
+func cacheableGET(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := context.WithValue(r.Context(), responseHeaderKey{}, w.Header())
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// cacheHeaders sets Cache-Control on GET answers without errors, before the
+// transport writes them.
+type cacheHeaders struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.ResponseInterceptor
+} = cacheHeaders{}
+
+func (cacheHeaders) ExtensionName() string                   { return "CacheHeaders" }
+func (cacheHeaders) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (cacheHeaders) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if h, ok := ctx.Value(responseHeaderKey{}).(http.Header); ok && resp != nil && len(resp.Errors) == 0 {
+		h.Set("Cache-Control", cacheMaxAge)
+	}
+	return resp
+}
