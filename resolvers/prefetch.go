@@ -398,18 +398,30 @@ func (p *prefetcher) coauthors(ctx context.Context, parents []int64, f graphql.C
 	if len(rsel) == 0 {
 		return nil
 	}
-	pages, err := values(ctx, p.l.coauthorPages, keys)
+	rs, err := pageResearchers(ctx, p, p.l.coauthorPages, keys, func(r *db.CoauthorRow) *db.Researcher { return &r.Researcher })
 	if err != nil {
 		return err
 	}
+	return p.researchers(ctx, rs, rsel)
+}
+
+// pageResearchers reads the pages of researcher rows at keys from their
+// loader, primes the researcher loader with every row, and returns them.
+func pageResearchers[R any](ctx context.Context, p *prefetcher, pages *loader[pageKey, db.Page[*R]], keys []pageKey,
+	researcher func(*R) *db.Researcher) ([]*db.Researcher, error) {
+	pgs, err := values(ctx, pages, keys)
+	if err != nil {
+		return nil, err
+	}
 	var rs []*db.Researcher
-	for _, pg := range pages {
+	for _, pg := range pgs {
 		for _, row := range pg.Items {
-			p.l.researchers.Prime(ctx, row.ID, &row.Researcher)
-			rs = append(rs, &row.Researcher)
+			r := researcher(row)
+			p.l.researchers.Prime(ctx, r.ID, r)
+			rs = append(rs, r)
 		}
 	}
-	return p.researchers(ctx, rs, rsel)
+	return rs, nil
 }
 
 func (p *prefetcher) institutionResearchers(ctx context.Context, parents []int64, f graphql.CollectedField) error {
@@ -418,16 +430,10 @@ func (p *prefetcher) institutionResearchers(ctx context.Context, parents []int64
 	if err != nil || len(keys) == 0 || len(items) == 0 {
 		return err
 	}
-	pages, err := values(ctx, p.l.institutionResearcherPages, keys)
+	rs, err := pageResearchers(ctx, p, p.l.institutionResearcherPages, keys,
+		func(r *db.InstitutionResearcherRow) *db.Researcher { return &r.Researcher })
 	if err != nil {
 		return err
-	}
-	var rs []*db.Researcher
-	for _, pg := range pages {
-		for _, row := range pg.Items {
-			p.l.researchers.Prime(ctx, row.ID, &row.Researcher)
-			rs = append(rs, &row.Researcher)
-		}
 	}
 	return p.researchers(ctx, rs, items)
 }
