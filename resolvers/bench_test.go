@@ -28,24 +28,31 @@ func BenchmarkContractQuery(b *testing.B) {
 	id := busiestPaper(b, bdb)
 	for _, first := range []int{5, 50} {
 		b.Run(fmt.Sprintf("first=%d", first), func(b *testing.B) {
-			body, err := json.Marshal(map[string]any{"query": contractQuery, "variables": map[string]any{"paper": id, "first": first}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			start := counter.Count()
-			b.ReportAllocs()
-			for b.Loop() {
-				req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
-					b.Fatalf("status %d: %s", rec.Code, rec.Body)
-				}
-			}
-			b.ReportMetric(float64(counter.Count()-start)/float64(b.N), "statements/op")
+			benchQuery(b, h, counter, map[string]any{"query": contractQuery, "variables": map[string]any{"paper": id, "first": first}})
 		})
 	}
+}
+
+// benchQuery posts one GraphQL request per iteration through h, fails on
+// any error, and reports the statements each request sent.
+func benchQuery(b *testing.B, h http.Handler, counter *db.StatementCounter, request map[string]any) {
+	b.Helper()
+	body, err := json.Marshal(request)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := counter.Count()
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+	b.ReportMetric(float64(counter.Count()-start)/float64(b.N), "statements/op")
 }
 
 // BenchmarkContractQueryUnbatched is the canary: it fetches the same data

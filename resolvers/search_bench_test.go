@@ -1,11 +1,7 @@
 package resolvers_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/papergraph/papergraph/db"
@@ -47,23 +43,6 @@ func benchmarkSearch(b *testing.B, kind string) {
 		{"suggest/two-words", `{ suggest(prefix: "quantum gra") { type label id } }`},
 		{"searchResearchers", `{ searchResearchers(query: "li") { nodes { name paperCount } } }`},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			body, err := json.Marshal(map[string]any{"query": bc.query})
-			if err != nil {
-				b.Fatal(err)
-			}
-			start := counter.Count()
-			b.ReportAllocs()
-			for b.Loop() {
-				req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
-					b.Fatalf("status %d: %s", rec.Code, rec.Body)
-				}
-			}
-			b.ReportMetric(float64(counter.Count()-start)/float64(b.N), "statements/op")
-		})
+		b.Run(bc.name, func(b *testing.B) { benchQuery(b, h, counter, map[string]any{"query": bc.query}) })
 	}
 }
