@@ -2,18 +2,22 @@ package db
 
 import (
 	"context"
+	"database/sql/driver"
 	"strings"
 
 	"github.com/uptrace/bun"
+	"modernc.org/sqlite"
 )
 
 // The full-text index over papers' titles and abstracts.
 //
-// SQLite: papers_fts is an external-content FTS5 table (it stores the
-// index, not the text) that triggers on papers keep in step; its
-// unicode61 tokenizer folds case and diacritics ("Balázs" is "balazs") at
-// indexing and, since query words reach MATCH as quoted strings, at query
-// time alike. Ranking is bm25 with the title weighted above the abstract.
+// SQLite: papers_fts is a contentless FTS5 table (it stores the index, not
+// the text) that triggers on papers keep in step. They index the text as
+// search_fold leaves it, the Go searchFold registered with the driver,
+// which folds the letters unicode61 cannot (ł, ø) as PostgreSQL's
+// search_fold does; the tokenizer then folds case and other diacritics
+// ("Balázs" is "balazs"). Query words are folded the same way. Ranking is
+// bm25 with the title weighted above the abstract.
 //
 // PostgreSQL: a GIN index over the expression papers_search_doc(title,
 // abstract): the 'simple' configuration (no stemming, no stop words, like
@@ -68,23 +72,39 @@ func searchFold(s string) string {
 
 // sqliteSearch creates the FTS5 table, its triggers, and indexes the
 // papers already stored. prefix='2 3' keeps prefix indexes that make
-// short prefix queries (typeahead) cheap.
+// short prefix queries (typeahead) cheap; contentless_delete lets the
+// triggers remove a paper by rowid alone.
 var sqliteSearch = []string{
-	`CREATE VIRTUAL TABLE papers_fts USING fts5(title, abstract, content='papers', content_rowid='id',
+	`CREATE VIRTUAL TABLE papers_fts USING fts5(title, abstract, content='', contentless_delete=1,
 		tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
 	`CREATE TRIGGER papers_fts_insert AFTER INSERT ON papers BEGIN
-		INSERT INTO papers_fts (rowid, title, abstract) VALUES (new.id, new.title, new.abstract);
+		INSERT INTO papers_fts (rowid, title, abstract) VALUES (new.id, search_fold(new.title), search_fold(new.abstract));
 	END`,
 	`CREATE TRIGGER papers_fts_delete AFTER DELETE ON papers BEGIN
-		INSERT INTO papers_fts (papers_fts, rowid, title, abstract) VALUES ('delete', old.id, old.title, old.abstract);
+		DELETE FROM papers_fts WHERE rowid = old.id;
 	END`,
 	// Imports upsert every column; only a changed text touches the index.
 	`CREATE TRIGGER papers_fts_update AFTER UPDATE OF title, abstract ON papers
 	WHEN old.title IS NOT new.title OR old.abstract IS NOT new.abstract BEGIN
-		INSERT INTO papers_fts (papers_fts, rowid, title, abstract) VALUES ('delete', old.id, old.title, old.abstract);
-		INSERT INTO papers_fts (rowid, title, abstract) VALUES (new.id, new.title, new.abstract);
+		DELETE FROM papers_fts WHERE rowid = old.id;
+		INSERT INTO papers_fts (rowid, title, abstract) VALUES (new.id, search_fold(new.title), search_fold(new.abstract));
 	END`,
-	`INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')`,
+	`INSERT INTO papers_fts (rowid, title, abstract) SELECT id, search_fold(title), search_fold(abstract) FROM papers`,
+}
+
+// The SQLite driver gets search_fold at start-up: every connection opened
+// afterwards has it, and the FTS triggers above call it.
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction("search_fold", 1,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			switch v := args[0].(type) {
+			case string:
+				return searchFold(v), nil
+			case []byte:
+				return searchFold(string(v)), nil
+			}
+			return "", nil // NULL text indexes as nothing
+		})
 }
 
 // postgresSearch creates the fold function, the document function and its

@@ -113,7 +113,7 @@ func (q SearchQuery) fts5() string {
 			b.WriteByte(' ')
 		}
 		b.WriteByte('"')
-		b.WriteString(strings.Join(t.Words, " ")) // words hold no quote
+		b.WriteString(searchFold(strings.Join(t.Words, " "))) // words hold no quote
 		b.WriteByte('"')
 		if t.Prefix {
 			b.WriteByte('*')

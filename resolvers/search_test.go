@@ -65,6 +65,7 @@ func TestSearchPapers(t *testing.T) {
 			{"uber balazs", "0704.9999", ""},
 			{"uber energie", "0704.9999", ""},
 			{"Łódź ÉNERGIE", "0704.9999", ""},
+			{"lodz", "0704.9999", ""},
 			{"balázs", "0704.9999", ""},
 			{"nonexistentwordxyz", "", ""},
 		}
