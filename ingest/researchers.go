@@ -12,9 +12,10 @@ import (
 )
 
 // authorRef is one author (or external profile) to be matched to a
-// researcher. resolve fills id, entry and created.
+// researcher. key is the name's matching key, computed once: parsing a
+// name is the costly part of matching. resolve fills id, entry and created.
 type authorRef struct {
-	name                string
+	name, key           string
 	orcid, openalex, s2 string
 	profile             *Researcher
 	id                  int64
@@ -23,7 +24,11 @@ type authorRef struct {
 }
 
 func newAuthorRef(a *Author) *authorRef {
-	return &authorRef{name: a.Name, orcid: a.ORCID, openalex: a.OpenAlexID, s2: a.S2ID}
+	return &authorRef{name: a.Name, key: names.Key(a.Name), orcid: a.ORCID, openalex: a.OpenAlexID, s2: a.S2ID}
+}
+
+func newProfileRef(r *Researcher) *authorRef {
+	return &authorRef{name: r.Name, key: names.Key(r.Name), orcid: r.ORCID, openalex: r.OpenAlexID, s2: r.S2ID, profile: r}
 }
 
 func (r *authorRef) extKeys() []string {
@@ -111,8 +116,8 @@ func (x *researcherIndex) load(ctx context.Context, tx bun.Tx, refs []*authorRef
 		return true
 	}
 	for _, r := range refs {
-		if k := names.Key(r.name); k != "" && want("name:"+k) {
-			nameKeys = append(nameKeys, k)
+		if r.key != "" && want("name:"+r.key) {
+			nameKeys = append(nameKeys, r.key)
 		}
 		if r.orcid != "" && want("orcid:"+r.orcid) {
 			orcids = append(orcids, r.orcid)
@@ -156,7 +161,7 @@ func (x *researcherIndex) resolve(ctx context.Context, tx bun.Tx, refs []*author
 	}
 	var created, attached []*resEntry
 	for _, r := range refs {
-		key := names.Key(r.name)
+		key := r.key
 		var e *resEntry
 		for _, k := range r.extKeys() {
 			if e = x.byExt[k]; e != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/uptrace/bun"
 
@@ -493,7 +494,27 @@ func bylineOf(as []Author) string {
 }
 
 // clean collapses the line wrapping of metadata text.
-func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+// Most fields come clean from their reader; those are returned as they are.
+func clean(s string) string {
+	if isClean(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// isClean reports whether s has no leading, trailing or repeated space and
+// no space other than ' '.
+func isClean(s string) bool {
+	prevSpace := true // a leading space is not clean
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (prevSpace || r != ' ') {
+			return false
+		}
+		prevSpace = space
+	}
+	return !prevSpace || s == ""
+}
 
 // day keeps times in UTC at second precision, which is what both databases
 // store and compare alike.
@@ -689,7 +710,7 @@ func (w *writer) writeResearchers(ctx context.Context, tx bun.Tx, in []*Research
 			c.Skipped++
 			continue
 		}
-		refs = append(refs, &authorRef{name: r.Name, orcid: r.ORCID, openalex: r.OpenAlexID, s2: r.S2ID, profile: r})
+		refs = append(refs, newProfileRef(r))
 	}
 	if err := w.researchers.resolve(ctx, tx, refs); err != nil {
 		return c, err
