@@ -65,14 +65,16 @@ func TestCanonicalCategory(t *testing.T) {
 	}
 }
 
-func TestPendingAndFailedMigration(t *testing.T) {
+// TestUnrecordedMigrationRunsAgain: Pending counts a migration that is not
+// recorded, Ping reports it, and Migrate runs it again.
+func TestUnrecordedMigrationRunsAgain(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
 		ctx := context.Background()
 		if n, err := db.Pending(ctx, bdb); err != nil || n != 0 {
 			t.Fatalf("Pending after Migrate = %d, %v; want 0", n, err)
 		}
-		// A migration that failed half way is not recorded: undo the
-		// record of the last one, break its effect, and Migrate again.
+		// Drop the record of the last migration and part of its effect,
+		// as if it had not finished.
 		if _, err := bdb.NewDelete().Table("bun_migrations").Where("name = ?", "0002_taxonomy").Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
