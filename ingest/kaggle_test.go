@@ -80,12 +80,7 @@ func TestKaggle(t *testing.T) {
 			t.Errorf("%s: missing", tt.id)
 			continue
 		}
-		if p.Title != tt.title {
-			t.Errorf("%s: got title %q, want %q", tt.id, p.Title, tt.title)
-		}
-		if p.Version != tt.version || !p.Published.Equal(tt.published) || !p.Updated.Equal(tt.updated) {
-			t.Errorf("%s: got v%d %v..%v, want v%d %v..%v", tt.id, p.Version, p.Published, p.Updated, tt.version, tt.published, tt.updated)
-		}
+		checkVersions(t, tt.id, p, tt.title, tt.version, tt.published, tt.updated)
 		if p.DOI != tt.doi || p.License != tt.license {
 			t.Errorf("%s: got DOI %q licence %q, want %q %q", tt.id, p.DOI, p.License, tt.doi, tt.license)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // readFile runs f over the file at path the way the import command does
@@ -77,4 +78,16 @@ func badLines(errs []*RecordError) []int {
 		lines = append(lines, e.Pos.Line)
 	}
 	return lines
+}
+
+// checkVersions checks what every arXiv-metadata reader gives of a paper:
+// its title, latest version and the dates of its first and latest version.
+func checkVersions(t *testing.T, id string, p *Paper, title string, version int, published, updated time.Time) {
+	t.Helper()
+	if p.Title != title {
+		t.Errorf("%s: got title %q, want %q", id, p.Title, title)
+	}
+	if p.Version != version || !p.Published.Equal(published) || !p.Updated.Equal(updated) {
+		t.Errorf("%s: got v%d %v..%v, want v%d %v..%v", id, p.Version, p.Published, p.Updated, version, published, updated)
+	}
 }
