@@ -23,6 +23,7 @@ func migrations() *migrate.Migrations {
 	ms.Add(migrate.Migration{Name: "0002_taxonomy", Up: inTx(seedTaxonomy)})
 	ms.Add(migrate.Migration{Name: "0003_search", Up: inTx(createSearch)})
 	ms.Add(migrate.Migration{Name: "0004_suggest", Up: inTx(createSuggestIndex)})
+	ms.Add(migrate.Migration{Name: "0005_bulk_load", Up: inTx(createBulkLoad)})
 	return ms
 }
 

@@ -14,11 +14,16 @@ import (
 
 // Derive brings up to date what the API reads often: resolved citations,
 // citation counts, researcher figures, fields, co-authors, same-name
-// links and institution matches. It recomputes the researchers on the
+// links and institution matches, after ending a bulk load (see
+// db.BeginBulk). It recomputes the researchers on the
 // derive queue (those whose papers changed) and empties the queue last,
 // so running it again, or after a crash, gives the same result; the cost
 // follows what an import changed, not the size of the archive.
 func Derive(ctx context.Context, bdb *bun.DB) error {
+	// The steps below read the indexes a bulk load deferred.
+	if err := db.EndBulk(ctx, bdb); err != nil {
+		return err
+	}
 	steps := []struct {
 		name string
 		fn   func(ctx context.Context, tx bun.Tx) error

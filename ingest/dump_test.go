@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
 )
 
 // dumpQueries list every table by natural keys (arXiv ids, name keys, ROR
@@ -73,7 +75,36 @@ func dump(t *testing.T, bdb *bun.DB) []string {
 		}
 		rows.Close()
 	}
+	lines = append(lines, searchState(t, bdb)...)
 	slices.Sort(lines)
+	return lines
+}
+
+// searchState lists the indexes and triggers, and how many papers a few
+// full-text searches find: an import must leave both as an uninterrupted
+// one does, whatever bulk loading deferred.
+func searchState(t *testing.T, bdb *bun.DB) []string {
+	t.Helper()
+	ctx := context.Background()
+	q := `SELECT 'schema|' || name || '|' || sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL`
+	if db.IsPostgres(bdb) {
+		q = `SELECT 'schema|' || indexname || '|' || indexdef FROM pg_indexes WHERE schemaname = current_schema()`
+	}
+	var lines []string
+	if err := bdb.NewRaw(q).Scan(ctx, &lines); err != nil {
+		t.Fatal(err)
+	}
+	for _, words := range []string{"theory", "field*", `"string theory"`} {
+		sq, err := db.ParseSearchQuery(words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := db.SearchTotal(ctx, bdb, db.PaperSearch{Query: sq})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, fmt.Sprintf("search|%s|%d", words, n))
+	}
 	return lines
 }
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
 )
 
 // Options configure one import.
@@ -87,6 +89,11 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 		if fi, err := statFile(o.FS, p); err == nil {
 			total.Add(fi.Size())
 		}
+	}
+	// An import into an empty archive builds the readers' indexes once
+	// at the end, in Derive, rather than row by row.
+	if _, err := db.BeginBulk(ctx, bdb); err != nil {
+		return sum, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -80,6 +80,9 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer bdb.Close()
+	if err := db.EndBulk(ctx, bdb); err != nil {
+		return err
+	}
 	fmt.Fprintln(stdout, "schema is up to date")
 	return nil
 }
@@ -185,6 +188,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := loadDemoIfEmpty(ctx, bdb, stdout, stderr); err != nil {
 			return err
 		}
+	}
+	// An import into an empty archive that was killed left the readers'
+	// indexes unbuilt (see db.BeginBulk).
+	if err := db.EndBulk(ctx, bdb); err != nil {
+		return err
 	}
 	var list []string
 	if *origins != "" {

@@ -1,0 +1,106 @@
+package db_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// schemaObjects lists every index and trigger with its definition, as the
+// database gives them.
+func schemaObjects(t *testing.T, bdb *bun.DB) []string {
+	t.Helper()
+	q := `SELECT name || ': ' || sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY name`
+	if db.IsPostgres(bdb) {
+		q = `SELECT indexname || ': ' || indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname`
+	}
+	var out []string
+	if err := bdb.NewRaw(q).Scan(context.Background(), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func searchTitles(t *testing.T, bdb *bun.DB, words string) []string {
+	t.Helper()
+	q, err := db.ParseSearchQuery(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := db.SearchPapers(context.Background(), bdb, db.PaperSearch{Query: q}, db.PageArgs{First: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range page.Items {
+		out = append(out, p.Title)
+	}
+	return out
+}
+
+func TestBulkLoadDefersAndRebuildsIndexes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		before := schemaObjects(t, bdb)
+
+		on, err := db.BeginBulk(ctx, bdb)
+		if err != nil || !on {
+			t.Fatalf("BeginBulk on an empty archive = %v, %v; want true", on, err)
+		}
+		during := schemaObjects(t, bdb)
+		if len(during) >= len(before) {
+			t.Fatalf("bulk mode dropped nothing: %d objects before, %d during", len(before), len(during))
+		}
+		for _, o := range during {
+			if !slices.Contains(before, o) {
+				t.Errorf("bulk mode added or changed %q", o)
+			}
+		}
+		// A paper written in bulk mode, then an update of its title.
+		p := &db.Paper{ArxivID: "2401.00001", Title: "Quasicrystal lattices", Abstract: "Penrose tilings in Łódź."}
+		if _, err := bdb.NewInsert().Model(p).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bdb.NewUpdate().Model(p).Set("title = ?", "Quasicrystal lattices revisited").WherePK().Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// A second import finds the bulk load open and goes on with it.
+		if on, err := db.BeginBulk(ctx, bdb); err != nil || !on {
+			t.Fatalf("BeginBulk with a bulk load open = %v, %v; want true", on, err)
+		}
+
+		if err := db.EndBulk(ctx, bdb); err != nil {
+			t.Fatal(err)
+		}
+		if after := schemaObjects(t, bdb); !slices.Equal(after, before) {
+			t.Errorf("indexes and triggers after the bulk load:\n%q\nwant\n%q", after, before)
+		}
+		for _, words := range []string{"revisited", "penrose lodz", "quasi*"} {
+			if got := searchTitles(t, bdb, words); !slices.Equal(got, []string{"Quasicrystal lattices revisited"}) {
+				t.Errorf("search %q after the bulk load = %q", words, got)
+			}
+		}
+		// Ended, and an archive with papers starts no new one; the
+		// full-text index follows writes again.
+		if err := db.EndBulk(ctx, bdb); err != nil {
+			t.Fatal(err)
+		}
+		if on, err := db.BeginBulk(ctx, bdb); err != nil || on {
+			t.Fatalf("BeginBulk on an archive with papers = %v, %v; want false", on, err)
+		}
+		if _, err := bdb.NewUpdate().Model(p).Set("title = ?", "Aperiodic order").WherePK().Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := searchTitles(t, bdb, "aperiodic"); !slices.Equal(got, []string{"Aperiodic order"}) {
+			t.Errorf("search after an update = %q", got)
+		}
+		if got := searchTitles(t, bdb, "revisited"); len(got) != 0 {
+			t.Errorf("search for the old title = %q, want nothing", got)
+		}
+	})
+}
