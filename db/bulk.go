@@ -98,20 +98,58 @@ func BeginBulk(ctx context.Context, bdb *bun.DB) (bool, error) {
 // about a third less time than the default 1 MiB).
 const ftsHashSize = 64 << 20
 
-// EndBulk ends a bulk load, if one is open: it refills the SQLite
-// full-text index from the papers, then creates the deferred indexes and
-// triggers again. It does nothing when no bulk load is open.
+// EndBulk ends a bulk load, if one is open: it creates the deferred
+// indexes again and refills the full-text index. It does nothing when no
+// bulk load is open.
 func EndBulk(ctx context.Context, bdb *bun.DB) error {
+	fullText, err := EndBulkIndexes(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	return fullText(ctx)
+}
+
+// EndBulkIndexes creates the deferred indexes other than the full-text
+// ones, and returns the function that builds those. That is the larger
+// part (a GIN index over the listing set's abstracts takes PostgreSQL
+// about 25 s), and it writes nothing but the index: on PostgreSQL it may
+// run in its own session beside work that reads papers and writes other
+// tables. Each part forgets its definitions in the transaction that
+// builds them, so a crash in either leaves the rest for the next EndBulk.
+func EndBulkIndexes(ctx context.Context, bdb *bun.DB) (func(context.Context) error, error) {
+	err := endBulk(ctx, bdb, false)
+	return func(ctx context.Context) error { return endBulk(ctx, bdb, true) }, err
+}
+
+// isFullText says whether a deferred object is part of the full-text
+// search: PostgreSQL's GIN indexes, SQLite's triggers.
+func isFullText(r bulkLoadRow) bool {
+	return r.Kind == "trigger" || r.Name == "papers_search" || r.Name == "papers_title_search"
+}
+
+func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 	return bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var rows []bulkLoadRow
-		if err := tx.NewSelect().Model(&rows).Order("kind", "name").Scan(ctx); err != nil || len(rows) == 0 {
+		var all []bulkLoadRow
+		if err := tx.NewSelect().Model(&all).Order("kind", "name").Scan(ctx); err != nil {
 			return err
 		}
+		var rows []bulkLoadRow
+		var names []string
+		for _, r := range all {
+			if isFullText(r) == fullText {
+				rows = append(rows, r)
+				names = append(names, r.Name)
+			}
+		}
+		if len(rows) == 0 {
+			return nil
+		}
 		var stmts []string
-		if IsPostgres(tx) {
-			// GIN builds sort their entries in this memory.
+		switch {
+		case IsPostgres(tx):
+			// GIN and B-tree builds sort their entries in this memory.
 			stmts = append(stmts, "SET LOCAL maintenance_work_mem = '512MB'")
-		} else {
+		case fullText:
 			stmts = append(stmts,
 				`INSERT INTO papers_fts (papers_fts) VALUES ('delete-all')`,
 				fmt.Sprintf(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', %d)`, ftsHashSize),
@@ -119,17 +157,16 @@ func EndBulk(ctx context.Context, bdb *bun.DB) error {
 				`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', 1048576)`,
 			)
 		}
-		// Indexes sort before triggers: the full-text index is full
-		// before its triggers return.
+		// The triggers come after the refill, as the rows are ordered.
 		for _, r := range rows {
 			stmts = append(stmts, r.Definition)
 		}
-		stmts = append(stmts, "DELETE FROM bulk_load")
 		for _, s := range stmts {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return fmt.Errorf("end bulk load: %w", err)
 			}
 		}
-		return nil
+		_, err := tx.NewDelete().Model((*bulkLoadRow)(nil)).Where("name IN (?)", bun.In(names)).Exec(ctx)
+		return err
 	})
 }

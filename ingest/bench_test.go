@@ -61,7 +61,12 @@ func (st *statementTimer) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) co
 }
 
 func (st *statementTimer) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	q := strings.Join(strings.Fields(e.Query), " ")
+	// A statement of a batch holds its values: only its head names it.
+	q := e.Query
+	if len(q) > 200 {
+		q = q[:200]
+	}
+	q = strings.Join(strings.Fields(q), " ")
 	if len(q) > 70 {
 		q = q[:70]
 	}

@@ -20,36 +20,64 @@ import (
 // so running it again, or after a crash, gives the same result; the cost
 // follows what an import changed, not the size of the archive.
 func Derive(ctx context.Context, bdb *bun.DB) error {
-	// The steps below read the indexes a bulk load deferred.
-	if err := db.EndBulk(ctx, bdb); err != nil {
+	// The steps below read the indexes a bulk load deferred, but for the
+	// full-text ones.
+	fullText, err := db.EndBulkIndexes(ctx, bdb)
+	if err != nil {
 		return err
+	}
+	if err := deriveStep(ctx, bdb, "citations", resolveReferences); err != nil {
+		return err
+	}
+	// The full-text indexes build while the other steps run, which write
+	// no papers: PostgreSQL gives them a second core. SQLite has one
+	// writer, so they build first.
+	done := make(chan error, 1)
+	if db.IsPostgres(bdb) {
+		go func() { done <- fullText(ctx) }()
+	} else {
+		done <- fullText(ctx)
 	}
 	steps := []struct {
 		name string
 		fn   func(ctx context.Context, tx bun.Tx) error
 	}{
-		{"citations", resolveReferences},
 		{"initials", mergeInitials},
 		{"researchers", deriveResearchers},
 		{"same-name", deriveSameName},
 		{"affiliations", matchAffiliations},
-		{"queue", func(ctx context.Context, tx bun.Tx) error { return execAll(ctx, tx, `DELETE FROM derive_queue`) }},
 	}
 	for _, s := range steps {
-		err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			// The grouped rebuilds sort millions of rows after a large
-			// import; PostgreSQL's default 4 MB of sort memory would send
-			// them to disk.
-			if db.IsPostgres(tx) {
-				if _, err := tx.ExecContext(ctx, "SET LOCAL work_mem = '256MB'"); err != nil {
-					return err
-				}
-			}
-			return s.fn(ctx, tx)
-		})
-		if err != nil {
-			return fmt.Errorf("derive %s: %w", s.name, err)
+		if err = deriveStep(ctx, bdb, s.name, s.fn); err != nil {
+			break
 		}
+	}
+	if ferr := <-done; err == nil && ferr != nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	return deriveStep(ctx, bdb, "queue", func(ctx context.Context, tx bun.Tx) error {
+		return execAll(ctx, tx, `DELETE FROM derive_queue`)
+	})
+}
+
+// deriveStep runs one step of Derive in a transaction of its own.
+func deriveStep(ctx context.Context, bdb *bun.DB, name string, fn func(ctx context.Context, tx bun.Tx) error) error {
+	err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// The grouped rebuilds sort millions of rows after a large
+		// import; PostgreSQL's default 4 MB of sort memory would send
+		// them to disk.
+		if db.IsPostgres(tx) {
+			if _, err := tx.ExecContext(ctx, "SET LOCAL work_mem = '256MB'"); err != nil {
+				return err
+			}
+		}
+		return fn(ctx, tx)
+	})
+	if err != nil {
+		return fmt.Errorf("derive %s: %w", name, err)
 	}
 	return nil
 }
@@ -240,7 +268,7 @@ const queued = `(SELECT researcher_id FROM derive_queue)`
 // deriveResearchers recomputes the figures and tables of the queued
 // researchers and drops those left with no paper and no external identity.
 func deriveResearchers(ctx context.Context, tx bun.Tx) error {
-	return execAll(ctx, tx,
+	err := execAll(ctx, tx,
 		`DELETE FROM coauthors WHERE researcher_id IN `+queued,
 		`DELETE FROM researcher_categories WHERE researcher_id IN `+queued,
 		`DELETE FROM same_name WHERE researcher_id IN `+queued+` OR other_id IN `+queued,
@@ -285,14 +313,11 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 		 FROM authorships a JOIN paper_categories pc ON pc.paper_id = a.paper_id
 		 WHERE a.researcher_id IN `+queued+`
 		 GROUP BY a.researcher_id, pc.category`,
-		fmt.Sprintf(`INSERT INTO coauthors (researcher_id, coauthor_id, paper_count)
-		 SELECT x.researcher_id, y.researcher_id, COUNT(DISTINCT x.paper_id)
-		 FROM authorships x
-		 JOIN papers p ON p.id = x.paper_id
-		 JOIN authorships y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id
-		 WHERE x.researcher_id IN `+queued+` AND p.author_count <= %d
-		 GROUP BY x.researcher_id, y.researcher_id`, db.MaxCoauthorPaperAuthors),
 	)
+	if err != nil {
+		return err
+	}
+	return deriveCoauthors(ctx, tx)
 }
 
 // deriveSameName links profiles that may be the same person: the same

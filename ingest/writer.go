@@ -203,10 +203,13 @@ func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Count
 	if err := writeCategories(ctx, tx, written); err != nil {
 		return c, err
 	}
-	if err := w.writeAuthors(ctx, tx, written); err != nil {
+	// The old authors of updated papers are queued above; the new ones
+	// of every paper are queued here.
+	queue, err := w.writeAuthors(ctx, tx, written)
+	if err != nil {
 		return c, err
 	}
-	if err := queueAuthors(ctx, tx, written); err != nil {
+	if err := queueResearchers(ctx, tx, queue); err != nil {
 		return c, err
 	}
 	return c, writeReferences(ctx, tx, todo)
@@ -217,6 +220,9 @@ func queueResearchers(ctx context.Context, tx bun.Tx, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	rows := make([]deriveQueueRow, len(ids))
 	for i, id := range ids {
 		rows[i].ResearcherID = id
@@ -593,7 +599,8 @@ func (w *writer) ensureCategories(ctx context.Context, tx bun.Tx, ps []*pending)
 // writeCategories replaces the category lists of papers whose list changed.
 func writeCategories(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	var ids []int64 // stored papers whose old list goes
-	var rows []db.PaperCategory
+	var paper, position []int64
+	var code []string
 	for _, p := range ps {
 		if !p.writeCats {
 			continue
@@ -601,8 +608,10 @@ func writeCategories(ctx context.Context, tx bun.Tx, ps []*pending) error {
 		if !p.isNew {
 			ids = append(ids, p.row.ID)
 		}
-		for i, code := range p.cats {
-			rows = append(rows, db.PaperCategory{PaperID: p.row.ID, Position: i, Category: code})
+		for i, c := range p.cats {
+			paper = append(paper, p.row.ID)
+			position = append(position, int64(i))
+			code = append(code, c)
 		}
 	}
 	if len(ids) > 0 {
@@ -610,11 +619,7 @@ func writeCategories(ctx context.Context, tx bun.Tx, ps []*pending) error {
 			return err
 		}
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	_, err := tx.NewInsert().Model(&rows).Exec(ctx)
-	return err
+	return db.InsertColumns(ctx, tx, "paper_categories", []string{"paper_id", "position", "category"}, paper, position, code)
 }
 
 // writeReferences adds reference targets; derive resolves them to papers.
@@ -638,8 +643,9 @@ func writeReferences(ctx context.Context, tx bun.Tx, ps []*pending) error {
 }
 
 // writeAuthors replaces the author lists that are to be rewritten,
-// matching each author to a researcher.
-func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) error {
+// matching each author to a researcher, and returns the researchers it
+// wrote authorships of.
+func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (queue []int64, err error) {
 	var ids []int64 // stored papers whose old list goes
 	var refs []*authorRef
 	n := 0
@@ -656,20 +662,32 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) err
 		}
 	}
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	if err := w.researchers.resolve(ctx, tx, refs); err != nil {
-		return err
+		return nil, err
 	}
-	var ships []db.Authorship
 	var affs []db.Affiliation
+	var ships struct {
+		paper, position []int64
+		name            []string
+		researcher      []*int64
+	}
 	k := 0
 	for _, p := range ps {
 		if p.authors == nil {
 			continue
 		}
 		for i, a := range p.authors.Authors {
-			ships = append(ships, db.Authorship{PaperID: p.row.ID, Position: i + 1, Name: a.Name, ResearcherID: refs[k].id})
+			ships.paper = append(ships.paper, p.row.ID)
+			ships.position = append(ships.position, int64(i+1))
+			ships.name = append(ships.name, a.Name)
+			var rid *int64
+			if id := refs[k].id; id != 0 {
+				rid = &refs[k].id
+				queue = append(queue, id)
+			}
+			ships.researcher = append(ships.researcher, rid)
 			k++
 			for j, af := range a.Affiliations {
 				affs = append(affs, db.Affiliation{PaperID: p.row.ID, Position: i + 1, Seq: j + 1, Raw: clean(af.Raw), RORID: af.ROR})
@@ -681,20 +699,19 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) err
 			break
 		}
 		if _, err := tx.NewDelete().Model(m).Where("paper_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if len(ships) > 0 {
-		if _, err := tx.NewInsert().Model(&ships).Exec(ctx); err != nil {
-			return err
-		}
+	if err := db.InsertColumns(ctx, tx, "authorships", []string{"paper_id", "position", "name", "researcher_id"},
+		ships.paper, ships.position, ships.name, ships.researcher); err != nil {
+		return nil, err
 	}
 	if len(affs) > 0 {
 		if _, err := tx.NewInsert().Model(&affs).Exec(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return queue, nil
 }
 
 // writeResearchers stores external author profiles (OpenAlex, S2),
