@@ -24,6 +24,7 @@ func migrations() *migrate.Migrations {
 	ms.Add(migrate.Migration{Name: "0003_search", Up: inTx(createSearch)})
 	ms.Add(migrate.Migration{Name: "0004_suggest", Up: inTx(createSuggestIndex)})
 	ms.Add(migrate.Migration{Name: "0005_bulk_load", Up: inTx(createBulkLoad)})
+	ms.Add(migrate.Migration{Name: "0006_coauthor_rank", Up: sqlFile("migrations/0006_coauthor_rank.sql")})
 	return ms
 }
 

@@ -148,10 +148,9 @@ type givenName struct {
 	initial bool   // abbreviated: "J.", "J", "Yu."
 }
 
-// givenNames splits the given-name part of a name into its names, taking
-// hyphenated names apart ("J.-B." is two initials).
-func givenNames(name string) []givenName {
-	given, _ := Split(name)
+// givenNames splits the given-name part of a name (as Split returns it)
+// into its names, taking hyphenated names apart ("J.-B." is two initials).
+func givenNames(given string) []givenName {
 	var out []givenName
 	for _, part := range strings.FieldsFunc(given, func(r rune) bool { return r == ' ' || r == '-' }) {
 		for i, w := range Words(part) {
@@ -176,8 +175,9 @@ type Name struct {
 
 // Parse takes a display name apart for Compatible and InitialsOnly.
 func Parse(name string) Name {
-	g := givenNames(name)
-	return Name{family: FamilyKey(name), given: g, full: joinedFull(g)}
+	given, family := Split(name)
+	g := givenNames(given)
+	return Name{family: strings.Join(Words(family), " "), given: g, full: joinedFull(g)}
 }
 
 // FamilyKey returns the folded family name, as the function FamilyKey does.
