@@ -76,3 +76,53 @@ func TestCommandLineErrors(t *testing.T) {
 		}
 	}
 }
+
+// An import into an empty archive that dies leaves a bulk load open (the
+// readers' indexes dropped); migrate, like serve, ends it.
+func TestMigrateEndsAnOpenBulkLoad(t *testing.T) {
+	for _, kind := range dbtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			dsn := dbtest.New(t, kind)
+			ctx := context.Background()
+			bdb := dbtest.Open(t, dsn)
+			if on, err := db.BeginBulk(ctx, bdb); err != nil || !on {
+				t.Fatalf("BeginBulk = %v, %v", on, err)
+			}
+			if _, err := bdb.NewInsert().Model(&db.Paper{ArxivID: "2401.00002", Title: "Holographic tilings"}).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			search := func() int {
+				q, err := db.ParseSearchQuery("holographic")
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, err := db.SearchTotal(ctx, bdb, db.PaperSearch{Query: q})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			// SQLite's full-text index is empty until the bulk load ends;
+			// PostgreSQL finds the paper without its index, only slowly.
+			if n := search(); !db.IsPostgres(bdb) && n != 0 {
+				t.Fatalf("during the bulk load the search found %d papers; the test needs an unbuilt index", n)
+			}
+			var out, errOut bytes.Buffer
+			if err := run(ctx, []string{"migrate", "--db", dsn}, &out, &errOut); err != nil {
+				t.Fatalf("migrate: %v\n%s", err, errOut.String())
+			}
+			if n := search(); n != 1 {
+				t.Errorf("after migrate the search found %d papers, want 1", n)
+			}
+			if n, err := bdb.NewSelect().Table("bulk_load").Count(ctx); err != nil || n != 0 {
+				t.Errorf("bulk_load holds %d rows (%v) after migrate, want none", n, err)
+			}
+			if db.IsPostgres(bdb) {
+				var n int
+				if err := bdb.NewRaw("SELECT COUNT(*) FROM pg_indexes WHERE indexname IN ('papers_search', 'papers_published')").Scan(ctx, &n); err != nil || n != 2 {
+					t.Errorf("after migrate %d of 2 dropped indexes are back (%v)", n, err)
+				}
+			}
+		})
+	}
+}
