@@ -63,3 +63,64 @@ func TestInsertColumns(t *testing.T) {
 		}
 	})
 }
+
+func TestUpdateColumns(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		if _, err := bdb.ExecContext(ctx, "CREATE TABLE cols (a BIGINT PRIMARY KEY, b BIGINT NOT NULL, c BIGINT)"); err != nil {
+			t.Fatal(err)
+		}
+		// 3,000 rows; every third is updated, over two full SQLite
+		// statements of 1,000 rows (three parameters each).
+		const n = 3000
+		var as, bs []int64
+		var cs []*int64
+		for i := range n {
+			as, bs, cs = append(as, int64(i)), append(bs, 0), append(cs, nil)
+		}
+		var keys, newB []int64
+		var newC []*int64
+		for i := 0; i < n; i += 3 {
+			keys, newB = append(keys, int64(i)), append(newB, int64(i*10))
+			var c *int64
+			if i%2 == 0 {
+				v := int64(-i)
+				c = &v
+			}
+			newC = append(newC, c)
+		}
+		err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if err := db.InsertColumns(ctx, tx, "cols", []string{"a", "b", "c"}, as, bs, cs); err != nil {
+				return err
+			}
+			return db.UpdateColumns(ctx, tx, "cols", "a", keys, []string{"b", "c"}, newB, newC)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []struct {
+			A, B int64
+			C    *int64
+		}
+		if err := bdb.NewSelect().Table("cols").Column("a", "b", "c").Order("a").Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n {
+			t.Fatalf("got %d rows, want %d", len(got), n)
+		}
+		for i, r := range got {
+			var wantB int64
+			var wantC *int64
+			if i%3 == 0 {
+				wantB = int64(i * 10)
+				if i%2 == 0 {
+					v := int64(-i)
+					wantC = &v
+				}
+			}
+			if r.B != wantB || (r.C == nil) != (wantC == nil) || r.C != nil && *r.C != *wantC {
+				t.Fatalf("row %d = %d %v, want %d %v", i, r.B, r.C, wantB, wantC)
+			}
+		}
+	})
+}

@@ -274,50 +274,16 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 		`DELETE FROM same_name WHERE researcher_id IN `+queued+` OR other_id IN `+queued,
 		`DELETE FROM researchers WHERE id IN `+queued+` AND orcid IS NULL AND openalex_id IS NULL AND s2_id IS NULL
 		   AND NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = researchers.id)`,
-		// A profile printed twice on one paper ("A. Kumar, A. Kumar")
-		// counts the paper once, at its first position.
-		`WITH per AS (
-		   SELECT researcher_id AS rid, paper_id, MIN(position) AS position FROM authorships
-		   WHERE researcher_id IN `+queued+` GROUP BY researcher_id, paper_id),
-		 ranked AS (
-		   SELECT per.rid, per.paper_id, per.position, p.author_count AS n, p.authors_complete AS known,
-		          p.citation_count AS c,
-		          ROW_NUMBER() OVER (PARTITION BY per.rid ORDER BY p.citation_count DESC, p.published DESC, p.id) AS rn
-		   FROM per JOIN papers p ON p.id = per.paper_id),
-		 s AS (
-		   SELECT rid, COUNT(*) AS papers,
-		     SUM(CASE WHEN known THEN 1 ELSE 0 END) AS known,
-		     SUM(CASE WHEN known AND n = 1 THEN 1 ELSE 0 END) AS sole,
-		     SUM(CASE WHEN known AND n > 1 AND position = 1 THEN 1 ELSE 0 END) AS first,
-		     SUM(CASE WHEN known AND n > 1 AND position = n THEN 1 ELSE 0 END) AS last,
-		     SUM(CASE WHEN known AND position > 1 AND position < n THEN 1 ELSE 0 END) AS middle,
-		     MAX(CASE WHEN c >= rn THEN rn ELSE 0 END) AS h,
-		     MAX(CASE WHEN rn = 1 AND c > 0 THEN paper_id END) AS top
-		   FROM ranked GROUP BY rid),
-		 f AS (
-		   SELECT r.id, COALESCE(s.papers, 0) AS papers, COALESCE(s.known, 0) AS known, COALESCE(s.sole, 0) AS sole,
-		     COALESCE(s.first, 0) AS first, COALESCE(s.last, 0) AS last, COALESCE(s.middle, 0) AS middle,
-		     COALESCE(s.h, 0) AS h, s.top
-		   FROM researchers r LEFT JOIN s ON s.rid = r.id
-		   WHERE r.id IN `+queued+`)
-		 UPDATE researchers SET paper_count = f.papers, position_known_count = f.known, sole_count = f.sole,
-		   first_count = f.first, last_count = f.last, middle_count = f.middle, archive_h_index = f.h,
-		   most_cited_paper_id = f.top
-		 FROM f
-		 WHERE f.id = researchers.id AND (researchers.paper_count <> f.papers OR researchers.position_known_count <> f.known
-		   OR researchers.sole_count <> f.sole OR researchers.first_count <> f.first OR researchers.last_count <> f.last
-		   OR researchers.middle_count <> f.middle OR researchers.archive_h_index <> f.h
-		   OR COALESCE(researchers.most_cited_paper_id, 0) <> COALESCE(f.top, 0))`,
-		`INSERT INTO researcher_categories (researcher_id, category, paper_count)
-		 SELECT a.researcher_id, pc.category, COUNT(DISTINCT a.paper_id)
-		 FROM authorships a JOIN paper_categories pc ON pc.paper_id = a.paper_id
-		 WHERE a.researcher_id IN `+queued+`
-		 GROUP BY a.researcher_id, pc.category`,
 	)
 	if err != nil {
 		return err
 	}
-	return deriveCoauthors(ctx, tx)
+	for _, fn := range []func(context.Context, bun.Tx) error{deriveFigures, deriveFields, deriveCoauthors} {
+		if err := fn(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // deriveSameName links profiles that may be the same person: the same
