@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 )
 
 // InsertColumns inserts rows given column by column: cols holds one
-// []int64, []*int64 (nil is NULL) or []string per name, all of one length. It sends the values as
+// []int64, []string, []bool, or []*int64, []*string, []*time.Time (nil
+// is NULL) per name, all of one length. It sends the values as
 // bound parameters, never as SQL text: on PostgreSQL as one array per
 // column that unnest() turns into rows, on SQLite through one prepared
 // multi-row INSERT reused for every full chunk. For millions of rows that
@@ -43,6 +45,12 @@ func columnsLen(table string, names []string, cols []any) (int, error) {
 			l = len(c)
 		case []string:
 			l = len(c)
+		case []*string:
+			l = len(c)
+		case []bool:
+			l = len(c)
+		case []*time.Time:
+			l = len(c)
 		default:
 			return 0, fmt.Errorf("%s: unsupported column type %T", table, c)
 		}
@@ -67,6 +75,10 @@ func unnestArgs(cols []any) string {
 		switch c.(type) {
 		case []int64, []*int64:
 			t = "bigint"
+		case []bool:
+			t = "boolean"
+		case []*time.Time:
+			t = "timestamptz"
 		}
 		casts[i] = fmt.Sprintf("$%d::%s[]", i+1, t)
 	}
@@ -75,24 +87,71 @@ func unnestArgs(cols []any) string {
 
 // execUnnest runs q once per chunk of rows, each column a parameter.
 func execUnnest(ctx context.Context, tx *sql.Tx, q string, n int, cols []any) error {
-	args := make([]any, len(cols))
 	for lo := 0; lo < n; lo += unnestChunk {
-		hi := min(lo+unnestChunk, n)
-		for i, c := range cols {
-			switch c := c.(type) {
-			case []int64:
-				args[i] = c[lo:hi]
-			case []*int64:
-				args[i] = c[lo:hi]
-			case []string:
-				args[i] = c[lo:hi]
-			}
-		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, q, sliceColumns(cols, lo, min(lo+unnestChunk, n))...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sliceColumns returns rows lo to hi of every column, one argument each.
+func sliceColumns(cols []any, lo, hi int) []any {
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		switch c := c.(type) {
+		case []int64:
+			args[i] = c[lo:hi]
+		case []*int64:
+			args[i] = c[lo:hi]
+		case []string:
+			args[i] = c[lo:hi]
+		case []*string:
+			args[i] = c[lo:hi]
+		case []bool:
+			args[i] = c[lo:hi]
+		case []*time.Time:
+			args[i] = c[lo:hi]
+		}
+	}
+	return args
+}
+
+// sqliteTime is how bun writes a time into SQLite, which compares the
+// text: a bound time must read the same.
+const sqliteTime = "2006-01-02 15:04:05.999999-07:00"
+
+// appendRow appends row r of every column to args, as SQLite binds it.
+func appendRow(args []any, cols []any, r int) []any {
+	for _, c := range cols {
+		switch c := c.(type) {
+		case []int64:
+			args = append(args, c[r])
+		case []*int64:
+			if c[r] == nil {
+				args = append(args, nil)
+			} else {
+				args = append(args, *c[r])
+			}
+		case []string:
+			args = append(args, c[r])
+		case []*string:
+			if c[r] == nil {
+				args = append(args, nil)
+			} else {
+				args = append(args, *c[r])
+			}
+		case []bool:
+			args = append(args, c[r])
+		case []*time.Time:
+			if c[r] == nil {
+				args = append(args, nil)
+			} else {
+				args = append(args, c[r].UTC().Format(sqliteTime))
+			}
+		}
+	}
+	return args
 }
 
 // valuesChunkParams bounds the parameters of one SQLite statement, well
@@ -120,20 +179,7 @@ func execValues(ctx context.Context, tx *sql.Tx, n int, cols []any, query func(v
 		hi := min(lo+per, n)
 		args = args[:0]
 		for r := lo; r < hi; r++ {
-			for _, c := range cols {
-				switch c := c.(type) {
-				case []int64:
-					args = append(args, c[r])
-				case []*int64:
-					if c[r] == nil {
-						args = append(args, nil)
-					} else {
-						args = append(args, *c[r])
-					}
-				case []string:
-					args = append(args, c[r])
-				}
-			}
+			args = appendRow(args, cols, r)
 		}
 		var err error
 		if hi-lo == per {
@@ -177,4 +223,68 @@ func UpdateColumns(ctx context.Context, tx bun.Tx, table, key string, keys []int
 		return fmt.Sprintf("UPDATE %s SET %s FROM (%s) AS f WHERE %s.%s = f.column1",
 			table, strings.Join(sets, ", "), values, table, key)
 	})
+}
+
+// InsertColumnsReturning is InsertColumns that returns the given columns
+// of the new rows (RETURNING), scanned into Ts by bun, chunk by chunk in
+// the order of the rows sent (neither database promises that order
+// within a statement, so match rows back by their values).
+func InsertColumnsReturning[T any](ctx context.Context, tx bun.Tx, table string, names []string, returning string, cols ...any) ([]T, error) {
+	n, err := columnsLen(table, names, cols)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	bdb := tx.NewSelect().DB()
+	var out []T
+	scan := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return err
+		}
+		var part []T
+		if err := bdb.ScanRows(ctx, rows, &part); err != nil {
+			return err
+		}
+		out = append(out, part...)
+		return nil
+	}
+	head := fmt.Sprintf("INSERT INTO %s (%s) ", table, strings.Join(names, ", "))
+	tail := " RETURNING " + returning
+	if IsPostgres(tx) {
+		q := head + "SELECT * FROM unnest(" + unnestArgs(cols) + ")" + tail
+		for lo := 0; lo < n; lo += unnestChunk {
+			if err := scan(tx.Tx.QueryContext(ctx, q, sliceColumns(cols, lo, min(lo+unnestChunk, n))...)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	per := max(1, valuesChunkParams/len(cols))
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+	query := func(rows int) string {
+		return head + "VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", rows), ", ") + tail
+	}
+	var full *sql.Stmt
+	if n >= per {
+		if full, err = tx.Tx.PrepareContext(ctx, query(per)); err != nil {
+			return nil, err
+		}
+		defer full.Close()
+	}
+	args := make([]any, 0, per*len(cols))
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		args = args[:0]
+		for r := lo; r < hi; r++ {
+			args = appendRow(args, cols, r)
+		}
+		if hi-lo == per {
+			err = scan(full.QueryContext(ctx, args...))
+		} else {
+			err = scan(tx.Tx.QueryContext(ctx, query(hi-lo), args...))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -224,14 +224,23 @@ func (x *researcherIndex) insert(ctx context.Context, tx bun.Tx, es []*resEntry)
 	if len(es) == 0 {
 		return nil
 	}
-	rows := make([]*db.Researcher, len(es))
+	n := len(es)
+	name, nameKey, familyKey, slug := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	orcid, oa, s2 := make([]*string, n), make([]*string, n), make([]*string, n)
+	h, cites, works := make([]*int64, n), make([]*int64, n), make([]*int64, n)
 	for i, e := range es {
-		rows[i] = &e.row
+		r := &e.row
+		name[i], nameKey[i], familyKey[i], slug[i] = r.Name, r.NameKey, r.FamilyKey, r.Slug
+		orcid[i], oa[i], s2[i] = nullText(r.ORCID), nullText(r.OpenAlexID), nullText(r.S2ID)
+		h[i], cites[i], works[i] = nullInt(r.HIndex), nullInt(r.CitationCount), nullInt(r.WorksCount)
 	}
 	// RETURNING's row order is not promised, so ids are matched back by
 	// the values that make each new row unique in the batch.
-	var got []db.Researcher
-	if err := tx.NewInsert().Model(&rows).Returning("id, name_key, orcid, openalex_id, s2_id").Scan(ctx, &got); err != nil {
+	got, err := db.InsertColumnsReturning[db.Researcher](ctx, tx, "researchers",
+		[]string{"name", "name_key", "family_key", "slug", "orcid", "openalex_id", "s2_id", "h_index", "citation_count", "works_count"},
+		"id, name_key, orcid, openalex_id, s2_id",
+		name, nameKey, familyKey, slug, orcid, oa, s2, h, cites, works)
+	if err != nil {
 		return err
 	}
 	key := func(r *db.Researcher) string {

@@ -546,11 +546,12 @@ func insertPapers(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	for i, p := range ps {
 		rows[i] = p.row
 	}
-	// RETURNING's row order is not promised, so ids are matched back by key.
-	var got []db.Paper
-	if err := tx.NewInsert().Model(&rows).Returning("id, arxiv_id, doi, openalex_id, s2_id").Scan(ctx, &got); err != nil {
+	got, err := db.InsertColumnsReturning[db.Paper](ctx, tx, "papers", paperColumns, "id, arxiv_id, doi, openalex_id, s2_id",
+		paperValues(rows)...)
+	if err != nil {
 		return err
 	}
+	// RETURNING's row order is not promised, so ids are matched back by key.
 	ids := map[string]int64{}
 	for i := range got {
 		ids[paperKeys(&got[i])[0]] = got[i].ID
@@ -559,6 +560,54 @@ func insertPapers(ctx context.Context, tx bun.Tx, ps []*pending) error {
 		r.ID = ids[paperKeys(r)[0]]
 	}
 	return nil
+}
+
+// paperValues returns the rows' values of paperColumns, column by column,
+// with NULL for what bun's model leaves NULL.
+func paperValues(rows []*db.Paper) []any {
+	n := len(rows)
+	text := func() []*string { return make([]*string, n) }
+	arxiv, doi, abstract, comments, journal, report, license := text(), text(), text(), text(), text(), text(), text()
+	primary, byline, oa, s2 := text(), text(), text(), text()
+	title := make([]string, n)
+	version, authors, score := make([]int64, n), make([]int64, n), make([]int64, n)
+	published, updated := make([]*time.Time, n), make([]*time.Time, n)
+	cited := make([]*int64, n)
+	complete := make([]bool, n)
+	for i, r := range rows {
+		arxiv[i], doi[i], abstract[i], comments[i] = nullText(r.ArxivID), nullText(r.DOI), nullText(r.Abstract), nullText(r.Comments)
+		journal[i], report[i], license[i] = nullText(r.JournalRef), nullText(r.ReportNo), nullText(r.License)
+		primary[i], byline[i], oa[i], s2[i] = nullText(r.PrimaryCategory), nullText(r.Byline), nullText(r.OpenAlexID), nullText(r.S2ID)
+		title[i] = r.Title
+		version[i], authors[i], score[i] = int64(r.Version), int64(r.AuthorCount), int64(r.AuthorsScore)
+		published[i], updated[i] = nullTime(r.Published), nullTime(r.Updated)
+		cited[i] = nullInt(r.CitedByCount)
+		complete[i] = r.AuthorsComplete
+	}
+	return []any{arxiv, version, doi, title, abstract, comments, journal, report, license,
+		published, updated, primary, byline, cited, oa, s2, authors, complete, score}
+}
+
+func nullText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func nullInt(p *int) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := int64(*p)
+	return &v
 }
 
 func updatePapers(ctx context.Context, tx bun.Tx, ps []*pending) error {
