@@ -17,7 +17,11 @@ func schemaObjects(t *testing.T, bdb *bun.DB) []string {
 	t.Helper()
 	q := `SELECT name || ': ' || sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY name`
 	if db.IsPostgres(bdb) {
-		q = `SELECT indexname || ': ' || indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname`
+		q = `SELECT indexname || ': ' || indexdef FROM pg_indexes WHERE schemaname = current_schema()
+			UNION ALL
+			SELECT c.conname || ': ' || c.conrelid::regclass || ' ' || pg_get_constraintdef(c.oid) FROM pg_constraint c
+			WHERE c.connamespace = current_schema()::regnamespace
+			ORDER BY 1`
 	}
 	var out []string
 	if err := bdb.NewRaw(q).Scan(context.Background(), &out); err != nil {

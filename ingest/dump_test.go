@@ -88,7 +88,10 @@ func searchState(t *testing.T, bdb *bun.DB) []string {
 	ctx := context.Background()
 	q := `SELECT 'schema|' || name || '|' || sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL`
 	if db.IsPostgres(bdb) {
-		q = `SELECT 'schema|' || indexname || '|' || indexdef FROM pg_indexes WHERE schemaname = current_schema()`
+		q = `SELECT 'schema|' || indexname || '|' || indexdef FROM pg_indexes WHERE schemaname = current_schema()
+			UNION ALL
+			SELECT 'schema|' || c.conname || '|' || c.conrelid::regclass || ' ' || pg_get_constraintdef(c.oid) FROM pg_constraint c
+			WHERE c.connamespace = current_schema()::regnamespace`
 	}
 	var lines []string
 	if err := bdb.NewRaw(q).Scan(ctx, &lines); err != nil {
