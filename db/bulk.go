@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/uptrace/bun"
 )
@@ -14,11 +15,11 @@ import (
 // reverse links) up to date row by row costs it several times more than
 // building each once at the end. BeginBulk drops them and keeps each
 // definition, as the database itself gives it, in the bulk_load table in
-// the same transaction; EndBulk builds them again from those definitions,
-// refills the full-text index and empties the table, again in one
-// transaction. A crash in between leaves the definitions behind: the next
-// import goes on in bulk mode and ends it, and serve and migrate end it
-// when they start, so no path leaves the archive without its indexes.
+// the same transaction; EndBulk builds them again from those definitions
+// and forgets each in the transaction that builds it (two: the full-text
+// indexes last). A crash in between leaves the definitions behind: the next
+// import goes on in bulk mode and ends it, and so does migrate. One import
+// at a time: a bulk load is the archive's, not a process's.
 
 // bulkDeferred names what a bulk load drops: indexes that no step of the
 // writer reads (it finds papers by their ids and DOI, researchers by
@@ -34,6 +35,9 @@ var bulkDeferred = []string{
 	// SQLite: the full-text triggers.
 	"papers_fts_insert", "papers_fts_update", "papers_fts_delete",
 }
+
+// bulkTables are the tables whose foreign keys a PostgreSQL bulk load drops.
+var bulkTables = []string{"papers", "paper_categories", "authorships", "affiliations", "paper_references", "institution_names"}
 
 // bulkLoadRow is one deferred index or trigger and the statement that
 // creates it.
@@ -84,8 +88,8 @@ func BeginBulk(ctx context.Context, bdb *bun.DB) (bool, error) {
 				  'ALTER TABLE ' || quote_ident(t.relname) || ' ADD CONSTRAINT ' || quote_ident(c.conname) || ' ' || pg_get_constraintdef(c.oid),
 				  'ALTER TABLE ' || quote_ident(t.relname) || ' DROP CONSTRAINT ' || quote_ident(c.conname)
 				FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
-				WHERE c.contype = 'f' AND t.relnamespace = current_schema()::regnamespace
-				ORDER BY 1`, bun.In(bulkDeferred)).Scan(ctx, &found)
+				WHERE c.contype = 'f' AND t.relnamespace = current_schema()::regnamespace AND t.relname IN (?)
+				ORDER BY 1`, bun.In(bulkDeferred), bun.In(bulkTables)).Scan(ctx, &found)
 		} else {
 			err = tx.NewRaw(`SELECT name, type AS kind, sql AS definition, 'DROP ' || type || ' "' || name || '"' AS drop_stmt
 				FROM sqlite_master
@@ -110,6 +114,12 @@ func BeginBulk(ctx context.Context, bdb *bun.DB) (bool, error) {
 		return nil
 	})
 	return bulk, err
+}
+
+// BulkOpen reports whether a bulk load is open: its indexes unbuilt.
+func BulkOpen(ctx context.Context, bdb *bun.DB) (bool, error) {
+	n, err := bdb.NewSelect().Table("bulk_load").Count(ctx)
+	return n > 0, err
 }
 
 // ftsHashSize is the memory the SQLite full-text index fills before it
@@ -153,6 +163,10 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 		if err := tx.NewSelect().Model(&all).Order("kind", "name").Scan(ctx); err != nil {
 			return err
 		}
+		// Triggers last: the full-text index is full before they fire.
+		slices.SortStableFunc(all, func(a, b bulkLoadRow) int {
+			return boolInt(a.Kind == "trigger") - boolInt(b.Kind == "trigger")
+		})
 		var rows []bulkLoadRow
 		var names []string
 		for _, r := range all {
@@ -177,7 +191,7 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 				`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', 1048576)`,
 			)
 		}
-		// The triggers come after the refill, as the rows are ordered.
+		// The triggers come after the refill.
 		for _, r := range rows {
 			stmts = append(stmts, r.Definition)
 		}
@@ -189,4 +203,11 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 		_, err := tx.NewDelete().Model((*bulkLoadRow)(nil)).Where("name IN (?)", bun.In(names)).Exec(ctx)
 		return err
 	})
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -56,6 +56,27 @@ func TestInsertColumns(t *testing.T) {
 				t.Fatalf("row %d = %d %q %v, want %d %q %v", i, r.A, r.B, r.C, as[i], bs[i], cs[i])
 			}
 		}
+		// RETURNING over several statements gives every new row once.
+		var more []int64
+		for i := range n {
+			more = append(more, int64(n+i))
+		}
+		var back []struct{ A int64 }
+		err = bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			var err error
+			back, err = db.InsertColumnsReturning[struct{ A int64 }](ctx, tx, "cols", []string{"a", "b"}, "a", more, bs)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int64]bool{}
+		for _, r := range back {
+			seen[r.A] = true
+		}
+		if len(back) != n || len(seen) != n || !seen[int64(n)] || !seen[int64(2*n-1)] {
+			t.Errorf("RETURNING gave %d rows, %d distinct, want %d from %d to %d", len(back), len(seen), n, n, 2*n-1)
+		}
 		err = bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			return db.InsertColumns(ctx, tx, "cols", []string{"a", "b"}, []int64{1, 2}, []string{"x"})
 		})
@@ -71,9 +92,10 @@ func TestUpdateColumns(t *testing.T) {
 		if _, err := bdb.ExecContext(ctx, "CREATE TABLE cols (a BIGINT PRIMARY KEY, b BIGINT NOT NULL, c BIGINT)"); err != nil {
 			t.Fatal(err)
 		}
-		// 3,000 rows; every third is updated, over two full SQLite
-		// statements of 1,000 rows (three parameters each).
-		const n = 3000
+		// 9,006 rows; every third is updated: 3,002 keys, which SQLite
+		// sends as three full statements of 1,000 rows (three parameters
+		// each) and one of 2.
+		const n = 9006
 		var as, bs []int64
 		var cs []*int64
 		for i := range n {

@@ -31,12 +31,18 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 	}
 	// The full-text indexes build while the other steps run, which write
 	// no papers: PostgreSQL gives them a second core. SQLite has one
-	// writer, so they build first.
+	// writer, so they build first. A failed step stops the build.
 	done := make(chan error, 1)
 	if db.IsPostgres(bdb) {
-		go func() { done <- fullText(ctx) }()
+		// Returning early cancels the build; done is buffered, so
+		// the goroutine ends either way.
+		ftCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() { done <- fullText(ftCtx) }()
+	} else if err := fullText(ctx); err != nil {
+		return err
 	} else {
-		done <- fullText(ctx)
+		done <- nil
 	}
 	steps := []struct {
 		name string
@@ -52,10 +58,10 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 			break
 		}
 	}
-	if ferr := <-done; err == nil && ferr != nil {
-		err = ferr
-	}
 	if err != nil {
+		return err
+	}
+	if err := <-done; err != nil {
 		return err
 	}
 	return deriveStep(ctx, bdb, "queue", func(ctx context.Context, tx bun.Tx) error {

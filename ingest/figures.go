@@ -79,8 +79,8 @@ func deriveFigures(ctx context.Context, tx bun.Tx) error {
 	flush()
 	// Queued researchers left without papers drop to zero.
 	var none []int64
-	if err := tx.NewSelect().Table("derive_queue").Column("researcher_id").
-		Where("researcher_id NOT IN (SELECT researcher_id FROM authorships WHERE researcher_id IS NOT NULL)").
+	if err := tx.NewSelect().TableExpr("derive_queue AS q").Column("q.researcher_id").
+		Where("NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = q.researcher_id)").
 		Scan(ctx, &none); err != nil {
 		return err
 	}
@@ -114,15 +114,16 @@ func figuresOf(ps []authoredPaper) figures {
 		switch {
 		case p.authors == 1:
 			f.sole++
-		case p.position == 1:
+		case p.authors > 1 && p.position == 1:
 			f.first++
-		case p.position == p.authors:
+		case p.authors > 1 && p.position == p.authors:
 			f.last++
 		case p.position > 1 && p.position < p.authors:
 			f.middle++
 		}
 	}
-	// Most cited first; among equals the newest, then the lowest id.
+	// Most cited first; among equals the newest (a paper without a date
+	// after those with one, on both databases), then the lowest id.
 	slices.SortFunc(ps, func(a, b authoredPaper) int {
 		if c := cmp.Compare(b.citations, a.citations); c != 0 {
 			return c

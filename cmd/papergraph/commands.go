@@ -189,10 +189,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	// An import into an empty archive that was killed left the readers'
-	// indexes unbuilt (see db.BeginBulk).
-	if err := db.EndBulk(ctx, bdb); err != nil {
+	// An import into an empty archive that is running, or was killed,
+	// has the readers' indexes unbuilt (see db.BeginBulk). Ending its bulk
+	// load here would race a running one, so serve only says so.
+	if open, err := db.BulkOpen(ctx, bdb); err != nil {
 		return err
+	} else if open {
+		fmt.Fprintln(stderr, "papergraph: an import into this database has not finished: search and some lists are slow or empty "+
+			"until it does; if it was stopped, run it again or run `papergraph migrate`")
 	}
 	var list []string
 	if *origins != "" {

@@ -78,7 +78,7 @@ func TestCommandLineErrors(t *testing.T) {
 }
 
 // An import into an empty archive that dies leaves a bulk load open (the
-// readers' indexes dropped); migrate, like serve, ends it.
+// readers' indexes dropped); migrate ends it.
 func TestMigrateEndsAnOpenBulkLoad(t *testing.T) {
 	for _, kind := range dbtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {
