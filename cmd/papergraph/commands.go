@@ -217,7 +217,7 @@ func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer)
 	if err != nil || s.Papers > 0 {
 		return err
 	}
-	fmt.Fprintln(stdout, "empty database: loading the demo data set (about half a minute, once)")
+	fmt.Fprintln(stdout, "empty database: loading the demo data set (about a quarter of a minute, once)")
 	jobs := demo.Imports()
 	for i, o := range jobs {
 		o.SkipDerive = i < len(jobs)-1
