@@ -198,6 +198,7 @@ func readAll(ctx context.Context, o Options, out chan<- []Record, read, records,
 				if err := reportHeld(); err != nil {
 					return err
 				}
+				prepare(r)
 				batch = append(batch, r)
 				if len(batch) == cap(batch) {
 					return flush()

@@ -6,6 +6,9 @@ package ingest
 import (
 	"strconv"
 	"time"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/names"
 )
 
 // Record is what a reader hands to the writer: a *Paper, a *Researcher or an
@@ -45,6 +48,9 @@ type Paper struct {
 	AuthorsComplete bool
 	// References are the canonical arXiv ids of the works this paper cites.
 	References []string
+
+	// row is the paper as a row of its own, made by prepare.
+	row *db.Paper
 }
 
 // Author is one byline entry.
@@ -54,6 +60,10 @@ type Author struct {
 	OpenAlexID   string // "A5023888391"
 	S2ID         string
 	Affiliations []Affiliation
+
+	// key and family are the name's keys (names.Keys), when keyed.
+	key, family string
+	keyed       bool
 }
 
 // Affiliation is an affiliation string with the ROR id when the source gives one.
@@ -123,3 +133,20 @@ type RecordError struct {
 }
 
 func (e *RecordError) Error() string { return e.Pos.String() + ": " + e.Reason }
+
+// prepare does the part of the writer's work on a record that needs no
+// database (cleaning text, taking author names apart) ahead of the writer,
+// on the reader's goroutine: that one has a core to spare while the writer
+// waits for the database.
+func prepare(r Record) {
+	p, ok := r.(*Paper)
+	if !ok {
+		return
+	}
+	p.row = newPaperRow(p)
+	for i := range p.Authors {
+		a := &p.Authors[i]
+		a.key, a.family = names.Keys(a.Name)
+		a.keyed = true
+	}
+}

@@ -130,7 +130,10 @@ func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Count
 	var todo []*pending
 	byKey := map[string]*pending{}
 	for _, p := range in {
-		row := newPaperRow(p)
+		row := p.row
+		if row == nil {
+			row = newPaperRow(p)
+		}
 		keys := paperKeys(row)
 		if len(keys) == 0 {
 			c.Skipped++

@@ -135,6 +135,13 @@ func Key(name string) string {
 	return strings.Join(append(Words(given), Words(family)...), " ")
 }
 
+// Keys returns Key(name) and FamilyKey(name), taking the name apart once.
+func Keys(name string) (key, family string) {
+	given, fam := Split(name)
+	fw := Words(fam)
+	return strings.Join(append(Words(given), fw...), " "), strings.Join(fw, " ")
+}
+
 // FamilyKey returns the folded surname of a name ("van beethoven"), the key
 // that groups candidates for the same person.
 func FamilyKey(name string) string {

@@ -198,6 +198,9 @@ func TestKeys(t *testing.T) {
 		if got := FamilyKey(tt.in); got != tt.family {
 			t.Errorf("FamilyKey(%q) = %q, want %q", tt.in, got, tt.family)
 		}
+		if key, family := Keys(tt.in); key != tt.key || family != tt.family {
+			t.Errorf("Keys(%q) = %q, %q, want %q, %q", tt.in, key, family, tt.key, tt.family)
+		}
 	}
 }
 
