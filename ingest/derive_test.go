@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,24 @@ func TestIncrementalDeriveMatchesFullDerive(t *testing.T) {
 		}
 		if kumar.PaperCount != 1 || kumar.FirstCount != 1 || kumar.MiddleCount != 0 {
 			t.Errorf("A. Kumar, printed twice on one paper = %+v, want that paper once, as first author", kumar)
+		}
+		// That paper counts once in A. Kumar's fields and co-authors too.
+		var fields []string
+		if err := bdb.NewRaw(`SELECT c.category || ' ' || CAST(c.paper_count AS TEXT) FROM researcher_categories c
+			JOIN researchers r ON r.id = c.researcher_id WHERE r.name = ?`, "A. Kumar").Scan(context.Background(), &fields); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(fields, []string{"hep-th 1"}) {
+			t.Errorf("A. Kumar's fields = %q, want [hep-th 1]", fields)
+		}
+		var links []string
+		if err := bdb.NewRaw(`SELECT a.name || ' > ' || b.name || ' ' || CAST(c.paper_count AS TEXT) FROM coauthors c
+			JOIN researchers a ON a.id = c.researcher_id JOIN researchers b ON b.id = c.coauthor_id
+			WHERE a.name = ? OR b.name = ? ORDER BY 1`, "A. Kumar", "A. Kumar").Scan(context.Background(), &links); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"A. Kumar > Jean-Bernard Zuber 1", "Jean-Bernard Zuber > A. Kumar 1"}; !slices.Equal(links, want) {
+			t.Errorf("A. Kumar's co-author links = %q, want %q", links, want)
 		}
 		n, err := bdb.NewSelect().Table("same_name").Count(context.Background())
 		if err != nil || n != 2 {

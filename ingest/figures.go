@@ -148,36 +148,61 @@ func figuresOf(ps []authoredPaper) figures {
 // deriveFields recomputes the queued researchers' fields: the papers
 // they have in each category.
 func deriveFields(ctx context.Context, tx bun.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT a.researcher_id, a.paper_id, c.category
+	// In the order of the authorships_researcher index and the
+	// categories' primary key, which needs no sort.
+	rows, err := tx.QueryContext(ctx, `SELECT a.researcher_id, a.paper_id, a.position, c.category
 		FROM authorships a JOIN paper_categories c ON c.paper_id = a.paper_id
 		WHERE a.researcher_id IN `+queued+`
-		ORDER BY a.researcher_id, c.category, a.paper_id`)
+		ORDER BY a.researcher_id, a.paper_id, a.position, c.position`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	type field struct {
+		category string
+		papers   int64
+	}
 	var rids, counts []int64
 	var cats []string
-	var lastPaper int64
+	var fields []field // of the current researcher
+	flush := func(rid int64) {
+		slices.SortFunc(fields, func(a, b field) int { return cmp.Compare(a.category, b.category) })
+		for _, f := range fields {
+			rids, cats, counts = append(rids, rid), append(cats, f.category), append(counts, f.papers)
+		}
+		fields = fields[:0]
+	}
+	current, paper, first := int64(-1), int64(-1), int64(0)
 	for rows.Next() {
-		var rid, paper int64
-		var cat string
-		if err := rows.Scan(&rid, &paper, &cat); err != nil {
+		var rid, p, position int64
+		var cat sql.RawBytes
+		if err := rows.Scan(&rid, &p, &position, &cat); err != nil {
 			return err
 		}
-		n := len(rids)
-		switch {
-		case n > 0 && rids[n-1] == rid && cats[n-1] == cat && lastPaper == paper:
-			// The researcher printed twice on the paper.
-		case n > 0 && rids[n-1] == rid && cats[n-1] == cat:
-			counts[n-1]++
-		default:
-			rids, cats, counts = append(rids, rid), append(cats, cat), append(counts, 1)
+		if rid != current {
+			if current >= 0 {
+				flush(current)
+			}
+			current, paper = rid, -1
 		}
-		lastPaper = paper
+		if p != paper {
+			paper, first = p, position
+		}
+		if position != first {
+			continue // the researcher printed again on the paper
+		}
+		i := slices.IndexFunc(fields, func(f field) bool { return f.category == string(cat) })
+		if i < 0 {
+			fields = append(fields, field{category: string(cat)})
+			i = len(fields) - 1
+		}
+		fields[i].papers++
 	}
 	if err := rows.Err(); err != nil {
 		return err
+	}
+	if current >= 0 {
+		flush(current)
 	}
 	return db.InsertColumns(ctx, tx, "researcher_categories", []string{"researcher_id", "category", "paper_count"}, rids, cats, counts)
 }
