@@ -3,8 +3,10 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/uptrace/bun"
 
@@ -149,10 +151,10 @@ func candidateGroups(ctx context.Context, tx bun.Tx) ([][]familyMember, error) {
 	if err != nil {
 		return nil, err
 	}
+	parseAll(ms)
 	var groups [][]familyMember
 	index := map[string]int{}
 	for _, m := range ms {
-		m.parsed = names.Parse(m.Name)
 		initial := m.parsed.FirstInitial()
 		if initial == "" {
 			continue
@@ -167,6 +169,23 @@ func candidateGroups(ctx context.Context, tx bun.Tx) ([][]familyMember, error) {
 		groups[i] = append(groups[i], m)
 	}
 	return groups, nil
+}
+
+// parseAll takes the members' names apart, on every core: after a large
+// import there are hundreds of thousands, and the database waits.
+func parseAll(ms []familyMember) {
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(ms); i += workers {
+				ms[i].parsed = names.Parse(ms[i].Name)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // mergeInitials joins a profile known only by initials ("C. Itzykson") to
@@ -245,27 +264,25 @@ func shares(a, b map[int64]bool) bool {
 func coauthorSets(ctx context.Context, tx bun.Tx, ids []int64) (map[int64]map[int64]bool, error) {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	var rows []struct {
-		A int64
-		B int64
-	}
-	err := tx.NewSelect().
-		ColumnExpr("x.researcher_id AS a, y.researcher_id AS b").
-		TableExpr("authorships AS x").
-		Join("JOIN authorships AS y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id").
-		Where("x.researcher_id IN (?)", bun.In(ids)).
-		Scan(ctx, &rows)
+	rows, err := tx.QueryContext(ctx, `SELECT x.researcher_id, y.researcher_id FROM authorships x
+		JOIN authorships y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id
+		WHERE x.researcher_id IN (?)`, bun.In(ids))
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	out := map[int64]map[int64]bool{}
-	for _, r := range rows {
-		if out[r.A] == nil {
-			out[r.A] = map[int64]bool{}
+	for rows.Next() {
+		var a, b int64
+		if err := rows.Scan(&a, &b); err != nil {
+			return nil, err
 		}
-		out[r.A][r.B] = true
+		if out[a] == nil {
+			out[a] = map[int64]bool{}
+		}
+		out[a][b] = true
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // queued is the set of researchers derive recomputes.
