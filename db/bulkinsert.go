@@ -128,19 +128,11 @@ func appendRow(args []any, cols []any, r int) []any {
 		case []int64:
 			args = append(args, c[r])
 		case []*int64:
-			if c[r] == nil {
-				args = append(args, nil)
-			} else {
-				args = append(args, *c[r])
-			}
+			args = append(args, nullable(c[r]))
 		case []string:
 			args = append(args, c[r])
 		case []*string:
-			if c[r] == nil {
-				args = append(args, nil)
-			} else {
-				args = append(args, *c[r])
-			}
+			args = append(args, nullable(c[r]))
 		case []bool:
 			args = append(args, c[r])
 		case []*time.Time:
@@ -154,13 +146,37 @@ func appendRow(args []any, cols []any, r int) []any {
 	return args
 }
 
+// nullable is *p, or nil (NULL) for a nil p.
+func nullable[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
 // valuesChunkParams bounds the parameters of one SQLite statement, well
 // under its limit of 32,766.
 const valuesChunkParams = 3000
 
 // execValues runs the statement that query makes of a VALUES list once per
-// chunk of rows, preparing the statement of a full chunk once.
+// chunk of rows.
 func execValues(ctx context.Context, tx *sql.Tx, n int, cols []any, query func(values string) string) error {
+	return valuesChunks(ctx, tx, n, cols, query, func(full *sql.Stmt, q string, args []any) error {
+		var err error
+		if full != nil {
+			_, err = full.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, q, args...)
+		}
+		return err
+	})
+}
+
+// valuesChunks calls run once per chunk of rows with the chunk's
+// arguments, and either the statement of a full chunk, prepared once, or
+// (for the last, shorter chunk) the text of its own.
+func valuesChunks(ctx context.Context, tx *sql.Tx, n int, cols []any, query func(values string) string,
+	run func(full *sql.Stmt, q string, args []any) error) error {
 	per := max(1, valuesChunkParams/len(cols))
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
 	values := func(rows int) string {
@@ -183,9 +199,9 @@ func execValues(ctx context.Context, tx *sql.Tx, n int, cols []any, query func(v
 		}
 		var err error
 		if hi-lo == per {
-			_, err = full.ExecContext(ctx, args...)
+			err = run(full, "", args)
 		} else {
-			_, err = tx.ExecContext(ctx, query(values(hi-lo)), args...)
+			err = run(nil, query(values(hi-lo)), args)
 		}
 		if err != nil {
 			return err
@@ -258,33 +274,15 @@ func InsertColumnsReturning[T any](ctx context.Context, tx bun.Tx, table string,
 		}
 		return out, nil
 	}
-	per := max(1, valuesChunkParams/len(cols))
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
-	query := func(rows int) string {
-		return head + "VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", rows), ", ") + tail
-	}
-	var full *sql.Stmt
-	if n >= per {
-		if full, err = tx.Tx.PrepareContext(ctx, query(per)); err != nil {
-			return nil, err
-		}
-		defer full.Close()
-	}
-	args := make([]any, 0, per*len(cols))
-	for lo := 0; lo < n; lo += per {
-		hi := min(lo+per, n)
-		args = args[:0]
-		for r := lo; r < hi; r++ {
-			args = appendRow(args, cols, r)
-		}
-		if hi-lo == per {
-			err = scan(full.QueryContext(ctx, args...))
-		} else {
-			err = scan(tx.Tx.QueryContext(ctx, query(hi-lo), args...))
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = valuesChunks(ctx, tx.Tx, n, cols, func(values string) string { return head + values + tail },
+		func(full *sql.Stmt, q string, args []any) error {
+			if full != nil {
+				return scan(full.QueryContext(ctx, args...))
+			}
+			return scan(tx.Tx.QueryContext(ctx, q, args...))
+		})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
