@@ -33,7 +33,8 @@ type Options struct {
 	// (missing, empty, truncated, not of the format); the import goes on
 	// with the next file.
 	FileError func(path string, err error)
-	// Progress, when set, is called about every 200 ms while reading.
+	// Progress, when set, is called about every 200 ms until the import
+	// ends.
 	Progress func(Progress)
 	// SkipDerive leaves the derived figures for a later import or Derive
 	// call, for a run of several imports.
@@ -45,6 +46,10 @@ type Progress struct {
 	Bytes, TotalBytes int64
 	Records, Bad      int64
 	Elapsed           time.Duration
+	// Deriving says the records are written and the import is building
+	// indexes and derived figures, since DeriveStart.
+	Deriving    bool
+	DeriveStart time.Duration
 }
 
 // Summary is what an import did.
@@ -85,6 +90,7 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	}
 	var sum Summary
 	var total, read, records, bad atomic.Int64
+	var deriveStart atomic.Int64 // nanoseconds after start; 0 while writing
 	for _, p := range o.Paths {
 		if fi, err := statFile(o.FS, p); err == nil {
 			total.Add(fi.Size())
@@ -119,7 +125,9 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 				case <-stop:
 					return
 				case <-t.C:
-					o.Progress(Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(), Elapsed: time.Since(start)})
+					d := time.Duration(deriveStart.Load())
+					o.Progress(Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(),
+						Elapsed: time.Since(start), Deriving: d > 0, DeriveStart: d})
 				}
 			}
 		}()
@@ -150,6 +158,7 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	// Even a stopped import derives: what it wrote is good data.
 	if !o.SkipDerive {
 		d := time.Now()
+		deriveStart.Store(int64(max(d.Sub(start), 1)))
 		if err := Derive(ctx, bdb); err != nil {
 			return sum, err
 		}

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
 )
 
 func TestImportThenStats(t *testing.T) {
@@ -124,5 +126,17 @@ func TestMigrateEndsAnOpenBulkLoad(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	var out bytes.Buffer
+	p := &progressLine{w: &out, label: "listing"}
+	p.draw(ingest.Progress{Bytes: 512 << 10, TotalBytes: 1 << 20, Records: 1000, Elapsed: 2 * time.Second})
+	p.draw(ingest.Progress{Bytes: 1 << 20, TotalBytes: 1 << 20, Records: 2000, Elapsed: 4 * time.Second, Deriving: true, DeriveStart: 3 * time.Second})
+	want := "\r\033[Klisting: 1000 records (500/s) [============------------]  50.0% 0.5 MB/1.0 MB ETA 2s" +
+		"\r\033[Klisting: 2000 records written; building indexes and derived figures (1s)"
+	if got := out.String(); got != want {
+		t.Errorf("progress lines = %q, want %q", got, want)
 	}
 }

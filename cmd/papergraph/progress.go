@@ -86,6 +86,10 @@ func (p *progressLine) draw(pr ingest.Progress) {
 	if pr.Bad > 0 {
 		line += fmt.Sprintf(", %d malformed", pr.Bad)
 	}
+	if pr.Deriving {
+		line = fmt.Sprintf("%s: %d records written; building indexes and derived figures (%s)",
+			p.label, pr.Records, (pr.Elapsed - pr.DeriveStart).Round(time.Second))
+	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.drawn = true
 }
