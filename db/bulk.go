@@ -39,7 +39,7 @@ var bulkDeferred = []string{
 // bulkTables are the tables whose foreign keys a PostgreSQL bulk load drops.
 var bulkTables = []string{"papers", "paper_categories", "authorships", "affiliations", "paper_references", "institution_names"}
 
-// bulkLoadRow is one deferred index or trigger and the statement that
+// bulkLoadRow is one deferred index, trigger or foreign key and the statement that
 // creates it.
 type bulkLoadRow struct {
 	bun.BaseModel `bun:"table:bulk_load"`
