@@ -25,9 +25,11 @@ func InsertColumns(ctx context.Context, tx bun.Tx, table string, names []string,
 	}
 	head := fmt.Sprintf("INSERT INTO %s (%s) ", table, strings.Join(names, ", "))
 	if IsPostgres(tx) {
-		return execUnnest(ctx, tx.Tx, head+"SELECT * FROM unnest("+unnestArgs(cols)+")", n, cols)
+		_, err = execUnnest(ctx, tx.Tx, head+"SELECT * FROM unnest("+unnestArgs(cols)+")", n, cols)
+		return err
 	}
-	return execValues(ctx, tx.Tx, n, cols, func(values string) string { return head + values })
+	_, err = execValues(ctx, tx.Tx, n, cols, func(values string) string { return head + values })
+	return err
 }
 
 // columnsLen checks the columns and returns their common length.
@@ -85,14 +87,19 @@ func unnestArgs(cols []any) string {
 	return strings.Join(casts, ", ")
 }
 
-// execUnnest runs q once per chunk of rows, each column a parameter.
-func execUnnest(ctx context.Context, tx *sql.Tx, q string, n int, cols []any) error {
+// execUnnest runs q once per chunk of rows, each column a parameter, and
+// returns the rows it affected.
+func execUnnest(ctx context.Context, tx *sql.Tx, q string, n int, cols []any) (int64, error) {
+	var affected int64
 	for lo := 0; lo < n; lo += unnestChunk {
-		if _, err := tx.ExecContext(ctx, q, sliceColumns(cols, lo, min(lo+unnestChunk, n))...); err != nil {
-			return err
+		res, err := tx.ExecContext(ctx, q, sliceColumns(cols, lo, min(lo+unnestChunk, n))...)
+		if err != nil {
+			return affected, err
 		}
+		k, _ := res.RowsAffected() // both drivers report it
+		affected += k
 	}
-	return nil
+	return affected, nil
 }
 
 // sliceColumns returns rows lo to hi of every column, one argument each.
@@ -159,17 +166,25 @@ func nullable[T any](p *T) any {
 const valuesChunkParams = 3000
 
 // execValues runs the statement that query makes of a VALUES list once per
-// chunk of rows.
-func execValues(ctx context.Context, tx *sql.Tx, n int, cols []any, query func(values string) string) error {
-	return valuesChunks(ctx, tx, n, cols, query, func(full *sql.Stmt, q string, args []any) error {
+// chunk of rows, and returns the rows it affected.
+func execValues(ctx context.Context, tx *sql.Tx, n int, cols []any, query func(values string) string) (int64, error) {
+	var affected int64
+	err := valuesChunks(ctx, tx, n, cols, query, func(full *sql.Stmt, q string, args []any) error {
+		var res sql.Result
 		var err error
 		if full != nil {
-			_, err = full.ExecContext(ctx, args...)
+			res, err = full.ExecContext(ctx, args...)
 		} else {
-			_, err = tx.ExecContext(ctx, q, args...)
+			res, err = tx.ExecContext(ctx, q, args...)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		k, _ := res.RowsAffected() // both drivers report it
+		affected += k
+		return nil
 	})
+	return affected, err
 }
 
 // valuesChunks calls run once per chunk of rows with the chunk's
@@ -212,32 +227,39 @@ func valuesChunks(ctx context.Context, tx *sql.Tx, n int, cols []any, query func
 
 // UpdateColumns sets columns of the rows whose key column holds the given
 // keys, values given column by column as for InsertColumns (keys and every
-// column of one length). Like InsertColumns it binds every value: through
-// unnest() on PostgreSQL, a VALUES list on SQLite.
-func UpdateColumns(ctx context.Context, tx bun.Tx, table, key string, keys []int64, names []string, cols ...any) error {
+// column of one length), and returns how many rows changed: a row whose
+// values are already those is not written again. Like InsertColumns it
+// binds every value: through unnest() on PostgreSQL, a VALUES list on
+// SQLite.
+func UpdateColumns(ctx context.Context, tx bun.Tx, table, key string, keys []int64, names []string, cols ...any) (int64, error) {
 	all := append([]any{keys}, cols...)
 	n, err := columnsLen(table, append([]string{key}, names...), all)
 	if err != nil || n == 0 {
-		return err
+		return 0, err
 	}
 	sets := make([]string, len(names))
+	olds := make([]string, len(names))
+	news := make([]string, len(names))
 	if IsPostgres(tx) {
 		fields := make([]string, len(all))
 		fields[0] = "k"
 		for i, name := range names {
-			sets[i] = fmt.Sprintf("%s = f.c%d", name, i)
 			fields[i+1] = fmt.Sprintf("c%d", i)
+			sets[i] = fmt.Sprintf("%s = f.c%d", name, i)
+			olds[i], news[i] = "t."+name, fmt.Sprintf("f.c%d", i)
 		}
-		q := fmt.Sprintf("UPDATE %s AS t SET %s FROM unnest(%s) AS f(%s) WHERE t.%s = f.k",
-			table, strings.Join(sets, ", "), unnestArgs(all), strings.Join(fields, ", "), key)
+		q := fmt.Sprintf("UPDATE %s AS t SET %s FROM unnest(%s) AS f(%s) WHERE t.%s = f.k AND (%s) IS DISTINCT FROM (%s)",
+			table, strings.Join(sets, ", "), unnestArgs(all), strings.Join(fields, ", "), key,
+			strings.Join(olds, ", "), strings.Join(news, ", "))
 		return execUnnest(ctx, tx.Tx, q, n, all)
 	}
 	for i, name := range names {
 		sets[i] = fmt.Sprintf("%s = f.column%d", name, i+2)
+		olds[i], news[i] = table+"."+name, fmt.Sprintf("f.column%d", i+2)
 	}
 	return execValues(ctx, tx.Tx, n, all, func(values string) string {
-		return fmt.Sprintf("UPDATE %s SET %s FROM (%s) AS f WHERE %s.%s = f.column1",
-			table, strings.Join(sets, ", "), values, table, key)
+		return fmt.Sprintf("UPDATE %s SET %s FROM (%s) AS f WHERE %s.%s = f.column1 AND (%s) IS DISTINCT FROM (%s)",
+			table, strings.Join(sets, ", "), values, table, key, strings.Join(olds, ", "), strings.Join(news, ", "))
 	})
 }
 

@@ -112,14 +112,25 @@ func TestUpdateColumns(t *testing.T) {
 			}
 			newC = append(newC, c)
 		}
+		var changed, again int64
 		err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			if err := db.InsertColumns(ctx, tx, "cols", []string{"a", "b", "c"}, as, bs, cs); err != nil {
 				return err
 			}
-			return db.UpdateColumns(ctx, tx, "cols", "a", keys, []string{"b", "c"}, newB, newC)
+			var err error
+			if changed, err = db.UpdateColumns(ctx, tx, "cols", "a", keys, []string{"b", "c"}, newB, newC); err != nil {
+				return err
+			}
+			// The same values again change nothing.
+			again, err = db.UpdateColumns(ctx, tx, "cols", "a", keys, []string{"b", "c"}, newB, newC)
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Row 0 keeps b = 0 and gets c = 0 from NULL: a change too.
+		if changed != int64(len(keys)) || again != 0 {
+			t.Errorf("UpdateColumns changed %d rows, then %d; want %d, then 0", changed, again, len(keys))
 		}
 		var got []struct {
 			A, B int64

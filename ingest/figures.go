@@ -96,10 +96,11 @@ func deriveFigures(ctx context.Context, tx bun.Tx) error {
 		}
 		tops[i] = f.top
 	}
-	return db.UpdateColumns(ctx, tx, "researchers", "id", ids,
+	_, err = db.UpdateColumns(ctx, tx, "researchers", "id", ids,
 		[]string{"paper_count", "position_known_count", "sole_count", "first_count", "middle_count", "last_count",
 			"archive_h_index", "most_cited_paper_id"},
 		cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], tops)
+	return err
 }
 
 // figuresOf computes a researcher's figures from their papers, each once.
