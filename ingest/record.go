@@ -61,9 +61,8 @@ type Author struct {
 	S2ID         string
 	Affiliations []Affiliation
 
-	// key and family are the name's keys (names.Keys), when keyed.
+	// key and family are the name's keys (names.Keys), set by prepare.
 	key, family string
-	keyed       bool
 }
 
 // Affiliation is an affiliation string with the ROR id when the source gives one.
@@ -137,7 +136,8 @@ func (e *RecordError) Error() string { return e.Pos.String() + ": " + e.Reason }
 // prepare does the part of the writer's work on a record that needs no
 // database (cleaning text, taking author names apart) ahead of the writer,
 // on the reader's goroutine: that one has a core to spare while the writer
-// waits for the database.
+// waits for the database. The writer prepares a paper that comes to it
+// unprepared.
 func prepare(r Record) {
 	p, ok := r.(*Paper)
 	if !ok {
@@ -147,6 +147,5 @@ func prepare(r Record) {
 	for i := range p.Authors {
 		a := &p.Authors[i]
 		a.key, a.family = names.Keys(a.Name)
-		a.keyed = true
 	}
 }

@@ -15,7 +15,7 @@ import (
 // researcher. key is the name's matching key, computed once: parsing a
 // name is the costly part of matching. resolve fills id, entry and created.
 type authorRef struct {
-	name, key, family   string // family is "" until known
+	name, key, family   string
 	orcid, openalex, s2 string
 	profile             *Researcher
 	id                  int64
@@ -24,23 +24,12 @@ type authorRef struct {
 }
 
 func newAuthorRef(a *Author) *authorRef {
-	r := &authorRef{name: a.Name, key: a.key, family: a.family, orcid: a.ORCID, openalex: a.OpenAlexID, s2: a.S2ID}
-	if !a.keyed {
-		r.key, r.family = names.Keys(a.Name)
-	}
-	return r
+	return &authorRef{name: a.Name, key: a.key, family: a.family, orcid: a.ORCID, openalex: a.OpenAlexID, s2: a.S2ID}
 }
 
 func newProfileRef(r *Researcher) *authorRef {
-	return &authorRef{name: r.Name, key: names.Key(r.Name), orcid: r.ORCID, openalex: r.OpenAlexID, s2: r.S2ID, profile: r}
-}
-
-// familyKey is names.FamilyKey of the ref's name.
-func (r *authorRef) familyKey() string {
-	if r.family == "" {
-		r.family = names.FamilyKey(r.name)
-	}
-	return r.family
+	key, family := names.Keys(r.Name)
+	return &authorRef{name: r.Name, key: key, family: family, orcid: r.ORCID, openalex: r.OpenAlexID, s2: r.S2ID, profile: r}
 }
 
 func (r *authorRef) extKeys() []string {
@@ -193,7 +182,7 @@ func (x *researcherIndex) resolve(ctx context.Context, tx bun.Tx, refs []*author
 			continue // nothing to match by: the authorship stays unmatched
 		case e == nil:
 			e = &resEntry{row: db.Researcher{
-				Name: strings.TrimSpace(r.name), NameKey: key, FamilyKey: r.familyKey(),
+				Name: strings.TrimSpace(r.name), NameKey: key, FamilyKey: r.family,
 				Slug: arxivid.TitleSlug(r.name), ORCID: r.orcid, OpenAlexID: r.openalex, S2ID: r.s2,
 			}}
 			x.add(e)

@@ -130,10 +130,10 @@ func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Count
 	var todo []*pending
 	byKey := map[string]*pending{}
 	for _, p := range in {
-		row := p.row
-		if row == nil {
-			row = newPaperRow(p)
+		if p.row == nil {
+			prepare(p)
 		}
+		row := p.row
 		keys := paperKeys(row)
 		if len(keys) == 0 {
 			c.Skipped++

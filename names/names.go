@@ -127,26 +127,16 @@ func normalizeSpacing(s string) string {
 	return strings.Join(words, " ")
 }
 
-// Key returns the same-person key of a name: the folded words of the given
-// names then of the surname, joined by single spaces. Key("J.-B. Zuber") is
-// "j b zuber" and Key("Balázs Ö. Kovács Jr.") is "balazs o kovacs".
-func Key(name string) string {
-	given, family := Split(name)
-	return strings.Join(append(Words(given), Words(family)...), " ")
-}
-
-// Keys returns Key(name) and FamilyKey(name), taking the name apart once.
+// Keys returns the keys of a name, taking it apart once. key is the
+// same-person key: the folded words of the given names then of the
+// surname, joined by single spaces ("J.-B. Zuber" gives "j b zuber",
+// "Balázs Ö. Kovács Jr." gives "balazs o kovacs"). family is the folded
+// surname ("van beethoven"), the key that groups candidates for the same
+// person.
 func Keys(name string) (key, family string) {
 	given, fam := Split(name)
 	fw := Words(fam)
 	return strings.Join(append(Words(given), fw...), " "), strings.Join(fw, " ")
-}
-
-// FamilyKey returns the folded surname of a name ("van beethoven"), the key
-// that groups candidates for the same person.
-func FamilyKey(name string) string {
-	_, family := Split(name)
-	return strings.Join(Words(family), " ")
 }
 
 // givenName is one given name or initial.
@@ -187,7 +177,7 @@ func Parse(name string) Name {
 	return Name{family: strings.Join(Words(family), " "), given: g, full: joinedFull(g)}
 }
 
-// FamilyKey returns the folded family name, as the function FamilyKey does.
+// FamilyKey returns the folded family name, as Keys does.
 func (n Name) FamilyKey() string { return n.family }
 
 // FirstInitial returns the folded first letter of the first given name, or

@@ -192,12 +192,6 @@ func TestKeys(t *testing.T) {
 		{"Balázs Ö. Kovács Jr.", "balazs o kovacs", "kovacs"},
 	}
 	for _, tt := range tests {
-		if got := Key(tt.in); got != tt.key {
-			t.Errorf("Key(%q) = %q, want %q", tt.in, got, tt.key)
-		}
-		if got := FamilyKey(tt.in); got != tt.family {
-			t.Errorf("FamilyKey(%q) = %q, want %q", tt.in, got, tt.family)
-		}
 		if key, family := Keys(tt.in); key != tt.key || family != tt.family {
 			t.Errorf("Keys(%q) = %q, %q, want %q, %q", tt.in, key, family, tt.key, tt.family)
 		}
@@ -286,7 +280,7 @@ func FuzzParseByline(f *testing.F) {
 			if a.Name == "" {
 				t.Errorf("ParseByline(%q) has an author without a name", s)
 			}
-			if FamilyKey(a.Name) != "" && !Compatible(a.Name, a.Name) {
+			if _, family := Keys(a.Name); family != "" && !Compatible(a.Name, a.Name) {
 				t.Errorf("Compatible(%q, %q) = false, want true", a.Name, a.Name)
 			}
 		}
