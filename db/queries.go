@@ -55,10 +55,21 @@ func PapersByRefs(ctx context.Context, idb bun.IDB, arxivIDs, dois []string) (by
 	return byArxiv, byDOI, nil
 }
 
-// AuthorshipsByPaperIDs reads the bylines of papers, in byline order.
-func AuthorshipsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (map[int64][]Authorship, error) {
+// Window is a stretch of bylines: the entries after position After, at
+// most First of them. Positions run from 1 without gaps (the writer numbers
+// them so), so a window is a range of positions and reads only its rows,
+// however long the byline.
+type Window struct{ After, First int }
+
+// AuthorshipsByPaperIDs reads a window of the bylines of papers, in byline
+// order.
+func AuthorshipsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, w Window) (map[int64][]Authorship, error) {
 	var rows []Authorship
-	if err := idb.NewSelect().Model(&rows).Where("paper_id IN (?)", bun.List(paperIDs)).Order("paper_id", "position").Scan(ctx); err != nil {
+	err := idb.NewSelect().Model(&rows).
+		Where("paper_id IN (?)", bun.List(paperIDs)).
+		Where("position > ? AND position <= ?", w.After, int64(w.After)+int64(w.First)).
+		Order("paper_id", "position").Scan(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return groupBy(rows, func(a Authorship) int64 { return a.PaperID }), nil
@@ -112,7 +123,7 @@ type AffiliationRow struct {
 
 // AffiliationsByPaperIDs reads the affiliations of every author of papers,
 // in byline order, with their matched institutions.
-func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (map[int64][]AffiliationRow, error) {
+func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, w Window) (map[int64][]AffiliationRow, error) {
 	var rows []struct {
 		Affiliation
 		I Institution `bun:"embed:i_"`
@@ -123,6 +134,7 @@ func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) 
 		TableExpr("affiliations AS af").
 		Join("LEFT JOIN institutions AS i ON i.id = af.institution_id").
 		Where("af.paper_id IN (?)", bun.List(paperIDs)).
+		Where("af.position > ? AND af.position <= ?", w.After, int64(w.After)+int64(w.First)).
 		Order("af.paper_id", "af.position", "af.seq").
 		Scan(ctx, &rows)
 	if err != nil {
@@ -202,18 +214,25 @@ func ResearcherCategoriesByResearcherIDs(ctx context.Context, idb bun.IDB, ids [
 }
 
 // SameNameByResearcherIDs reads, for each researcher, the other profiles
-// that share their name, most papers first.
-func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Researcher, error) {
+// that share their name, most papers first: at most n of each.
+func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n int) (map[int64][]*Researcher, error) {
 	var rows []struct {
 		Parent int64 `bun:"parent"`
 		Researcher
 	}
-	err := idb.NewSelect().
-		ColumnExpr("s.researcher_id AS parent, r.*").
+	// A common name has hundreds of profiles; the window reads n of each.
+	ranked := idb.NewSelect().
+		ColumnExpr("s.researcher_id AS parent, s.other_id").
+		ColumnExpr("ROW_NUMBER() OVER (PARTITION BY s.researcher_id ORDER BY o.paper_count DESC, o.id) AS rank").
 		TableExpr("same_name AS s").
-		Join("JOIN researchers AS r ON r.id = s.other_id").
-		Where("s.researcher_id IN (?)", bun.List(ids)).
-		Order("s.researcher_id").OrderExpr("r.paper_count DESC").Order("r.id").
+		Join("JOIN researchers AS o ON o.id = s.other_id").
+		Where("s.researcher_id IN (?)", bun.List(ids))
+	err := idb.NewSelect().
+		ColumnExpr("x.parent, r.*").
+		TableExpr("(?) AS x", ranked).
+		Join("JOIN researchers AS r ON r.id = x.other_id").
+		Where("x.rank <= ?", n).
+		Order("x.parent").OrderExpr("r.paper_count DESC").Order("r.id").
 		Scan(ctx, &rows)
 	if err != nil {
 		return nil, err

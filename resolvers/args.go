@@ -179,3 +179,51 @@ func parseCursor(s, tag string) (db.Cursor, error) {
 	}
 	return c, nil
 }
+
+// authorWindow checks the arguments of Paper.authors.
+func authorWindow(first, after *int) (db.Window, error) {
+	n, err := countArg("first", first, DefaultAuthorsPage, MaxAuthorsPage)
+	if err != nil {
+		return db.Window{}, err
+	}
+	w := db.Window{First: n}
+	if after != nil {
+		if *after < 0 {
+			return w, badInput("after", "must be a byline position, 0 or more, got %d", *after)
+		}
+		w.After = *after
+	}
+	return w, nil
+}
+
+// countArg checks an argument that says how many items a list returns:
+// def when it is not given, 0 to most when it is.
+func countArg(name string, v *int, def, most int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < 0 || *v > most {
+		return 0, badInput(name, "must be between 0 and %d, got %d", most, *v)
+	}
+	return *v, nil
+}
+
+// intArgs are the integer arguments names of a field as the look-ahead
+// sees them, nil where one is absent, null or not an integer (the field's
+// resolver then reports it).
+func intArgs(args map[string]any, names ...string) []*int {
+	out := make([]*int, len(names))
+	for i, name := range names {
+		if v := args[name]; v != nil {
+			if n, err := graphql.UnmarshalInt(v); err == nil {
+				out[i] = &n
+			}
+		}
+	}
+	return out
+}
+
+// firstN is xs cut to at most n items.
+func firstN[T any](xs []T, n int) []T {
+	return xs[:min(len(xs), n)]
+}

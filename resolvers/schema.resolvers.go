@@ -84,8 +84,8 @@ func (r *paperResolver) Byline(ctx context.Context, obj *model.Paper) (*string, 
 }
 
 // Authors is the resolver for the authors field.
-func (r *paperResolver) Authors(ctx context.Context, obj *model.Paper) ([]*model.Authorship, error) {
-	return authorships(ctx, obj)
+func (r *paperResolver) Authors(ctx context.Context, obj *model.Paper, first *int, after *int) ([]*model.Authorship, error) {
+	return authorships(ctx, obj, first, after)
 }
 
 // Categories is the resolver for the categories field.
@@ -188,19 +188,24 @@ func (r *queryResolver) Suggest(ctx context.Context, prefix string, types []mode
 	return r.suggest(ctx, prefix, types, first)
 }
 
+// RateLimit is the resolver for the rateLimit field.
+func (r *queryResolver) RateLimit(ctx context.Context, dryRun *bool) (*model.RateLimit, error) {
+	return r.rateLimit(ctx)
+}
+
 // CollaborationPath is the resolver for the collaborationPath field.
 func (r *queryResolver) CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error) {
 	return r.collaborationPath(ctx, from, to, maxDepth)
 }
 
 // Fields is the resolver for the fields field.
-func (r *researcherResolver) Fields(ctx context.Context, obj *model.Researcher) ([]*model.ResearcherField, error) {
-	return researcherFields(ctx, obj.Researcher.ID)
+func (r *researcherResolver) Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error) {
+	return researcherFields(ctx, obj.Researcher.ID, first)
 }
 
 // SameName is the resolver for the sameName field.
-func (r *researcherResolver) SameName(ctx context.Context, obj *model.Researcher) ([]*model.Researcher, error) {
-	return sameName(ctx, obj.Researcher.ID)
+func (r *researcherResolver) SameName(ctx context.Context, obj *model.Researcher, first *int) ([]*model.Researcher, error) {
+	return sameName(ctx, obj.Researcher.ID, first)
 }
 
 // MostCitedPaper is the resolver for the mostCitedPaper field.

@@ -16,7 +16,8 @@ import (
 
 // newGraphQL builds the /graphql handler over the resolvers' schema: GraphQL
 // over HTTP by GET and POST, parsed documents and persisted queries cached,
-// and operations refused for depth or complexity before any resolver runs.
+// and operations refused for their size, depth, node count or cost before
+// any resolver runs.
 // The resolvers' loaders must be put in each request's context around it.
 func newGraphQL(cfg Config) *handler.Server {
 	srv := handler.New(resolvers.NewSchema(cfg.DB))
@@ -30,10 +31,12 @@ func newGraphQL(cfg Config) *handler.Server {
 	srv.Use(cacheHeaders{})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	// Depth before complexity: it is cheaper, and it bounds the work of
-	// the complexity walk.
+	srv.SetParserTokenLimit(cfg.MaxTokens)
+	// After persisted queries, so that it sees the document a hash names;
+	// its shape check runs before validation, its pricing after depth.
+	costs := newCostLimit(cfg)
 	srv.Use(depthLimit{max: cfg.MaxDepth})
-	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
+	srv.Use(costs)
 	srv.SetErrorPresenter(resolvers.ErrorPresenter)
 	srv.SetRecoverFunc(resolvers.Recover)
 	return srv

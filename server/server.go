@@ -19,10 +19,9 @@ import (
 
 // Defaults for the Config fields left zero.
 const (
-	DefaultAddr          = ":8080"
-	DefaultMaxDepth      = 12
-	DefaultMaxComplexity = resolvers.ComplexityLimit
-	DefaultMaxBodyBytes  = 1 << 20
+	DefaultAddr         = ":8080"
+	DefaultMaxDepth     = 12
+	DefaultMaxBodyBytes = 1 << 20
 )
 
 // Timeouts of the HTTP server. A query gets less time than the response
@@ -50,10 +49,17 @@ type Config struct {
 	// "*", "scheme://host:*" (any port) or "scheme://host[:port]".
 	// Empty means DefaultCORSOrigins.
 	CORSOrigins []string
-	// MaxDepth and MaxComplexity bound operations; deeper or more complex
-	// ones are refused before they run.
-	MaxDepth      int
-	MaxComplexity int
+	// MaxDepth, MaxNodes and MaxCost bound operations: deeper ones, ones
+	// whose answer could hold more objects, or that cost more points, are
+	// refused before they run (see the cost package).
+	MaxDepth int
+	MaxNodes int
+	MaxCost  int
+	// MaxTokens, MaxFields, MaxAliases, MaxRootFields and MaxDirectives
+	// bound a document before it is validated.
+	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives int
+	// MaxAnswerBytes bounds the JSON of one answer's data.
+	MaxAnswerBytes int
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 	// Logger receives one line per request; nil means slog.Default().
@@ -81,8 +87,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxDepth <= 0 {
 		cfg.MaxDepth = DefaultMaxDepth
 	}
-	if cfg.MaxComplexity <= 0 {
-		cfg.MaxComplexity = DefaultMaxComplexity
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{
+		{&cfg.MaxNodes, DefaultMaxNodes}, {&cfg.MaxCost, DefaultMaxCost}, {&cfg.MaxTokens, DefaultMaxTokens},
+		{&cfg.MaxFields, DefaultMaxFields}, {&cfg.MaxAliases, DefaultMaxAliases}, {&cfg.MaxRootFields, DefaultMaxRootFields},
+		{&cfg.MaxDirectives, DefaultMaxDirectives}, {&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes},
+	} {
+		if *l.v <= 0 {
+			*l.v = l.def
+		}
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
