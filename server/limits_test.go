@@ -19,6 +19,7 @@ func TestLimits(t *testing.T) {
 		query       string
 		wantCode    string
 		wantMessage string
+		cfg         Config // Config{MaxDepth: 6, MaxNodes: 3} when zero
 	}{
 		{
 			name:        "too deep",
@@ -42,15 +43,19 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name:  "introspection is not counted for depth",
+			cfg:   Config{MaxDepth: 6},
 			query: `{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }`,
 		},
 	}
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		statements := &db.StatementCounter{}
 		bdb.AddQueryHook(statements)
-		h := newTestServer(t, bdb, Config{MaxDepth: 6, MaxNodes: 3}).Handler()
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
+				if tt.cfg.MaxDepth == 0 {
+					tt.cfg = Config{MaxDepth: 6, MaxNodes: 3}
+				}
+				h := newTestServer(t, bdb, tt.cfg).Handler()
 				before := statements.Count()
 				rec := serve(h, post(t, map[string]string{"query": tt.query}, mediaResponse))
 				resp := decode(t, rec)
