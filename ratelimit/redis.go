@@ -9,9 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Timeouts DialRedis gives a client whose URL sets none: a Redis that
-// does not answer must cost a request milliseconds, not go-redis's
-// seconds, since WithFallback then serves the request from memory.
+// Timeouts and retries DialRedis gives a client whose URL sets none: a
+// Redis that does not answer must cost a request milliseconds, not
+// go-redis's seconds, since WithFallback then serves it from memory.
 const (
 	redisTimeout    = 250 * time.Millisecond
 	redisMaxRetries = 1
@@ -36,6 +36,9 @@ func DialRedis(url string) (*redis.Client, error) {
 	}
 	if opt.MaxRetries == 0 {
 		opt.MaxRetries = redisMaxRetries
+	}
+	if opt.DialerRetries == 0 {
+		opt.DialerRetries = redisMaxRetries
 	}
 	return redis.NewClient(opt), nil
 }
