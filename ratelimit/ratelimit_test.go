@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -252,5 +253,99 @@ func TestProcessesShareBudget(t *testing.T) {
 		if res.Remaining != 0 || res.Used != budget {
 			t.Errorf("process %d reads remaining %d, used %d; want 0, %d", i, res.Remaining, res.Used, budget)
 		}
+	}
+}
+
+// TestMemoryKeepsMaxKeys fills a Memory of two budgets with three clients:
+// the one least recently seen is forgotten, and so whole again.
+func TestMemoryKeepsMaxKeys(t *testing.T) {
+	m, err := ratelimit.NewMemory(limit, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"a", "b", "c"} {
+		if _, err := m.Spend(t.Context(), key, limit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		key  string
+		want int
+	}{{"c", 0}, {"a", limit}} {
+		res, err := m.Spend(t.Context(), tt.key, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Remaining != tt.want {
+			t.Errorf("%s: remaining %d, want %d", tt.key, res.Remaining, tt.want)
+		}
+	}
+}
+
+// BenchmarkSpend spends one point per operation from budgets large enough
+// never to refuse, for one client and for a new client each time (which,
+// past DefaultMaxKeys, evicts one).
+func BenchmarkSpend(b *testing.B) {
+	const big = 1 << 30
+	limiters := map[string]ratelimit.Limiter{}
+	m, err := ratelimit.NewMemory(big, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	limiters["memory"] = m
+	if url := os.Getenv(redisEnv); url != "" {
+		rdb, err := ratelimit.DialRedis(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rdb.Close()
+		prefix := fmt.Sprintf("papergraph-bench:%d:", time.Now().UnixNano())
+		defer func() {
+			ctx := context.Background()
+			iter := rdb.Scan(ctx, 0, "rate:"+prefix+"*", 1000).Iterator()
+			for iter.Next(ctx) {
+				rdb.Del(ctx, iter.Val())
+			}
+		}()
+		r, err := ratelimit.NewRedis(rdb, prefix, big)
+		if err != nil {
+			b.Fatal(err)
+		}
+		limiters["redis"] = r
+	}
+	for _, name := range []string{"memory", "redis"} {
+		l, ok := limiters[name]
+		if !ok {
+			continue
+		}
+		b.Run(name+"/one client", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.Spend(b.Context(), "ip:192.0.2.1", 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/new clients", func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := l.Spend(b.Context(), "ip:"+strconv.Itoa(i), 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/one client parallel", func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := l.Spend(b.Context(), "ip:192.0.2.1", 1); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
 	}
 }
