@@ -31,6 +31,13 @@ import (
 	"time"
 )
 
+// DefaultLimit is the budget papergraph serve gives each client, in points
+// per hour: GitHub's for an authenticated user. A person reading a page of
+// the reference front end a minute spends some hundreds of points an hour
+// at a few points a page, so a handful of people behind one address fit
+// in it; a crawler can sustain about 1.4 one-point requests a second.
+const DefaultLimit = 5000
+
 // Limiter spends points of a client's hourly budget.
 type Limiter interface {
 	// Spend takes cost points of key's budget if that many remain; cost 0
