@@ -8,10 +8,11 @@ import (
 	"github.com/throttled/throttled/v2/store/memstore"
 )
 
-// DefaultMaxKeys bounds the budgets Memory keeps: a few tens of megabytes at
-// most. A client that sends requests from ever new addresses only pushes
-// out the budgets least recently used, and a budget pushed out was, by
-// then, usually whole again anyway.
+// DefaultMaxKeys bounds the budgets Memory keeps: about 20 MB of heap when
+// full (measured with IPv6 keys). A client that sends requests from ever
+// new addresses only pushes out the budgets least recently used, which by
+// then are usually whole again anyway; pushing out its own spent budget
+// would take DefaultMaxKeys addresses, each a budget in itself.
 const DefaultMaxKeys = 100_000
 
 // Memory is a Limiter whose budgets live in this process.

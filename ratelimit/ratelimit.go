@@ -3,7 +3,7 @@
 // runs, a budget of Limit points refills continuously over the hour, and a
 // request that costs more than remains is refused.
 //
-// Both limiters run the generic cell rate algorithm (GCRA): a budget is one
+// Both stores run the generic cell rate algorithm (GCRA): a budget is one
 // timestamp per client, the "theoretical arrival time", so that there are
 // no counters to reset and no window edge at which a client can spend two
 // budgets at once. Memory keeps the timestamps in this process (throttled's
