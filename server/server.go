@@ -14,6 +14,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
 
@@ -64,6 +65,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// Logger receives one line per request; nil means slog.Default().
 	Logger *slog.Logger
+	// RateLimiter spends each GraphQL request's cost from its client's
+	// hourly budget, refusing the request when too little remains; nil
+	// turns rate limiting off.
+	RateLimiter ratelimit.Limiter
 }
 
 // Server is papergraph's HTTP server.

@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/demo"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/server"
 )
 
@@ -166,11 +168,13 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--demo=false]", stderr)
+	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]", stderr)
 	addr := fs.String("addr", server.DefaultAddr, "listen address")
 	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
 	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty SQLite database first")
 	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
+	rateLimit := fs.Int("rate-limit", ratelimit.DefaultLimit, "`points` each client may spend per hour; 0 turns rate limiting off")
+	redisURL := fs.String("redis", "", "share rate limits with every process that uses the Redis at `URL`\n(redis://[user:password@]host:port/db); empty: each process keeps its own")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -179,6 +183,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	logger := slog.New(handler)
+	limiter, closeLimiter, err := newRateLimiter(ctx, *rateLimit, *redisURL, logger)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
 	bdb, err := openDB(ctx, *dsn)
 	if err != nil {
 		return err
@@ -202,12 +211,53 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *origins != "" {
 		list = strings.Split(*origins, ",")
 	}
-	srv, err := server.New(server.Config{DB: bdb, Addr: *addr, CORSOrigins: list, Logger: logger})
+	srv, err := server.New(server.Config{DB: bdb, Addr: *addr, CORSOrigins: list, Logger: logger, RateLimiter: limiter})
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	fmt.Fprintf(stdout, "papergraph on %s: GraphiQL at http://%s/, API at /graphql\n", redactDSN(*dsn), playgroundHost(*addr))
 	return srv.Run(ctx)
+}
+
+// Rate limits shared through Redis live under redisPrefix; while Redis
+// fails, each process spends its own budgets and asks Redis again after
+// redisRetry.
+const (
+	redisPrefix = "papergraph:"
+	redisRetry  = 5 * time.Second
+)
+
+// newRateLimiter builds the limiter of limit points per hour that serve's
+// flags ask for (nil for limit 0), and a function that releases it.
+func newRateLimiter(ctx context.Context, limit int, redisURL string, logger *slog.Logger) (ratelimit.Limiter, func() error, error) {
+	noop := func() error { return nil }
+	if limit < 0 {
+		return nil, noop, fmt.Errorf("%w: --rate-limit %d: want a number of points per hour, or 0 for no limit", errUsage, limit)
+	}
+	if limit == 0 {
+		return nil, noop, nil
+	}
+	local, err := ratelimit.NewMemory(limit, 0)
+	if err != nil {
+		return nil, noop, err
+	}
+	if redisURL == "" {
+		return local, noop, nil
+	}
+	rdb, err := ratelimit.DialRedis(redisURL)
+	if err != nil {
+		return nil, noop, fmt.Errorf("%w: --redis %s: %v", errUsage, redactDSN(redisURL), err)
+	}
+	shared, err := ratelimit.NewRedis(rdb, redisPrefix, limit)
+	if err != nil {
+		rdb.Close()
+		return nil, noop, err
+	}
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		logger.Warn("redis does not answer: each process keeps its own rate limits until it does",
+			"redis", redactDSN(redisURL), "err", err)
+	}
+	return ratelimit.WithFallback(shared, local, redisRetry, logger), rdb.Close, nil
 }
 
 // loadDemoIfEmpty imports the demo set into a database without papers, so
