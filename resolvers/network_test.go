@@ -274,7 +274,6 @@ func TestNetworkArguments(t *testing.T) {
 	})
 }
 
-
 // affiliatedWork are the ROR ids and names of the affiliations of the
 // OpenAlex work in ../ingest/testdata/openalex.jsonl.
 var affiliatedWork = map[string]string{

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/papergraph/papergraph/cost"
+	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
 
@@ -152,8 +154,31 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.O
 	if m.Points > int64(c.cfg.MaxCost) {
 		return refusal(codeCostLimit, "the query costs %s points, over the limit of %s per query", count(m.Points), count(int64(c.cfg.MaxCost)))
 	}
-	if dry := dryRun(opCtx); dry != nil {
+	dry := dryRun(opCtx)
+	if dry != nil {
 		opCtx.Operation = dry
+	}
+	if c.cfg.RateLimiter == nil {
+		return nil
+	}
+	spend := int(m.Points)
+	if dry != nil {
+		spend = 0
+	}
+	ex := exchangeFrom(ctx)
+	res, err := c.cfg.RateLimiter.Spend(ctx, ex.client, spend)
+	if err != nil && !errors.Is(err, ratelimit.ErrCostOverLimit) {
+		return refusal(codeRateLimited, "the request's budget could not be read: %v", ctx.Err())
+	}
+	ex.rate = &res
+	b.Limit, b.Remaining, b.Used, b.ResetAt = res.Limit, res.Remaining, res.Used, res.Reset.UTC()
+	switch {
+	case err != nil:
+		return refusal(codeCostLimit, "the query costs %s points, more than the whole hourly budget of %s", count(m.Points), count(int64(res.Limit)))
+	case !res.Allowed:
+		ex.limited = true
+		return refusal(codeRateLimited, "the hourly budget is spent: the query costs %s points and %s remain; try again in %s",
+			count(m.Points), count(int64(res.Remaining)), (res.RetryAfter + time.Second - 1).Truncate(time.Second))
 	}
 	return nil
 }

@@ -117,7 +117,7 @@ func New(cfg Config) (*Server, error) {
 
 	m := newMetrics(cfg.DB)
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(cfg))
-	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, gql))))
+	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(gql)))))
 
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", graphiql("/graphql"))
