@@ -47,7 +47,8 @@ type Bound struct {
 	Inherit bool
 	Factor  int64
 	// Weight is how many requests one resolution of the field costs; 0
-	// means 1 for lists and pages and nothing for other fields. Searches,
+	// means 1 for lists and pages (but not for lists that Inherit) and
+	// nothing for other fields. Searches,
 	// facets and networks weigh more than a page read by key.
 	Weight int64
 }
@@ -228,8 +229,10 @@ func (w *walker) field(f *ast.Field, page int64) figures {
 	if list || b.Page {
 		count = w.count(f, b, page)
 	}
+	// A list or page is a read, but a list that only shows the page
+	// above (a connection's nodes and edges) was read with it.
 	weight := b.Weight
-	if weight == 0 && (list || b.Page) {
+	if weight == 0 && (list || b.Page) && !b.Inherit {
 		weight = 1
 	}
 	own := figures{requests: weight}
