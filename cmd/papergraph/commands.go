@@ -175,6 +175,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
 	rateLimit := fs.Int("rate-limit", ratelimit.DefaultLimit, "`points` each client may spend per hour; 0 turns rate limiting off")
 	redisURL := fs.String("redis", "", "share rate limits with every process that uses the Redis at `URL`\n(redis://[user:password@]host:port/db); empty: each process keeps its own")
+	maxNodes := fs.Int("max-nodes", server.DefaultMaxNodes, "refuse queries whose answer could hold more than `N` objects")
+	maxCost := fs.Int("max-cost", server.DefaultMaxCost, "refuse queries that cost more than `N` points")
+	maxDepth := fs.Int("max-depth", server.DefaultMaxDepth, "refuse queries nested deeper than `N` fields")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -211,7 +214,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *origins != "" {
 		list = strings.Split(*origins, ",")
 	}
-	srv, err := server.New(server.Config{DB: bdb, Addr: *addr, CORSOrigins: list, Logger: logger, RateLimiter: limiter})
+	srv, err := server.New(server.Config{DB: bdb, Addr: *addr, CORSOrigins: list, Logger: logger, RateLimiter: limiter,
+		MaxNodes: *maxNodes, MaxCost: *maxCost, MaxDepth: *maxDepth})
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
