@@ -25,7 +25,7 @@ const heapLimit = 256 << 20
 // importLargeBylines imports the arXiv .abs fixtures, which hold the
 // largest real bylines (1411.4413 with 2,832 authors, 2103.11058 with
 // 969), and the 1992 Paperscape file for citations and co-authors.
-func importLargeBylines(t *testing.T, bdb *bun.DB) {
+func importLargeBylines(t testing.TB, bdb *bun.DB) {
 	t.Helper()
 	for _, o := range []ingest.Options{
 		{Format: ingest.Abs, Paths: []string{"../demo/data/arxiv-abs-fixtures.tar.gz"}},
