@@ -25,14 +25,15 @@ const (
 )
 
 // badInput is the error for a malformed argument; the message starts with
-// the argument's name. It wraps an *InputError, for callers outside
-// GraphQL.
+// the argument's name, and extensions.argument is that name. It wraps an
+// *InputError, for callers outside GraphQL. Quote what the client sent
+// with QuoteInput.
 func badInput(arg, format string, args ...any) error {
 	ie := &InputError{Arg: arg, Msg: fmt.Sprintf(format, args...)}
 	return &gqlerror.Error{
 		Message:    ie.Error(),
 		Err:        ie,
-		Extensions: map[string]any{"code": CodeBadUserInput},
+		Extensions: map[string]any{"code": CodeBadUserInput, "argument": arg},
 	}
 }
 

@@ -12,18 +12,15 @@ import (
 // below.
 
 func (r *Resolver) paper(ctx context.Context, id string) (*model.Paper, error) {
-	ps, err := r.papers(ctx, []string{id})
+	ps, err := r.papers(ctx, "id", []string{id})
 	if err != nil {
 		return nil, err
 	}
 	return ps[0], nil
 }
 
-func (r *Resolver) papers(ctx context.Context, ids []string) ([]*model.Paper, error) {
-	arg := "ids"
-	if len(ids) == 1 {
-		arg = "id"
-	}
+// papers looks up ids, the argument named arg.
+func (r *Resolver) papers(ctx context.Context, arg string, ids []string) ([]*model.Paper, error) {
 	if len(ids) > MaxIDs {
 		return nil, badInput(arg, "at most %d ids, got %d", MaxIDs, len(ids))
 	}
@@ -104,24 +101,24 @@ func (r *Resolver) institutionByRef(ctx context.Context, s string) (*model.Insti
 }
 
 func (r *Resolver) category(ctx context.Context, code string) (*db.Category, error) {
+	if err := checkText("code", code, codeText); err != nil {
+		return nil, err
+	}
 	cats, err := db.CategoriesByCodes(ctx, r.db, []string{code})
 	return cats[code], err
 }
 
 func (r *Resolver) node(ctx context.Context, id string) (model.Node, error) {
-	ns, err := r.nodes(ctx, []string{id})
+	ns, err := r.nodes(ctx, "id", []string{id})
 	if err != nil {
 		return nil, err
 	}
 	return ns[0], nil
 }
 
-// nodes reads the objects of each kind with one statement per kind.
-func (r *Resolver) nodes(ctx context.Context, ids []string) ([]model.Node, error) {
-	arg := "ids"
-	if len(ids) == 1 {
-		arg = "id"
-	}
+// nodes looks up ids, the argument named arg, with one statement per
+// kind.
+func (r *Resolver) nodes(ctx context.Context, arg string, ids []string) ([]model.Node, error) {
 	if len(ids) > MaxIDs {
 		return nil, badInput(arg, "at most %d ids, got %d", MaxIDs, len(ids))
 	}
@@ -129,9 +126,12 @@ func (r *Resolver) nodes(ctx context.Context, ids []string) ([]model.Node, error
 	keys := make([]int64, len(ids))
 	byKind := map[string][]int64{}
 	for i, s := range ids {
+		if err := checkText(arg, s, idText); err != nil {
+			return nil, err
+		}
 		kind, key, ok := model.ParseGlobalID(s)
 		if !ok {
-			return nil, badInput(arg, "not a global id: %q", s)
+			return nil, badInput(arg, "not a global id: %s", QuoteInput(s))
 		}
 		kinds[i], keys[i] = kind, key
 		byKind[kind] = append(byKind[kind], key)

@@ -17,13 +17,16 @@ type paperRef struct{ arxivID, doi string }
 // parsePaperRef reads any form of arXiv id or DOI; arg names the argument
 // in the error.
 func parsePaperRef(arg, s string) (paperRef, error) {
+	if err := checkText(arg, s, idText); err != nil {
+		return paperRef{}, err
+	}
 	if id, _, err := arxivid.Parse(s); err == nil {
 		return paperRef{arxivID: id}, nil
 	}
 	if doi, ok := arxivid.NormalizeDOI(s); ok {
 		return paperRef{doi: doi}, nil
 	}
-	return paperRef{}, badInput(arg, "not an arXiv id or DOI: %q", s)
+	return paperRef{}, badInput(arg, "not an arXiv id or DOI: %s", QuoteInput(s))
 }
 
 // researcherRef is a researcher reference taken apart: our id, or an
@@ -45,6 +48,9 @@ var (
 // parseResearcherRef reads any researcher reference `researcher(id:)`
 // takes; arg names the argument in the error.
 func parseResearcherRef(arg, s string) (researcherRef, error) {
+	if err := checkText(arg, s, idText); err != nil {
+		return researcherRef{}, err
+	}
 	t := strings.TrimSpace(s)
 	if m := numericRef.FindStringSubmatch(t); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
@@ -62,7 +68,7 @@ func parseResearcherRef(arg, s string) (researcherRef, error) {
 	if kind, id, ok := model.ParseGlobalID(t); ok && kind == model.KindResearcher {
 		return researcherRef{id: id}, nil
 	}
-	return researcherRef{}, badInput(arg, "not a researcher id, ORCID, OpenAlex author id or Semantic Scholar author id (\"s2:…\"): %q", s)
+	return researcherRef{}, badInput(arg, "not a researcher id, ORCID, OpenAlex author id or Semantic Scholar author id (\"s2:…\"): %s", QuoteInput(s))
 }
 
 // institutionRef is an institution reference taken apart: our id, a ROR
@@ -76,6 +82,9 @@ type institutionRef struct {
 // parseInstitutionRef reads any institution reference
 // `institution(ref:)` takes; arg names the argument in the error.
 func parseInstitutionRef(arg, s string) (institutionRef, error) {
+	if err := checkText(arg, s, idText); err != nil {
+		return institutionRef{}, err
+	}
 	t := strings.TrimSpace(s)
 	if m := numericRef.FindStringSubmatch(t); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
@@ -89,7 +98,7 @@ func parseInstitutionRef(arg, s string) (institutionRef, error) {
 		ref.ror = m[1]
 	}
 	if ref.nameKey == "" {
-		return institutionRef{}, badInput(arg, "not an institution id, ROR id or name: %q", s)
+		return institutionRef{}, badInput(arg, "not an institution id, ROR id or name: %s", QuoteInput(s))
 	}
 	return ref, nil
 }

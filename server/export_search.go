@@ -134,7 +134,7 @@ func searchParams(q map[string][]string) (query *string, f *model.PaperFilter, s
 		}
 		t, err := time.Parse(time.DateOnly, *s)
 		if err != nil {
-			return nil, &resolvers.InputError{Arg: name, Msg: "not a date (YYYY-MM-DD): " + strconv.Quote(*s)}
+			return nil, &resolvers.InputError{Arg: name, Msg: "not a date (YYYY-MM-DD): " + resolvers.QuoteInput(*s)}
 		}
 		if next {
 			t = t.AddDate(0, 0, 1)
@@ -150,14 +150,14 @@ func searchParams(q map[string][]string) (query *string, f *model.PaperFilter, s
 	if s := get("hasDOI"); s != nil {
 		b, perr := strconv.ParseBool(*s)
 		if perr != nil {
-			return nil, nil, nil, &resolvers.InputError{Arg: "hasDOI", Msg: "must be true or false, got " + strconv.Quote(*s)}
+			return nil, nil, nil, &resolvers.InputError{Arg: "hasDOI", Msg: "must be true or false, got " + resolvers.QuoteInput(*s)}
 		}
 		f.HasDoi = &b
 	}
 	if s := get("sort"); s != nil {
 		v := model.PaperSearchSort(strings.ToUpper(*s))
 		if !v.IsValid() {
-			return nil, nil, nil, &resolvers.InputError{Arg: "sort", Msg: "must be relevance, newest, oldest or most_cited, got " + strconv.Quote(*s)}
+			return nil, nil, nil, &resolvers.InputError{Arg: "sort", Msg: "must be relevance, newest, oldest or most_cited, got " + resolvers.QuoteInput(*s)}
 		}
 		sort = &v
 	}
