@@ -70,7 +70,7 @@ func (r *Resolver) paperSearch(ctx context.Context, query *string, filter *model
 		}
 		s.InstitutionID = ref.id
 		if ref.id == 0 {
-			x, err := db.InstitutionByRef(ctx, r.db, ref.ror, ref.nameKey, ref.acronym)
+			x, err := db.InstitutionByRef(ctx, r.db, ref.InstitutionRef)
 			if err != nil {
 				return s, err
 			}
