@@ -1,7 +1,10 @@
 package resolvers_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -186,5 +189,42 @@ func TestTextArgsCoverSchema(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("textArgs covers\n%v\nthe schema's string arguments are\n%v", got, want)
+	}
+}
+
+// TestMalformedArguments checks arguments that gqlgen itself cannot read:
+// a malformed Time is BAD_USER_INPUT naming it, and no message, gqlgen's
+// and gqlparser's own included, repeats a huge argument.
+func TestMalformedArguments(t *testing.T) {
+	h := newHandler(dbtest.Open(t, dbtest.New(t, "sqlite")))
+	big := strings.Repeat("A", 100<<10)
+	for _, tt := range []struct {
+		query     string
+		v         any
+		code, arg string
+	}{
+		{`query($v: Time) { searchPapers(filter: {publishedFrom: $v}) { totalCount } }`, "yesterday", resolvers.CodeBadUserInput, "filter.publishedFrom"},
+		{`query($v: Time) { searchPapers(filter: {publishedTo: $v}) { totalCount } }`, big, resolvers.CodeBadUserInput, "filter.publishedTo"},
+		{`{ searchPapers(filter: {publishedTo: "` + big + `"}) { totalCount } }`, nil, resolvers.CodeBadUserInput, "filter.publishedTo"},
+		{`query($v: [SuggestType!]) { suggest(prefix: "a", types: $v) { label } }`, []string{big}, "GRAPHQL_VALIDATION_FAILED", ""},
+		{`query($v: PaperSort) { category(code: "hep-th") { papers(sort: $v) { totalCount } } }`, big, "GRAPHQL_VALIDATION_FAILED", ""},
+		{`{ suggest(prefix: "a", types: [` + big + `]) { label } }`, nil, "GRAPHQL_VALIDATION_FAILED", ""},
+	} {
+		body, err := json.Marshal(map[string]any{"query": tt.query, "variables": map[string]any{"v": tt.v}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var resp struct{ Errors []textError }
+		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+			t.Fatalf("%.80s: %v", tt.query, err)
+		}
+		if len(resp.Errors) != 1 || resp.Errors[0].Extensions.Code != tt.code || resp.Errors[0].Extensions.Argument != tt.arg ||
+			len(resp.Errors[0].Message) > 300 {
+			t.Errorf("%.80s: got %.400v, want one %s naming %q, at most 300 bytes", tt.query, resp.Errors, tt.code, tt.arg)
+		}
 	}
 }
