@@ -196,10 +196,15 @@ func TestSearchExportRefuses(t *testing.T) {
 		{"researcher=%3F%3F", "researcher"},
 		{"institution=%2C", "institution"},
 		{"format=xml", "format"},
+		{"query=a%00b", "query"},
+		{"query=" + strings.Repeat("a", 100<<10), "query"},
+		{"researcher=x%FFy", "researcher"},
+		{"institution=CERN%E2%80%AE", "institution"},
+		{"categories=hep-th,hep%07th", "categories"},
 	} {
 		rec := serve(h, httptest.NewRequest(http.MethodGet, "/export/search?"+tt.params, nil))
-		if rec.Code != http.StatusBadRequest || !strings.HasPrefix(rec.Body.String(), tt.arg+": ") {
-			t.Errorf("%s: got %d %q, want 400 naming %s", tt.params, rec.Code, rec.Body, tt.arg)
+		if rec.Code != http.StatusBadRequest || !strings.HasPrefix(rec.Body.String(), tt.arg+": ") || rec.Body.Len() > 300 {
+			t.Errorf("%.80s: got %d %.300q, want a short 400 naming %s", tt.params, rec.Code, rec.Body, tt.arg)
 		}
 	}
 	rec := serve(h, httptest.NewRequest(http.MethodGet, "/export/search?format=jsonl", nil))
