@@ -79,8 +79,15 @@ func (r *Resolver) category(ctx context.Context, code string) (*db.Category, err
 	if err := checkText("code", code, codeText); err != nil {
 		return nil, err
 	}
-	cats, err := db.CategoriesByCodes(ctx, r.db, []string{code})
-	return cats[code], err
+	rl, _, err := r.lookups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := rl.findCategories(ctx, r.db, []string{code})
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
 }
 
 func (r *Resolver) node(ctx context.Context, id string) (model.Node, error) {

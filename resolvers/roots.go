@@ -13,8 +13,8 @@ import (
 )
 
 // rootLookups batches the root fields that look objects up by reference
-// (paper, papers, researcher, institution, node, nodes) across one
-// operation. gqlgen resolves root fields concurrently, one goroutine each,
+// (paper, papers, researcher, institution, node, nodes, category) across
+// one operation. gqlgen resolves root fields concurrently, one goroutine each,
 // so no loader sees them together without waiting on a timer. Instead the
 // first of them to run reads the operation's root selection, parses the
 // references of all of them (every alias), reads them with one statement
@@ -39,6 +39,7 @@ type rootLookups struct {
 	papers       map[paperRef]*db.Paper             // by arXiv id or DOI
 	researchers  map[researcherRef]*db.Researcher   // by external id
 	institutions map[institutionRef]*db.Institution // by ROR id or name
+	categories   map[string]*db.Category            // by code
 	// walked are the root fields whose selections the look-ahead walked.
 	walked map[*ast.Field]bool
 }
@@ -54,7 +55,7 @@ func (r *Resolver) lookups(ctx context.Context) (*rootLookups, *Loaders, error) 
 	l.rootsMu.Lock()
 	if l.roots == nil || l.roots.op != op {
 		l.roots = &rootLookups{op: op, papers: map[paperRef]*db.Paper{}, researchers: map[researcherRef]*db.Researcher{},
-			institutions: map[institutionRef]*db.Institution{}, walked: map[*ast.Field]bool{}}
+			institutions: map[institutionRef]*db.Institution{}, categories: map[string]*db.Category{}, walked: map[*ast.Field]bool{}}
 	}
 	rl := l.roots
 	l.rootsMu.Unlock()
@@ -71,6 +72,7 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	var prefs []paperRef
 	var rrefs []researcherRef
 	var irefs []institutionRef
+	var codes []string
 	var psel, rsel, isel ast.SelectionSet
 	for _, f := range graphql.CollectFields(rl.op, rl.op.Operation.SelectionSet, []string{"Query"}) {
 		args := f.ArgumentMap(rl.op.Variables)
@@ -98,6 +100,13 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 			}
 			irefs = append(irefs, ref)
 			isel = append(isel, f.Selections...)
+		case "category":
+			// Nothing below a category is prefetched: its fields batch
+			// through their loaders.
+			if s, _ := args["code"].(string); checkText("code", s, codeText) == nil {
+				codes = append(codes, s)
+			}
+			continue
 		case "node", "nodes":
 			keys, err := parseNodeIDs(idArgs(args))
 			if err != nil {
@@ -121,6 +130,9 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	}
 	is, err := rl.findInstitutions(ctx, idb, l, irefs)
 	if err != nil {
+		return err
+	}
+	if _, err := rl.findCategories(ctx, idb, codes); err != nil {
 		return err
 	}
 	p := &prefetcher{l: l, op: rl.op}
@@ -302,6 +314,34 @@ func (rl *rootLookups) findInstitutions(ctx context.Context, idb bun.IDB, l *Loa
 		} else {
 			out[i] = rl.institutions[ref]
 		}
+	}
+	return out, nil
+}
+
+// findCategories returns the categories codes name, in order, nil for
+// none, reading those not read yet with one statement.
+func (rl *rootLookups) findCategories(ctx context.Context, idb bun.IDB, codes []string) ([]*db.Category, error) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	var missing []string
+	for _, c := range codes {
+		if _, ok := rl.categories[c]; !ok {
+			rl.categories[c] = nil
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		found, err := db.CategoriesByCodes(ctx, idb, missing)
+		if err != nil {
+			return nil, forget(rl.categories, missing, err)
+		}
+		for _, c := range missing {
+			rl.categories[c] = found[c]
+		}
+	}
+	out := make([]*db.Category, len(codes))
+	for i, c := range codes {
+		out[i] = rl.categories[c]
 	}
 	return out, nil
 }
