@@ -192,9 +192,10 @@ func TestTextArgsCoverSchema(t *testing.T) {
 	}
 }
 
-// TestMalformedArguments checks arguments that gqlgen itself cannot read:
-// a malformed Time is BAD_USER_INPUT naming it, and no message, gqlgen's
-// and gqlparser's own included, repeats a huge argument.
+// TestMalformedArguments checks bad escapes in the document itself, and
+// arguments that gqlgen itself cannot read: a malformed Time is
+// BAD_USER_INPUT naming it, and no message, gqlgen's and gqlparser's own
+// included, repeats a huge argument.
 func TestMalformedArguments(t *testing.T) {
 	h := newHandler(dbtest.Open(t, dbtest.New(t, "sqlite")))
 	big := strings.Repeat("A", 100<<10)
@@ -206,6 +207,10 @@ func TestMalformedArguments(t *testing.T) {
 		{`query($v: Time) { searchPapers(filter: {publishedFrom: $v}) { totalCount } }`, "yesterday", resolvers.CodeBadUserInput, "filter.publishedFrom"},
 		{`query($v: Time) { searchPapers(filter: {publishedTo: $v}) { totalCount } }`, big, resolvers.CodeBadUserInput, "filter.publishedTo"},
 		{`{ searchPapers(filter: {publishedTo: "` + big + `"}) { totalCount } }`, nil, resolvers.CodeBadUserInput, "filter.publishedTo"},
+		// Escapes in the document itself rather than in JSON.
+		{`{ paper(id: "x\ud800y") { title } }`, nil, resolvers.CodeBadUserInput, "id"},
+		{`{ suggest(prefix: "x\u0000y") { label } }`, nil, resolvers.CodeBadUserInput, "prefix"},
+		{`{ institution(ref: "CERN\u202e") { name } }`, nil, resolvers.CodeBadUserInput, "ref"},
 		{`query($v: [SuggestType!]) { suggest(prefix: "a", types: $v) { label } }`, []string{big}, "GRAPHQL_VALIDATION_FAILED", ""},
 		{`query($v: PaperSort) { category(code: "hep-th") { papers(sort: $v) { totalCount } } }`, big, "GRAPHQL_VALIDATION_FAILED", ""},
 		{`{ suggest(prefix: "a", types: [` + big + `]) { label } }`, nil, "GRAPHQL_VALIDATION_FAILED", ""},
