@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"encoding/base64"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -43,16 +42,19 @@ func pageArgs(list listKind, first, last *int, after, before, category *string, 
 	}
 	var err error
 	if after != nil {
-		if a.After, err = parseCursor(*after, list.tag(a.Order)); err != nil {
-			return a, badInput("after", "%v", err)
+		if a.After, err = parseCursor("after", *after, list.tag(a.Order)); err != nil {
+			return a, err
 		}
 	}
 	if before != nil {
-		if a.Before, err = parseCursor(*before, list.tag(a.Order)); err != nil {
-			return a, badInput("before", "%v", err)
+		if a.Before, err = parseCursor("before", *before, list.tag(a.Order)); err != nil {
+			return a, err
 		}
 	}
 	if category != nil {
+		if err := checkText("category", *category, codeText); err != nil {
+			return a, err
+		}
 		a.Category = *category
 	}
 	return a, nil
@@ -158,8 +160,13 @@ func cursorString(c db.Cursor, tag string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func parseCursor(s, tag string) (db.Cursor, error) {
-	bad := fmt.Errorf("not a cursor of this list: %q", s)
+// parseCursor reads a cursor of the list tag names; arg names the
+// argument in the error.
+func parseCursor(arg, s, tag string) (db.Cursor, error) {
+	if err := checkText(arg, s, idText); err != nil {
+		return db.Cursor{}, err
+	}
+	bad := badInput(arg, "not a cursor of this list: %s", QuoteInput(s))
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return db.Cursor{}, bad

@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
@@ -167,6 +168,9 @@ type Loaders struct {
 	institutionResearcherTotals *loader[int64, int]
 	topResearchers              *loader[topKey, []*db.ResearcherCount]
 	collaborators               *loader[collaboratorKey, []network.Weighted]
+
+	rootsMu sync.Mutex
+	roots   *rootLookups
 }
 
 // bylineKey names a window of a paper's byline.

@@ -140,7 +140,7 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 
 // Nodes is the resolver for the nodes field.
 func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]model.Node, error) {
-	return r.nodes(ctx, ids)
+	return r.nodes(ctx, "ids", ids)
 }
 
 // Paper is the resolver for the paper field.
@@ -150,7 +150,7 @@ func (r *queryResolver) Paper(ctx context.Context, id string) (*model.Paper, err
 
 // Papers is the resolver for the papers field.
 func (r *queryResolver) Papers(ctx context.Context, ids []string) ([]*model.Paper, error) {
-	return r.papers(ctx, ids)
+	return r.papers(ctx, "ids", ids)
 }
 
 // Researcher is the resolver for the researcher field.

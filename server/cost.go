@@ -45,7 +45,7 @@ const (
 	// most bytes of one error's message: an input echoed in a message is
 	// cut there.
 	maxErrors  = 50
-	maxMessage = 400
+	maxMessage = 300
 )
 
 // Error codes of operations refused for their shape, size or cost.

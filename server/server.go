@@ -37,6 +37,11 @@ const (
 	shutdownTimeout   = 15 * time.Second
 )
 
+// shutdownCancelAfter is how long a shutdown waits for running requests
+// before it cancels them, leaving them the rest of shutdownTimeout to
+// end their answers. A variable so that tests can shorten it.
+var shutdownCancelAfter = shutdownTimeout - 3*time.Second
+
 // Config is what New needs. DB is required; zero values of the other
 // fields take the defaults above.
 type Config struct {
@@ -150,7 +155,14 @@ func (s *Server) Run(ctx context.Context) error {
 // it stops accepting connections and waits (up to shutdownTimeout) for
 // the requests in flight. It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	// Requests still running when the shutdown is about to give up on
+	// them are cancelled with errShutdown, so that a long export ends
+	// with the line that says it is cut short rather than with the
+	// connection.
+	base, cancelRequests := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelRequests(nil)
 	srv := &http.Server{
+		BaseContext:       func(net.Listener) context.Context { return base },
 		Handler:           s.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
@@ -170,6 +182,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
+	late := time.AfterFunc(shutdownCancelAfter, func() { cancelRequests(errShutdown) })
+	defer late.Stop()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
