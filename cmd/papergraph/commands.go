@@ -168,7 +168,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]", stderr)
+	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]\n"+
+		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]", stderr)
 	addr := fs.String("addr", server.DefaultAddr, "listen address")
 	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
 	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty SQLite database first")
@@ -178,7 +179,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxNodes := fs.Int("max-nodes", server.DefaultMaxNodes, "refuse queries whose answer could hold more than `N` objects")
 	maxCost := fs.Int("max-cost", server.DefaultMaxCost, "refuse queries that cost more than `N` points")
 	maxDepth := fs.Int("max-depth", server.DefaultMaxDepth, "refuse queries nested deeper than `N` fields")
+	prod := productionFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var cfg server.Config
+	if err := prod.apply(&cfg, stderr); err != nil {
 		return err
 	}
 	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
@@ -214,8 +220,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *origins != "" {
 		list = strings.Split(*origins, ",")
 	}
-	srv, err := server.New(server.Config{DB: bdb, Addr: *addr, CORSOrigins: list, Logger: logger, RateLimiter: limiter,
-		MaxNodes: *maxNodes, MaxCost: *maxCost, MaxDepth: *maxDepth})
+	cfg.DB, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = bdb, *addr, list, logger, limiter
+	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
+	srv, err := server.New(cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
