@@ -55,6 +55,11 @@ func openDB(ctx context.Context, dsn string) (*bun.DB, error) {
 	}
 	if err := db.Migrate(ctx, bdb); err != nil {
 		bdb.Close()
+		if errors.Is(err, db.ErrReadOnly) {
+			return nil, fmt.Errorf("%s: the schema is not current and the database is read-only: "+
+				"run `papergraph migrate` on it once with write access (without mode=ro or immutable=1), then serve it read-only: %w",
+				redactDSN(dsn), err)
+		}
 		return nil, fmt.Errorf("%s: %w", redactDSN(dsn), err)
 	}
 	return bdb, nil
@@ -172,7 +177,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]", stderr)
 	addr := fs.String("addr", server.DefaultAddr, "listen address")
 	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
-	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty SQLite database first")
+	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty, writable SQLite database first")
 	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
 	rateLimit := fs.Int("rate-limit", ratelimit.DefaultLimit, "`points` each client may spend per hour; 0 turns rate limiting off")
 	redisURL := fs.String("redis", "", "share rate limits with every process that uses the Redis at `URL`\n(redis://[user:password@]host:port/db); empty: each process keeps its own")
@@ -202,7 +207,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer bdb.Close()
-	if *loadDemo && !db.IsPostgres(bdb) {
+	if *loadDemo && !db.IsPostgres(bdb) && !db.ReadOnlyDSN(*dsn) {
 		if err := loadDemoIfEmpty(ctx, bdb, stdout, stderr); err != nil {
 			return err
 		}
