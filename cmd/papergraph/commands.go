@@ -87,6 +87,12 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer bdb.Close()
+	// Ending a bulk load under a running import would race it.
+	release, err := db.LockImport(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := db.EndBulk(ctx, bdb); err != nil {
 		return err
 	}
@@ -156,6 +162,11 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer bdb.Close()
+	release, err := db.LockImport(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	defer release()
 	failed := false
 	for i, o := range jobs {
 		o.MaxErrors, o.BatchSize = *maxErrors, *batch
@@ -207,7 +218,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer bdb.Close()
-	if *loadDemo && !db.IsPostgres(bdb) && !db.ReadOnlyDSN(*dsn) {
+	importing, err := db.ImportRunning(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	if *loadDemo && importing == nil && !db.IsPostgres(bdb) && !db.ReadOnlyDSN(*dsn) {
 		if err := loadDemoIfEmpty(ctx, bdb, stdout, stderr); err != nil {
 			return err
 		}
@@ -215,11 +230,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// An import into an empty archive that is running, or was killed,
 	// has the readers' indexes unbuilt (see db.BeginBulk). Ending its bulk
 	// load here would race a running one, so serve only says so.
-	if open, err := db.BulkOpen(ctx, bdb); err != nil {
+	if importing != nil {
+		fmt.Fprintf(stderr, "papergraph: another papergraph import is writing to this database (%s): "+
+			"serving what it has written so far; search and some lists may be slow or incomplete until it ends\n", importing)
+	} else if open, err := db.BulkOpen(ctx, bdb); err != nil {
 		return err
 	} else if open {
-		fmt.Fprintln(stderr, "papergraph: an import into this database has not finished: search and some lists are slow or empty "+
-			"until it does; if it was stopped, run it again or run `papergraph migrate`")
+		fmt.Fprintln(stderr, "papergraph: an import into this database was stopped before it finished: search and some lists are slow or empty "+
+			"until it ends; run it again or run `papergraph migrate`")
 	}
 	var list []string
 	if *origins != "" {
@@ -283,6 +301,11 @@ func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer)
 	if err != nil || s.Papers > 0 {
 		return err
 	}
+	release, err := db.LockImport(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	defer release()
 	fmt.Fprintln(stdout, "empty database: loading the demo data set (about a quarter of a minute, once)")
 	jobs := demo.Imports()
 	for i, o := range jobs {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 )
 
@@ -41,7 +43,7 @@ func TestServeReadOnly(t *testing.T) {
 				}
 				t.Cleanup(func() { os.Chmod(dir, 0o755) })
 			}
-			body := serveAndPost(t, dsn+tt.params, `{"query":"{ paper(id: \"hep-th/9203078\") { title } }"}`)
+			body, _ := serveAndPost(t, dsn+tt.params, `{"query":"{ paper(id: \"hep-th/9203078\") { title } }"}`)
 			if got, want := data(t, body), `{"paper":{"title":"Extended Supersymmetry and Self-Duality in 2+2 Dimensions"}}`; got != want {
 				t.Errorf("data = %s, want %s (body %s)", got, want, body)
 			}
@@ -59,9 +61,10 @@ func data(t *testing.T, body string) string {
 	return string(resp.Data)
 }
 
-// serveAndPost runs serve on dsn, posts body to /graphql once it answers
-// and returns the response body, stopping serve afterwards.
-func serveAndPost(t *testing.T, dsn, body string) string {
+// serveAndPost runs serve on dsn, posts body to /graphql once it answers,
+// stops serve and returns the response body and what serve wrote to
+// stderr.
+func serveAndPost(t *testing.T, dsn, body string) (resp, stderr string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -70,35 +73,73 @@ func serveAndPost(t *testing.T, dsn, body string) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan error, 1)
-	var stdout, stderr bytes.Buffer
-	go func() { done <- run(ctx, []string{"serve", "--db", dsn, "--addr", addr}, &stdout, &stderr) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v\n%s", err, stderr.String())
-		}
-	}()
+	var out, errOut bytes.Buffer
+	go func() { done <- run(ctx, []string{"serve", "--db", dsn, "--addr", addr}, &out, &errOut) }()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, err := http.Post("http://"+addr+"/graphql", "application/json", strings.NewReader(body))
+		r, err := http.Post("http://"+addr+"/graphql", "application/json", strings.NewReader(body))
 		if err == nil {
-			defer resp.Body.Close()
-			b, err := io.ReadAll(resp.Body)
+			b, err := io.ReadAll(r.Body)
+			r.Body.Close()
 			if err != nil {
 				t.Fatal(err)
 			}
-			return string(b)
+			resp = string(b)
+			break
 		}
 		select {
 		case err := <-done:
-			done <- err
-			t.Fatalf("serve ended before answering: %v", err)
+			t.Fatalf("serve ended before answering: %v\n%s", err, errOut.String())
 		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("serve did not answer: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v\n%s", err, errOut.String())
+	}
+	return resp, errOut.String()
+}
+
+// TestAnotherImportRunning: while an import holds the database, a second
+// import and migrate refuse at once, naming it, and serve says it serves
+// what the import has written (and does not load the demo into it).
+func TestAnotherImportRunning(t *testing.T) {
+	for _, kind := range dbtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			dsn := dbtest.New(t, kind)
+			ctx := context.Background()
+			release, err := db.LockImport(ctx, dbtest.Open(t, dsn))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			want := fmt.Sprintf("another papergraph import is writing to this database (pid %d, started ", os.Getpid())
+			for _, args := range [][]string{
+				{"import", "--db", dsn, "paperscape", "../../ingest/testdata/paperscape.csv"},
+				{"migrate", "--db", dsn},
+			} {
+				var out, errOut bytes.Buffer
+				err := run(ctx, args, &out, &errOut)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: %v, want %q", args[0], err, want)
+				}
+			}
+			resp, stderr := serveAndPost(t, dsn, `{"query":"{ __typename }"}`)
+			if !strings.Contains(stderr, want) || !strings.Contains(stderr, "serving what it has written so far") {
+				t.Errorf("serve said %q, want %q", stderr, want)
+			}
+			if got := data(t, resp); got != `{"__typename":"Query"}` {
+				t.Errorf("serve answered %s", resp)
+			}
+			if strings.Contains(stderr, "demo") {
+				t.Errorf("serve loaded the demo beside the import: %s", stderr)
+			}
+		})
 	}
 }
