@@ -1,11 +1,13 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/papergraph/papergraph/db/dbtest"
 )
@@ -325,5 +328,54 @@ func TestReadTrustedDocuments(t *testing.T) {
 	os.WriteFile(path, []byte(`["{ __typename }"]`), 0o600)
 	if _, err := ReadTrustedDocuments(path); err == nil {
 		t.Error("a JSON list was read as a manifest")
+	}
+}
+
+// TestRunMetricsAddr runs the server with a metrics address: /metrics
+// answers there, and both listeners stop on cancel.
+func TestRunMetricsAddr(t *testing.T) {
+	free := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().String()
+	}
+	addr, metricsAddr := free(), free()
+	s := sqliteServer(t, Config{Addr: addr, MetricsAddr: metricsAddr})
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx) }()
+
+	get := func(url string) int {
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			resp, err := http.Get(url)
+			if err == nil {
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s: %v", url, err)
+			}
+		}
+	}
+	if code := get("http://" + metricsAddr + "/metrics"); code != http.StatusOK {
+		t.Errorf("metrics address /metrics = %d, want 200", code)
+	}
+	if code := get("http://" + addr + "/metrics"); code != http.StatusNotFound {
+		t.Errorf("API address /metrics = %d, want 404", code)
+	}
+	cancel()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Errorf("Run returned %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if _, err := http.Get("http://" + metricsAddr + "/metrics"); err == nil {
+		t.Error("metrics address still answers after shutdown")
 	}
 }

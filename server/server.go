@@ -200,7 +200,7 @@ func (s *Server) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	metricsDone := make(chan error, 1)
-	go func() { metricsDone <- s.serve(ctx, mln, s.metrics) }()
+	go func() { metricsDone <- s.serve(ctx, mln, s.metrics, "metrics") }()
 	err = s.Serve(ctx, ln)
 	cancel()
 	return errors.Join(err, <-metricsDone)
@@ -210,10 +210,10 @@ func (s *Server) Run(ctx context.Context) error {
 // it stops accepting connections and waits (up to shutdownTimeout) for
 // the requests in flight. It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	return s.serve(ctx, ln, s.handler)
+	return s.serve(ctx, ln, s.handler, "api")
 }
 
-func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handler) error {
+func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handler, what string) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -224,14 +224,14 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handle
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	s.log.Info("serving", "addr", ln.Addr().String())
+	s.log.Info("serving", "addr", ln.Addr().String(), "routes", what)
 
 	select {
 	case err := <-served:
 		return err
 	case <-ctx.Done():
 	}
-	s.log.Info("shutting down")
+	s.log.Info("shutting down", "routes", what)
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
