@@ -249,7 +249,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	fmt.Fprintf(stdout, "papergraph on %s: GraphiQL at http://%s/, API at /graphql\n", redactDSN(*dsn), playgroundHost(*addr))
+	fmt.Fprintf(stdout, "papergraph on %s: %s\n", redactDSN(*dsn), prod.where(*addr))
 	return srv.Run(ctx)
 }
 

@@ -41,3 +41,15 @@ func (p production) apply(cfg *server.Config, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// where says where serve's pages are, for its first line.
+func (p production) where(addr string) string {
+	api := "API at http://" + playgroundHost(addr) + "/graphql"
+	if *p.graphiql {
+		api = "GraphiQL at http://" + playgroundHost(addr) + "/, API at /graphql"
+	}
+	if *p.metricsAddr != "" {
+		api += ", metrics at http://" + playgroundHost(*p.metricsAddr) + "/metrics"
+	}
+	return api
+}
