@@ -3,6 +3,8 @@ package db_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,5 +119,54 @@ func TestReadOnlyDSN(t *testing.T) {
 		if got := db.ReadOnlyDSN(dsn); got != want {
 			t.Errorf("ReadOnlyDSN(%q) = %v, want %v", dsn, got, want)
 		}
+	}
+}
+
+// TestReadOnlyPostgresRole serves a migrated PostgreSQL database through a
+// role that may only read it, and checks that the same role gets
+// ErrReadOnly once the schema is behind.
+func TestReadOnlyPostgresRole(t *testing.T) {
+	if os.Getenv(dbtest.PostgresEnv) == "" {
+		t.Skip(dbtest.PostgresEnv + " is not set")
+	}
+	dsn := dbtest.New(t, "postgres")
+	admin := dbtest.Open(t, dsn)
+	ctx := context.Background()
+	if _, err := admin.NewInsert().Model(&db.Paper{ArxivID: "2401.00002", Title: "Holographic tilings"}).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	role := fmt.Sprintf("papergraph_reader_%d", os.Getpid())
+	for _, stmt := range []string{
+		"DROP ROLE IF EXISTS " + role, // left by a killed run
+		"CREATE ROLE " + role + " LOGIN",
+		"GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + role,
+	} {
+		if _, err := admin.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		admin.ExecContext(ctx, "DROP OWNED BY "+role) //nolint:errcheck // the role's drop below says if it failed
+		if _, err := admin.ExecContext(ctx, "DROP ROLE "+role); err != nil {
+			t.Errorf("drop role: %v", err)
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	checkServes(t, u.String())
+
+	if _, err := admin.ExecContext(ctx, "DELETE FROM bun_migrations WHERE name = '0006_coauthor_rank'"); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := db.Open(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if err := db.Migrate(ctx, reader); !errors.Is(err, db.ErrReadOnly) {
+		t.Errorf("Migrate behind, as a reader = %v, want ErrReadOnly", err)
 	}
 }
