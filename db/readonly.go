@@ -39,15 +39,21 @@ func readOnly(err error) error {
 		return nil
 	}
 	if se, ok := errors.AsType[*sqlite.Error](err); ok && se.Code()&0xff == sqlite3.SQLITE_READONLY {
-		return errors.Join(ErrReadOnly, err)
+		return readOnlyError{err}
 	}
 	// read_only_sql_transaction (a standby, default_transaction_read_only)
 	// and insufficient_privilege (a role without CREATE).
 	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && (pe.Code == "25006" || pe.Code == "42501") {
-		return errors.Join(ErrReadOnly, err)
+		return readOnlyError{err}
 	}
 	return err
 }
+
+// readOnlyError is a driver's refusal to write, read as ErrReadOnly.
+type readOnlyError struct{ err error }
+
+func (e readOnlyError) Error() string   { return ErrReadOnly.Error() + ": " + e.err.Error() }
+func (e readOnlyError) Unwrap() []error { return []error{ErrReadOnly, e.err} }
 
 // ReadOnlyDSN reports whether dsn opens a SQLite database read-only
 // (mode=ro or immutable=1).

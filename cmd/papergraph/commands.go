@@ -57,7 +57,7 @@ func openDB(ctx context.Context, dsn string) (*bun.DB, error) {
 		bdb.Close()
 		if errors.Is(err, db.ErrReadOnly) {
 			return nil, fmt.Errorf("%s: the schema is not current and the database is read-only: "+
-				"run `papergraph migrate` on it once with write access (without mode=ro or immutable=1), then serve it read-only: %w",
+				"run `papergraph migrate` on it once with write access (without mode=ro or immutable=1): %w",
 				redactDSN(dsn), err)
 		}
 		return nil, fmt.Errorf("%s: %w", redactDSN(dsn), err)
