@@ -30,7 +30,9 @@ const MaxCoauthorPaperAuthors = 100
 const DefaultDSN = "papergraph.db"
 
 // Open connects to the database named by dsn: "postgres://…" or
-// "postgresql://…" is PostgreSQL; "sqlite:PATH" or a plain path is SQLite.
+// "postgresql://…" is PostgreSQL; "sqlite:PATH" or a plain path is SQLite,
+// with SQLite's URI parameters after a "?" (see sqliteDSN): "?mode=ro"
+// opens it read-only, "?immutable=1" also for a file on read-only media.
 // It does not migrate; call Migrate.
 func Open(dsn string) (*bun.DB, error) {
 	if dsn == "" {
@@ -44,16 +46,23 @@ func Open(dsn string) (*bun.DB, error) {
 		sqldb.SetMaxOpenConns(16)
 		return bun.NewDB(sqldb, pgdialect.New()), nil
 	}
-	path := strings.TrimPrefix(dsn, "sqlite:")
+	path, params, readOnly := sqliteDSN(strings.TrimPrefix(dsn, "sqlite:"))
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
 	// WAL lets readers run beside the one writer; busy_timeout makes a
 	// second writer wait instead of failing at once; a 64 MiB page cache
 	// keeps the indexes an import and the derived figures walk in memory.
-	sqldb, err := sql.Open("sqlite", "file:"+path+
-		"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"+
-		"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_txlock=immediate")
+	// A read-only database keeps the journal mode it has (setting it
+	// writes) and takes no write lock.
+	writable := "&_pragma=journal_mode(WAL)"
+	txlock := "&_txlock=immediate"
+	if readOnly {
+		writable, txlock = "", ""
+	}
+	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+params+
+		"_pragma=foreign_keys(1)"+writable+"&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"+
+		"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)"+txlock)
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,21 @@ type Config struct {
 	// hourly budget, refusing the request when too little remains; nil
 	// turns rate limiting off.
 	RateLimiter ratelimit.Limiter
+
+	// DisableIntrospection refuses operations that select __schema or
+	// __type, with the code INTROSPECTION_DISABLED.
+	DisableIntrospection bool
+	// DisableGraphiQL answers / with a 404 that points at /graphql
+	// instead of GraphiQL.
+	DisableGraphiQL bool
+	// MetricsAddr, when set, is the address Run serves /metrics on, and
+	// the API's address does not serve it. Empty: /metrics on Addr.
+	MetricsAddr string
+	// TrustedDocuments, when not nil, are the only documents the API
+	// runs, by document id (see ReadTrustedDocuments); New refuses ids
+	// that are not their document's hash and documents that do not
+	// validate.
+	TrustedDocuments map[string]string
 }
 
 // Server is papergraph's HTTP server.
@@ -81,6 +96,9 @@ type Server struct {
 	addr    string
 	log     *slog.Logger
 	handler http.Handler
+	// metricsAddr and metrics are the separate /metrics listener, if any.
+	metricsAddr string
+	metrics     http.Handler
 }
 
 // New checks cfg, fills in its defaults and builds the server.
@@ -120,41 +138,87 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 
+	es := resolvers.NewSchema(cfg.DB)
+	var docs *trustedDocuments
+	if cfg.TrustedDocuments != nil {
+		if docs, err = newTrustedDocuments(es.Schema(), cfg.TrustedDocuments); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
+
 	m := newMetrics(cfg.DB)
-	gql := resolvers.Middleware(cfg.DB)(newGraphQL(cfg))
+	if docs != nil {
+		m.names.known = docs.names
+	}
+	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(gql)))))
 
 	mux := http.NewServeMux()
-	mux.Handle("GET /{$}", graphiql("/graphql"))
+	if cfg.DisableGraphiQL {
+		mux.HandleFunc("GET /{$}", noGraphiQL)
+	} else {
+		mux.Handle("GET /{$}", graphiql("/graphql"))
+	}
 	mux.Handle("GET /graphql", cacheableGET(api))
 	mux.Handle("POST /graphql", api)
 	mux.Handle("OPTIONS /graphql", api)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("GET /readyz", readyz(cfg.DB, cfg.Logger))
-	mux.Handle("GET /metrics", m.handler())
 	handleExports(mux, cfg.DB, cfg.Logger)
 	mux.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 
-	return &Server{addr: cfg.Addr, log: cfg.Logger, handler: observe(cfg.Logger, mux)}, nil
+	s := &Server{addr: cfg.Addr, log: cfg.Logger, metricsAddr: cfg.MetricsAddr}
+	if cfg.MetricsAddr == "" {
+		mux.Handle("GET /metrics", m.handler())
+	} else {
+		metrics := http.NewServeMux()
+		metrics.Handle("GET /metrics", m.handler())
+		s.metrics = secureHeaders(metrics)
+	}
+	s.handler = observe(cfg.Logger, secureHeaders(mux))
+	return s, nil
 }
 
 // Handler returns the server's routes, for tests or for mounting the
 // server in another one.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Run listens on the configured address and serves until ctx is cancelled.
+// MetricsHandler returns the routes of the separate metrics address, or nil
+// when /metrics is one of Handler's routes.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
+
+// Run listens on the configured address (and the metrics address, if
+// any) and serves until ctx is cancelled.
 func (s *Server) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		return err
 	}
-	return s.Serve(ctx, ln)
+	if s.metrics == nil {
+		return s.Serve(ctx, ln)
+	}
+	mln, err := net.Listen("tcp", s.metricsAddr)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("metrics: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	metricsDone := make(chan error, 1)
+	go func() { metricsDone <- s.serve(ctx, mln, s.metrics, "metrics") }()
+	err = s.Serve(ctx, ln)
+	cancel()
+	return errors.Join(err, <-metricsDone)
 }
 
 // Serve serves on ln until ctx is cancelled, then shuts down gracefully:
 // it stops accepting connections and waits (up to shutdownTimeout) for
 // the requests in flight. It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	return s.serve(ctx, ln, s.handler, "api")
+}
+
+func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handler, what string) error {
 	// Requests still running when the shutdown is about to give up on
 	// them are cancelled with errShutdown, so that a long export ends
 	// with the line that says it is cut short rather than with the
@@ -163,7 +227,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancelRequests(nil)
 	srv := &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return base },
-		Handler:           s.handler,
+		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -172,14 +236,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	s.log.Info("serving", "addr", ln.Addr().String())
+	s.log.Info("serving", "addr", ln.Addr().String(), "routes", what)
 
 	select {
 	case err := <-served:
 		return err
 	case <-ctx.Done():
 	}
-	s.log.Info("shutting down")
+	s.log.Info("shutting down", "routes", what)
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
 	late := time.AfterFunc(shutdownCancelAfter, func() { cancelRequests(errShutdown) })
