@@ -26,6 +26,11 @@ const (
 	// CodePathSearchLimit is a collaboration path search that reached too
 	// many researchers and gave up (network.ErrPathBudget).
 	CodePathSearchLimit = "PATH_SEARCH_LIMIT"
+	// CodeTimeout is a field stopped because its request ran past its
+	// deadline; CodeCancelled one stopped because the request was
+	// cancelled (the client went away, or the server is shutting down).
+	CodeTimeout   = "TIMEOUT"
+	CodeCancelled = "CANCELLED"
 )
 
 // badInput is the error for a malformed argument; the message starts with
@@ -81,6 +86,14 @@ func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
 	case errors.As(err, &ie):
 	case forClient(err):
 		return shortened(graphql.DefaultErrorPresenter(ctx, err))
+	case ctx.Err() != nil:
+		// Whatever the driver made of it, the request's end stopped the
+		// field; the client should hear that, not of an internal error.
+		code, msg := CodeCancelled, "the request was cancelled before this field was read"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			code, msg = CodeTimeout, "the request ran past its time limit before this field was read; ask for less"
+		}
+		return &gqlerror.Error{Message: msg, Path: graphql.GetPath(ctx), Extensions: map[string]any{"code": code}}
 	default:
 		if ae := argumentError(ctx, err); ae != nil {
 			return shortened(ae)

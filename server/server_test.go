@@ -530,3 +530,28 @@ func TestExampleQuery(t *testing.T) {
 		}
 	})
 }
+
+// stallUntilDone is a query hook that holds every statement until its
+// context ends, as a statement slower than the request's time would.
+type stallUntilDone struct{}
+
+func (stallUntilDone) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	<-ctx.Done()
+	return ctx
+}
+
+func (stallUntilDone) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestDeadlineIsTimeout checks that a field stopped by its request's
+// deadline reads as TIMEOUT, not as an internal error.
+func TestDeadlineIsTimeout(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb.AddQueryHook(stallUntilDone{})
+	h := newTestServer(t, bdb, Config{}).Handler()
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	rec := serve(h, post(t, map[string]string{"query": `{ researcher(id: "1") { name } }`}, "").WithContext(ctx))
+	if resp := decode(t, rec); resp.errorCode() != "TIMEOUT" {
+		t.Errorf("errors %+v, want TIMEOUT", resp.Errors)
+	}
+}
