@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/papergraph/papergraph/ratelimit"
@@ -139,13 +140,28 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 	})
 }
 
-// rateHeaders names each request's rate-limit budget and states it in the
-// X-RateLimit-* headers of the answer, which is a 429 with Retry-After when
-// the cost extension refused the request for it.
-func rateHeaders(next http.Handler) http.Handler {
+// rateHeaders names each request's rate-limit budget (its API key's when
+// it sends one of keys, else its address, read through trustedProxies)
+// and states it in the X-RateLimit-* headers of the answer, which is a 429
+// with Retry-After when the cost extension refused the request for it. A
+// request that sends a key not among keys is refused with 401.
+func rateHeaders(keys *ratelimit.Keys, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ex := exchangeFrom(r.Context())
-		ex.client = ratelimit.ClientKey(r, nil)
+		if keys != nil {
+			client, err := keys.Client(r)
+			if err != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("WWW-Authenticate", `Bearer realm="papergraph"`)
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = w.Write([]byte(`{"errors":[{"message":"unknown API key: send one the server issued, or none","extensions":{"code":"UNAUTHENTICATED"}}]}` + "\n"))
+				return
+			}
+			ex.client = client
+		}
+		if ex.client == "" {
+			ex.client = ratelimit.ClientKey(r, trustedProxies)
+		}
 		next.ServeHTTP(&rateWriter{ResponseWriter: w, ex: ex}, r)
 	})
 }

@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -110,4 +112,53 @@ func TestRateLimit(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestRateLimitClients checks who spends a budget: a request with an
+// issued API key spends the key's wherever it comes from, one with an
+// unknown key is refused with 401, and behind a trusted proxy the address
+// X-Forwarded-For names spends its own.
+func TestRateLimitClients(t *testing.T) {
+	const key = "notebook-0123456789abcdef"
+	keys, err := ratelimit.LoadKeys(strings.NewReader(key + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter, err := ratelimit.NewMemory(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sqliteServer(t, Config{RateLimiter: limiter, APIKeys: keys,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}).Handler()
+	ask := func(peer string, header ...string) (int, string) {
+		t.Helper()
+		req := post(t, map[string]string{"query": `{ __typename }`}, mediaJSON)
+		req.RemoteAddr = peer
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		rec := serve(h, req)
+		return rec.Code, rec.Header().Get("X-RateLimit-Remaining")
+	}
+	steps := []struct {
+		name          string
+		peer          string
+		header        []string
+		wantStatus    int
+		wantRemaining string
+	}{
+		{"address", "192.0.2.1:1000", nil, 200, "2"},
+		{"key from the same address", "192.0.2.1:1000", []string{"Authorization", "Bearer " + key}, 200, "2"},
+		{"key from elsewhere", "198.51.100.7:1000", []string{"X-API-Key", key}, 200, "1"},
+		{"unknown key", "192.0.2.1:1000", []string{"X-API-Key", "guess-0123456789abcdef"}, 401, ""},
+		{"address again", "192.0.2.1:1000", nil, 200, "1"},
+		{"behind a trusted proxy", "10.1.2.3:1000", []string{"X-Forwarded-For", "203.0.113.9"}, 200, "2"},
+		{"forged hop before an untrusted peer", "192.0.2.1:1000", []string{"X-Forwarded-For", "203.0.113.9"}, 200, "0"},
+	}
+	for _, s := range steps {
+		status, remaining := ask(s.peer, s.header...)
+		if status != s.wantStatus || remaining != s.wantRemaining {
+			t.Errorf("%s: status %d, remaining %q; want %d, %q", s.name, status, remaining, s.wantStatus, s.wantRemaining)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -74,6 +75,13 @@ type Config struct {
 	// hourly budget, refusing the request when too little remains; nil
 	// turns rate limiting off.
 	RateLimiter ratelimit.Limiter
+	// APIKeys, when set, are the keys clients may send: a request with
+	// one spends its key's budget, one with another key is refused, one
+	// with none spends its address's.
+	APIKeys *ratelimit.Keys
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client whose address budget a request spends.
+	TrustedProxies []netip.Prefix
 
 	// DisableIntrospection refuses operations that select __schema or
 	// __type, with the code INTROSPECTION_DISABLED.
@@ -151,7 +159,7 @@ func New(cfg Config) (*Server, error) {
 		m.names.known = docs.names
 	}
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
-	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(gql)))))
+	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.APIKeys, cfg.TrustedProxies, gql)))))
 
 	mux := http.NewServeMux()
 	if cfg.DisableGraphiQL {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -195,12 +196,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxNodes := fs.Int("max-nodes", server.DefaultMaxNodes, "refuse queries whose answer could hold more than `N` objects")
 	maxCost := fs.Int("max-cost", server.DefaultMaxCost, "refuse queries that cost more than `N` points")
 	maxDepth := fs.Int("max-depth", server.DefaultMaxDepth, "refuse queries nested deeper than `N` fields")
+	apiKeys := fs.String("api-keys", "", "API keys clients may send, one a line (the key, or sha256:HEX of it), in `FILE`:\na request with one spends its key's budget, with another is refused")
+	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For names the client")
 	prod := productionFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	var cfg server.Config
 	if err := prod.apply(&cfg, stderr); err != nil {
+		return err
+	}
+	if err := clientFlags(&cfg, *apiKeys, *proxies); err != nil {
 		return err
 	}
 	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
@@ -251,6 +257,35 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "papergraph on %s: %s\n", redactDSN(*dsn), prod.where(*addr))
 	return srv.Run(ctx)
+}
+
+// clientFlags reads the API keys file and the trusted proxies into cfg.
+func clientFlags(cfg *server.Config, keysFile, proxies string) error {
+	if keysFile != "" {
+		f, err := os.Open(keysFile)
+		if err != nil {
+			return fmt.Errorf("%w: --api-keys: %v", errUsage, err)
+		}
+		defer f.Close()
+		if cfg.APIKeys, err = ratelimit.LoadKeys(f); err != nil {
+			return fmt.Errorf("%w: --api-keys %s: %v", errUsage, keysFile, err)
+		}
+	}
+	for _, p := range strings.Split(proxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return fmt.Errorf("%w: --trusted-proxies: %q is not an address or CIDR", errUsage, p)
+			}
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, prefix.Masked())
+	}
+	return nil
 }
 
 // Rate limits shared through Redis live under redisPrefix; while Redis
