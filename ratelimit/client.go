@@ -17,9 +17,9 @@ import (
 // balancer without trustedProxies, every client spends the balancer's
 // budget.
 //
-// API keys do not name budgets. Without a registry that issues and checks
-// them, a client could send a fresh key with every request and have a
-// fresh budget each time; the address is what it cannot mint as cheaply.
+// Only keys the server issued name budgets (see Keys): a key the server
+// does not check could be fresh with every request, a fresh budget each
+// time; the address is what a client cannot mint as cheaply.
 func ClientKey(r *http.Request, trustedProxies []netip.Prefix) string {
 	client, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
