@@ -100,6 +100,11 @@ func paperNetwork(ctx context.Context, bdb bun.IDB, ref string, o network.Option
 // handleExports adds the export routes to mux. Old-style arXiv ids hold a
 // slash, so the paper route takes the rest of the path and splits the
 // file name off its end.
+// exportPoints is what a network export costs of its client's budget, and
+// a search export for each page of searchExportPage papers: the price of
+// the GraphQL query that reads as much.
+const exportPoints = 1
+
 func handleExports(mux *http.ServeMux, bdb *bun.DB, log *slog.Logger) {
 	serve := func(s exportSubject, split func(*http.Request) (ref, file string)) http.Handler {
 		return withTimeout(queryTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -137,6 +142,9 @@ func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB
 	}
 	var g *network.Graph
 	var name string
+	if err == nil {
+		err = spendPoints(r.Context(), exportPoints)
+	}
 	if err == nil {
 		g, name, err = s.graph(r.Context(), bdb, ref, o)
 	}

@@ -315,11 +315,15 @@ type searchPage struct {
 	cats map[int64][]db.Category
 }
 
-// searchExportPageRows reads one page of an export within queryTimeout.
+// searchExportPageRows spends the page's points and reads it within
+// queryTimeout.
 func searchExportPageRows(ctx context.Context, bdb bun.IDB, s db.PaperSearch, args db.PageArgs) (searchPage, error) {
+	var page searchPage
+	if err := spendPoints(ctx, exportPoints); err != nil {
+		return page, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	var page searchPage
 	var err error
 	if page.Page, err = db.SearchPapers(ctx, bdb, s, args); err != nil {
 		return page, err

@@ -26,6 +26,7 @@ import (
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/graph/model"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
 
@@ -369,5 +370,37 @@ func TestSearchExportAtShutdown(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return after the shutdown")
+	}
+}
+
+// TestExportsSpendBudget checks that exports spend the budget GraphQL
+// requests do: a search export a point per page, so that a spent budget
+// ends it with a RATE_LIMITED line, and then refuses the next export with
+// 429 before it starts.
+func TestExportsSpendBudget(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	if _, err := ingest.Import(t.Context(), bdb, ingest.Options{
+		Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	limiter, err := ratelimit.NewMemory(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newTestServer(t, bdb, Config{RateLimiter: limiter}).Handler()
+	defer func(n int) { searchExportPage = n }(searchExportPage)
+	searchExportPage = 7
+
+	rec := serve(h, httptest.NewRequest("GET", "/export/search?format=jsonl&query=gauge", nil))
+	ids, end := exportFile(t, "jsonl", rec.Body.Bytes())
+	if rec.Code != 200 || len(ids) != 3*7 || !strings.HasPrefix(end, "error: RATE_LIMITED: the hourly budget is spent") {
+		t.Errorf("export over budget: status %d, %d rows, end %q; want 200, 21 rows, a RATE_LIMITED end", rec.Code, len(ids), end)
+	}
+	for _, target := range []string{"/export/search?query=gauge", "/export/researchers/1/network.json"} {
+		rec := serve(h, httptest.NewRequest("GET", target, nil))
+		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), `"RATE_LIMITED"`) {
+			t.Errorf("%s with a spent budget: status %d, Retry-After %q, body %.200s; want 429 RATE_LIMITED", target, rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+		}
 	}
 }

@@ -47,7 +47,10 @@ type exportFailure struct {
 func failure(r *http.Request, log *slog.Logger, doing string, err error) exportFailure {
 	id := reqid.From(r.Context())
 	f := exportFailure{Code: "INTERNAL_SERVER_ERROR", Message: "internal server error", RequestID: id, status: http.StatusInternalServerError}
+	var spent *errBudgetSpent
 	switch {
+	case errors.As(err, &spent):
+		f.Code, f.Message, f.status = codeRateLimited, spent.Error(), http.StatusTooManyRequests
 	case errors.Is(context.Cause(r.Context()), errShutdown):
 		f.Code, f.Message, f.status = "SERVICE_UNAVAILABLE", errShutdown.Error(), http.StatusServiceUnavailable
 	case errors.Is(err, context.DeadlineExceeded):

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -31,6 +32,8 @@ type exchange struct {
 	client  string
 	rate    *ratelimit.Result
 	limited bool
+	// limiter is the server's rate limiter, nil when there is none.
+	limiter ratelimit.Limiter
 }
 
 type exchangeKey struct{}
@@ -145,9 +148,10 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 // and states it in the X-RateLimit-* headers of the answer, which is a 429
 // with Retry-After when the cost extension refused the request for it. A
 // request that sends a key not among keys is refused with 401.
-func rateHeaders(keys *ratelimit.Keys, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
+func rateHeaders(limiter ratelimit.Limiter, keys *ratelimit.Keys, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ex := exchangeFrom(r.Context())
+		ex.limiter = limiter
 		if keys != nil {
 			client, err := keys.Client(r)
 			if err != nil {
@@ -194,3 +198,32 @@ func (w *rateWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *rateWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// errBudgetSpent is a request refused because its client's budget holds
+// fewer points than it costs.
+type errBudgetSpent struct{ res ratelimit.Result }
+
+func (e *errBudgetSpent) Error() string {
+	return fmt.Sprintf("the hourly budget is spent: %d points remain; try again in %s",
+		e.res.Remaining, (e.res.RetryAfter + time.Second - 1).Truncate(time.Second))
+}
+
+// spendPoints spends points of the request's budget, outside GraphQL (an
+// export spends a point per page it reads); it returns *errBudgetSpent
+// when too few remain.
+func spendPoints(ctx context.Context, points int) error {
+	ex := exchangeFrom(ctx)
+	if ex.limiter == nil {
+		return nil
+	}
+	res, err := ex.limiter.Spend(ctx, ex.client, points)
+	if err != nil {
+		return err
+	}
+	ex.rate = &res
+	if !res.Allowed {
+		ex.limited = true
+		return &errBudgetSpent{res}
+	}
+	return nil
+}

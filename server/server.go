@@ -159,7 +159,7 @@ func New(cfg Config) (*Server, error) {
 		m.names.known = docs.names
 	}
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
-	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.APIKeys, cfg.TrustedProxies, gql)))))
+	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, cfg.APIKeys, cfg.TrustedProxies, gql)))))
 
 	mux := http.NewServeMux()
 	if cfg.DisableGraphiQL {
@@ -172,8 +172,11 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("OPTIONS /graphql", api)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("GET /readyz", readyz(cfg.DB, cfg.Logger))
-	handleExports(mux, cfg.DB, cfg.Logger)
-	mux.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
+	// Exports spend the budgets GraphQL requests do (see spendPoints).
+	exports := http.NewServeMux()
+	handleExports(exports, cfg.DB, cfg.Logger)
+	exports.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
+	mux.Handle("/export/", rateHeaders(cfg.RateLimiter, cfg.APIKeys, cfg.TrustedProxies, exports))
 
 	s := &Server{addr: cfg.Addr, log: cfg.Logger, metricsAddr: cfg.MetricsAddr}
 	if cfg.MetricsAddr == "" {
