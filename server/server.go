@@ -14,6 +14,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/resolvers"
 )
 
@@ -23,6 +24,11 @@ const (
 	DefaultMaxDepth      = 12
 	DefaultMaxComplexity = resolvers.ComplexityLimit
 	DefaultMaxBodyBytes  = 1 << 20
+	// DefaultStatementShare is how many SQL statements one request runs at
+	// once: a share of the pool (db.SQLiteReaders, db.PostgresConns), so
+	// that one request with hundreds of root fields leaves connections to
+	// the others.
+	DefaultStatementShare = 2
 )
 
 // Timeouts of the HTTP server. A query gets less time than the response
@@ -40,9 +46,17 @@ const (
 // Config is what New needs. DB is required; zero values of the other
 // fields take the defaults above.
 type Config struct {
-	// DB is the migrated database the API reads. New adds a query hook to
-	// it that counts statements for /metrics.
+	// DB is the migrated database the API reads, in production
+	// db.OpenReader's pool: the server never writes. New adds a query hook
+	// to it that counts statements for /metrics.
 	DB *bun.DB
+	// ReadyDB answers /readyz, so that a busy DB does not make the server
+	// look down: in production a db.OpenReader pool of one connection of
+	// its own. Nil means DB.
+	ReadyDB *bun.DB
+	// StatementShare is how many statements one request may run at once
+	// (see db.WithShare).
+	StatementShare int
 
 	// Addr is the address Run listens on.
 	Addr string
@@ -90,6 +104,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.ReadyDB == nil {
+		cfg.ReadyDB = cfg.DB
+	}
+	if cfg.StatementShare <= 0 {
+		cfg.StatementShare = DefaultStatementShare
+	}
 	cors, err := newCORSPolicy(cfg.CORSOrigins)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -105,12 +125,12 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("POST /graphql", api)
 	mux.Handle("OPTIONS /graphql", api)
 	mux.HandleFunc("GET /healthz", healthz)
-	mux.Handle("GET /readyz", readyz(cfg.DB, cfg.Logger))
+	mux.Handle("GET /readyz", readyz(cfg.ReadyDB, cfg.Logger))
 	mux.Handle("GET /metrics", m.handler())
 	handleExports(mux, cfg.DB, cfg.Logger)
 	mux.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 
-	return &Server{addr: cfg.Addr, log: cfg.Logger, handler: observe(cfg.Logger, mux)}, nil
+	return &Server{addr: cfg.Addr, log: cfg.Logger, handler: observe(cfg.Logger, withShare(cfg.StatementShare, mux))}, nil
 }
 
 // Handler returns the server's routes, for tests or for mounting the
@@ -157,6 +177,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// withShare gives each request its share of the database's connections.
+func withShare(n int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(db.WithShare(r.Context(), n)))
+	})
 }
 
 // withTimeout cancels a request's context after d.

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/reqid"
+)
+
+// hogGate is a query hook, added after the share's, that holds the
+// statements of the request with id "hog" until open is closed, and counts
+// how many of them hold a place in the request's share at once.
+type hogGate struct {
+	mu      sync.Mutex
+	n, most int
+	held    chan struct{} // one value per hog statement that reached the gate
+	open    chan struct{}
+}
+
+func (g *hogGate) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	if reqid.From(ctx) != "hog" || ctx.Err() != nil {
+		return ctx
+	}
+	g.mu.Lock()
+	g.n++
+	g.most = max(g.most, g.n)
+	g.mu.Unlock()
+	g.held <- struct{}{}
+	select {
+	case <-g.open:
+	case <-ctx.Done():
+	}
+	return ctx
+}
+
+func (g *hogGate) AfterQuery(ctx context.Context, _ *bun.QueryEvent) {
+	if reqid.From(ctx) == "hog" {
+		g.mu.Lock()
+		g.n--
+		g.mu.Unlock()
+	}
+}
+
+func (g *hogGate) mostAtOnce() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.most
+}
+
+// TestRequestShare: a request of 50 aliased searches runs no more than its
+// share of statements at once, and while it holds its whole share another
+// request is answered.
+func TestRequestShare(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
+		if err != nil || !sum.OK() {
+			t.Fatalf("import: %+v, %v", sum, err)
+		}
+		h := newTestServer(t, bdb, Config{}).Handler()
+		gate := &hogGate{held: make(chan struct{}, 1000), open: make(chan struct{})}
+		bdb.AddQueryHook(gate)
+
+		var q strings.Builder
+		q.WriteString("{")
+		for i := range 50 {
+			fmt.Fprintf(&q, ` a%d: searchPapers(query: "a*", first: 1) { totalCount nodes { arxivId } }`, i)
+		}
+		q.WriteString(" }")
+		hog := post(t, map[string]string{"query": q.String()}, mediaJSON)
+		hog.Header.Set(requestIDHeader, "hog")
+		hogDone := make(chan gqlResponse, 1)
+		go func() {
+			rec := serve(h, hog)
+			var resp gqlResponse
+			if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+				t.Errorf("hog: decode %q: %v", rec.Body.String(), err)
+			}
+			hogDone <- resp
+		}()
+		for range DefaultStatementShare {
+			<-gate.held
+		}
+
+		resp := decode(t, serve(h, post(t, map[string]string{"query": `{ paper(id: "hep-th/9201001") { title } }`}, mediaJSON)))
+		if len(resp.Errors) > 0 || !strings.Contains(string(resp.Data), "Kontsevich") {
+			t.Errorf("a request beside the hog: data %s, errors %+v", resp.Data, resp.Errors)
+		}
+		if got := gate.mostAtOnce(); got != DefaultStatementShare {
+			t.Errorf("the hog held %d statements at once, want its share of %d", got, DefaultStatementShare)
+		}
+
+		close(gate.open)
+		if resp := <-hogDone; len(resp.Errors) > 0 || strings.Count(string(resp.Data), "totalCount") != 50 {
+			t.Errorf("hog: %d bytes of data, errors %+v; want 50 answers", len(resp.Data), resp.Errors)
+		}
+		if got := gate.mostAtOnce(); got != DefaultStatementShare {
+			t.Errorf("the hog ran %d statements at once, want its share of %d", got, DefaultStatementShare)
+		}
+	})
+}
+
+// TestReadyzOwnConnection: /readyz answers while every connection of the
+// serving pool is taken.
+func TestReadyzOwnConnection(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, _ *bun.DB) {
+		rdb, err := db.OpenReader(dsn, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rdb.Close()
+		probe, err := db.OpenReader(dsn, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer probe.Close()
+		h := newTestServer(t, rdb, Config{ReadyDB: probe}).Handler()
+		conn, err := rdb.Conn(t.Context()) // the pool's only connection
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if rec := serve(h, httptest.NewRequest(http.MethodGet, "/readyz", nil)); rec.Code != http.StatusOK {
+			t.Errorf("readyz with the pool taken: status %d (%q), want 200", rec.Code, rec.Body.String())
+		}
+	})
+}
