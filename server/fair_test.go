@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -108,6 +110,64 @@ func TestRequestShare(t *testing.T) {
 			t.Errorf("the hog ran %d statements at once, want its share of %d", got, DefaultStatementShare)
 		}
 	})
+}
+
+// TestServeCancelsPastGrace: a shutdown cancels the context of a request
+// still running when the grace period ends, or at once on Abort, and Serve
+// returns.
+func TestServeCancelsPastGrace(t *testing.T) {
+	tests := []struct {
+		name  string
+		grace time.Duration
+		abort bool // a second interrupt
+	}{
+		{"grace period ends", time.Millisecond, false},
+		{"abort", time.Hour, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := sqliteServer(t, Config{ShutdownGrace: tt.grace})
+			entered, cancelled := make(chan struct{}), make(chan struct{})
+			s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				close(entered)
+				<-r.Context().Done()
+				close(cancelled)
+			})
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, stop := context.WithCancel(t.Context())
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ctx, ln) }()
+			go func() {
+				if resp, err := http.Get("http://" + ln.Addr().String() + "/blocks"); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			<-entered
+
+			stop()
+			if tt.abort {
+				s.Abort()
+			}
+			// Only a broken shutdown waits for the failsafe.
+			failsafe := time.After(time.Minute)
+			select {
+			case <-cancelled:
+			case <-failsafe:
+				t.Fatal("the request's context was not cancelled")
+			}
+			select {
+			case err := <-served:
+				if err != nil {
+					t.Errorf("Serve returned %v, want nil", err)
+				}
+			case <-failsafe:
+				t.Fatal("Serve did not return")
+			}
+		})
+	}
 }
 
 // TestReadyzOwnConnection: /readyz answers while every connection of the

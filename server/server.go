@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -29,6 +30,9 @@ const (
 	// that one request with hundreds of root fields leaves connections to
 	// the others.
 	DefaultStatementShare = 2
+	// DefaultShutdownGrace is how long a shutdown waits for the requests
+	// in flight before it cancels them.
+	DefaultShutdownGrace = 15 * time.Second
 )
 
 // Timeouts of the HTTP server. A query gets less time than the response
@@ -40,7 +44,8 @@ const (
 	queryTimeout      = 20 * time.Second
 	writeTimeout      = 30 * time.Second
 	idleTimeout       = 2 * time.Minute
-	shutdownTimeout   = 15 * time.Second
+	// abortWait bounds the wait for cancelled requests to return.
+	abortWait = 5 * time.Second
 )
 
 // Config is what New needs. DB is required; zero values of the other
@@ -57,6 +62,9 @@ type Config struct {
 	// StatementShare is how many statements one request may run at once
 	// (see db.WithShare).
 	StatementShare int
+	// ShutdownGrace is how long Serve waits for requests in flight once
+	// its context ends; then it cancels them.
+	ShutdownGrace time.Duration
 
 	// Addr is the address Run listens on.
 	Addr string
@@ -78,7 +86,13 @@ type Config struct {
 type Server struct {
 	addr    string
 	log     *slog.Logger
+	grace   time.Duration
 	handler http.Handler
+	// base is the context of every request Serve answers; abort cancels
+	// it, and with it their resolvers and SQL.
+	base    context.Context
+	abort   context.CancelFunc
+	running sync.WaitGroup
 }
 
 // New checks cfg, fills in its defaults and builds the server.
@@ -110,6 +124,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.StatementShare <= 0 {
 		cfg.StatementShare = DefaultStatementShare
 	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
 	cors, err := newCORSPolicy(cfg.CORSOrigins)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -130,7 +147,11 @@ func New(cfg Config) (*Server, error) {
 	handleExports(mux, cfg.DB, cfg.Logger)
 	mux.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 
-	return &Server{addr: cfg.Addr, log: cfg.Logger, handler: observe(cfg.Logger, withShare(cfg.StatementShare, mux))}, nil
+	base, abort := context.WithCancel(context.Background())
+	return &Server{
+		addr: cfg.Addr, log: cfg.Logger, grace: cfg.ShutdownGrace, base: base, abort: abort,
+		handler: observe(cfg.Logger, withShare(cfg.StatementShare, mux)),
+	}, nil
 }
 
 // Handler returns the server's routes, for tests or for mounting the
@@ -146,12 +167,15 @@ func (s *Server) Run(ctx context.Context) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve serves on ln until ctx is cancelled, then shuts down gracefully:
-// it stops accepting connections and waits (up to shutdownTimeout) for
-// the requests in flight. It returns nil after a clean shutdown.
+// Serve serves on ln until ctx is cancelled, then shuts down: it stops
+// accepting connections and waits for the requests in flight, up to the
+// grace period (Config.ShutdownGrace) or until Abort. Then it cancels the
+// requests still running, so that their SQL stops, closes their
+// connections and waits a little for them to return. A Server serves once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
-		Handler:           s.handler,
+		Handler:           http.HandlerFunc(s.track),
+		BaseContext:       func(net.Listener) context.Context { return s.base },
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -164,19 +188,41 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 	select {
 	case err := <-served:
+		s.abort()
 		return err
 	case <-ctx.Done():
 	}
-	s.log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	s.log.Info("shutting down", "grace", s.grace)
+	graceCtx, cancel := context.WithTimeout(s.base, s.grace)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	err := srv.Shutdown(graceCtx)
+	s.abort()
+	if err != nil {
+		s.log.Warn("shutdown: cancelling the requests still running", "err", err)
+		srv.Close()
+		returned := make(chan struct{})
+		go func() { s.running.Wait(); close(returned) }()
+		select {
+		case <-returned:
+		case <-time.After(abortWait):
+			return fmt.Errorf("shutdown: requests still running %v after they were cancelled", abortWait)
+		}
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// Abort cancels the requests in flight at once, as a second interrupt
+// during a shutdown should.
+func (s *Server) Abort() { s.abort() }
+
+// track answers r, counted among the requests a shutdown waits for.
+func (s *Server) track(w http.ResponseWriter, r *http.Request) {
+	s.running.Add(1)
+	defer s.running.Done()
+	s.handler.ServeHTTP(w, r)
 }
 
 // withShare gives each request its share of the database's connections.
