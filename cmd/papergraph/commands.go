@@ -9,7 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/uptrace/bun"
 
@@ -179,12 +181,46 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	logger := slog.New(handler)
-	bdb, err := openDB(ctx, *dsn)
+	if err := prepareToServe(ctx, *dsn, *loadDemo, stdout, stderr); err != nil {
+		return err
+	}
+	// The API only reads, through a pool of its own; /readyz has one
+	// more connection, so that a busy pool does not make it fail.
+	reader, err := db.OpenReader(*dsn, 0)
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	probe, err := db.OpenReader(*dsn, 1)
+	if err != nil {
+		return err
+	}
+	defer probe.Close()
+	var list []string
+	if *origins != "" {
+		list = strings.Split(*origins, ",")
+	}
+	srv, err := server.New(server.Config{DB: reader, ReadyDB: probe, Addr: *addr, CORSOrigins: list, Logger: logger})
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	fmt.Fprintf(stdout, "papergraph on %s: GraphiQL at http://%s/, API at /graphql\n", redactDSN(*dsn), playgroundHost(*addr))
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go abortOnSecondSignal(ctx, stopped, srv)
+	return srv.Run(ctx)
+}
+
+// prepareToServe migrates the database through the writer, loads the
+// demo set into an empty SQLite database if asked to, and says whether an
+// import is unfinished. The writer is closed before serving starts.
+func prepareToServe(ctx context.Context, dsn string, loadDemo bool, stdout, stderr io.Writer) error {
+	bdb, err := openDB(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer bdb.Close()
-	if *loadDemo && !db.IsPostgres(bdb) {
+	if loadDemo && !db.IsPostgres(bdb) {
 		if err := loadDemoIfEmpty(ctx, bdb, stdout, stderr); err != nil {
 			return err
 		}
@@ -192,22 +228,33 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// An import into an empty archive that is running, or was killed,
 	// has the readers' indexes unbuilt (see db.BeginBulk). Ending its bulk
 	// load here would race a running one, so serve only says so.
-	if open, err := db.BulkOpen(ctx, bdb); err != nil {
+	open, err := db.BulkOpen(ctx, bdb)
+	if err != nil {
 		return err
-	} else if open {
+	}
+	if open {
 		fmt.Fprintln(stderr, "papergraph: an import into this database has not finished: search and some lists are slow or empty "+
 			"until it does; if it was stopped, run it again or run `papergraph migrate`")
 	}
-	var list []string
-	if *origins != "" {
-		list = strings.Split(*origins, ",")
+	return nil
+}
+
+// abortOnSecondSignal waits for the interrupt that ended ctx to come again
+// during the shutdown, and then cancels the requests still running.
+func abortOnSecondSignal(ctx context.Context, stopped <-chan struct{}, srv *server.Server) {
+	select {
+	case <-ctx.Done():
+	case <-stopped:
+		return
 	}
-	srv, err := server.New(server.Config{DB: bdb, Addr: *addr, CORSOrigins: list, Logger: logger})
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	select {
+	case <-again:
+		srv.Abort()
+	case <-stopped:
 	}
-	fmt.Fprintf(stdout, "papergraph on %s: GraphiQL at http://%s/, API at /graphql\n", redactDSN(*dsn), playgroundHost(*addr))
-	return srv.Run(ctx)
 }
 
 // loadDemoIfEmpty imports the demo set into a database without papers, so
