@@ -113,8 +113,8 @@ func TestRequestShare(t *testing.T) {
 }
 
 // TestServeCancelsPastGrace: a shutdown cancels the context of a request
-// still running when the grace period ends, or at once on Abort, and Serve
-// returns.
+// still running when the grace period ends, or at once on Abort; the
+// request still answers, and Serve returns.
 func TestServeCancelsPastGrace(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -140,10 +140,13 @@ func TestServeCancelsPastGrace(t *testing.T) {
 			ctx, stop := context.WithCancel(t.Context())
 			served := make(chan error, 1)
 			go func() { served <- s.Serve(ctx, ln) }()
+			answered := make(chan error, 1)
 			go func() {
-				if resp, err := http.Get("http://" + ln.Addr().String() + "/blocks"); err == nil {
+				resp, err := http.Get("http://" + ln.Addr().String() + "/blocks")
+				if err == nil {
 					resp.Body.Close()
 				}
+				answered <- err
 			}()
 			<-entered
 
@@ -165,6 +168,9 @@ func TestServeCancelsPastGrace(t *testing.T) {
 				}
 			case <-failsafe:
 				t.Fatal("Serve did not return")
+			}
+			if err := <-answered; err != nil {
+				t.Errorf("the cancelled request got no answer: %v", err)
 			}
 		})
 	}

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -44,7 +43,7 @@ const (
 	queryTimeout      = 20 * time.Second
 	writeTimeout      = 30 * time.Second
 	idleTimeout       = 2 * time.Minute
-	// abortWait bounds the wait for cancelled requests to return.
+	// abortWait bounds the wait for cancelled requests to answer.
 	abortWait = 5 * time.Second
 )
 
@@ -90,9 +89,8 @@ type Server struct {
 	handler http.Handler
 	// base is the context of every request Serve answers; abort cancels
 	// it, and with it their resolvers and SQL.
-	base    context.Context
-	abort   context.CancelFunc
-	running sync.WaitGroup
+	base  context.Context
+	abort context.CancelFunc
 }
 
 // New checks cfg, fills in its defaults and builds the server.
@@ -170,11 +168,12 @@ func (s *Server) Run(ctx context.Context) error {
 // Serve serves on ln until ctx is cancelled, then shuts down: it stops
 // accepting connections and waits for the requests in flight, up to the
 // grace period (Config.ShutdownGrace) or until Abort. Then it cancels the
-// requests still running, so that their SQL stops, closes their
-// connections and waits a little for them to return. A Server serves once.
+// requests still running, so that their SQL stops, and waits a little
+// (abortWait) for their answers before it closes their connections. A
+// Server serves once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
-		Handler:           http.HandlerFunc(s.track),
+		Handler:           s.handler,
 		BaseContext:       func(net.Listener) context.Context { return s.base },
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
@@ -195,19 +194,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.log.Info("shutting down", "grace", s.grace)
 	graceCtx, cancel := context.WithTimeout(s.base, s.grace)
 	defer cancel()
-	err := srv.Shutdown(graceCtx)
-	s.abort()
-	if err != nil {
+	if err := srv.Shutdown(graceCtx); err != nil {
 		s.log.Warn("shutdown: cancelling the requests still running", "err", err)
-		srv.Close()
-		returned := make(chan struct{})
-		go func() { s.running.Wait(); close(returned) }()
-		select {
-		case <-returned:
-		case <-time.After(abortWait):
-			return fmt.Errorf("shutdown: requests still running %v after they were cancelled", abortWait)
+		s.abort()
+		// The cancelled requests still answer, with their errors.
+		abortCtx, cancel := context.WithTimeout(context.Background(), abortWait)
+		defer cancel()
+		if err := srv.Shutdown(abortCtx); err != nil {
+			srv.Close()
+			return fmt.Errorf("shutdown: requests still running %v after they were cancelled: %w", abortWait, err)
 		}
 	}
+	s.abort()
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -217,13 +215,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Abort cancels the requests in flight at once, as a second interrupt
 // during a shutdown should.
 func (s *Server) Abort() { s.abort() }
-
-// track answers r, counted among the requests a shutdown waits for.
-func (s *Server) track(w http.ResponseWriter, r *http.Request) {
-	s.running.Add(1)
-	defer s.running.Done()
-	s.handler.ServeHTTP(w, r)
-}
 
 // withShare gives each request its share of the database's connections.
 func withShare(n int, next http.Handler) http.Handler {
