@@ -181,11 +181,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	logger := slog.New(handler)
-	if err := prepareToServe(ctx, *dsn, *loadDemo, stdout, stderr); err != nil {
-		return err
-	}
 	// The API only reads, through a pool of its own; /readyz has one
-	// more connection, so that a busy pool does not make it fail.
+	// more connection, so that a busy pool does not make it fail. Both
+	// connect when first used, after prepareToServe.
 	reader, err := db.OpenReader(*dsn, 0)
 	if err != nil {
 		return err
@@ -196,6 +194,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer probe.Close()
+	if err := prepareToServe(ctx, *dsn, *loadDemo, stdout, stderr); err != nil {
+		return err
+	}
 	var list []string
 	if *origins != "" {
 		list = strings.Split(*origins, ",")
