@@ -201,3 +201,43 @@ func TestReadyzOwnConnection(t *testing.T) {
 		}
 	})
 }
+
+// TestServesFromReader: every route answers from db.OpenReader's pool,
+// which refuses to write.
+func TestServesFromReader(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
+		if err != nil || !sum.OK() {
+			t.Fatalf("import: %+v, %v", sum, err)
+		}
+		rdb, err := db.OpenReader(dsn, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rdb.Close()
+		h := newTestServer(t, rdb, Config{}).Handler()
+
+		for _, query := range []string{
+			ExampleQuery,
+			`{ researcher(id: "1") { name network(depth: 2) { nodes { depth } } }
+			   searchPapers(query: "modular", first: 2) { totalCount facets { years { year } } }
+			   suggest(prefix: "mod", first: 3) { label } }`,
+		} {
+			rec := serve(h, post(t, map[string]string{"query": query}, mediaJSON))
+			if resp := decode(t, rec); rec.Code != http.StatusOK || len(resp.Errors) > 0 || len(resp.Data) == 0 || string(resp.Data) == "null" {
+				t.Errorf("query %.40q: status %d, data %s, errors %+v", query, rec.Code, resp.Data, resp.Errors)
+			}
+		}
+		for _, target := range []string{
+			"/readyz",
+			"/export/search?query=modular&format=csv",
+			"/export/papers/hep-th/9201001/citation-network.json",
+			"/export/researchers/1/network.graphml",
+			"/metrics",
+		} {
+			if rec := serve(h, httptest.NewRequest(http.MethodGet, target, nil)); rec.Code != http.StatusOK {
+				t.Errorf("GET %s: status %d (%q), want 200", target, rec.Code, rec.Body.String())
+			}
+		}
+	})
+}
