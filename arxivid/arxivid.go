@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/papergraph/papergraph/names"
 )
@@ -145,21 +146,24 @@ func TitleSlug(s string) string {
 var doiPrefixes = []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/", "doi:"}
 
 // doiPattern matches a DOI: "10.", a registrant code, a slash and a suffix
-// without blanks.
-var doiPattern = regexp.MustCompile(`^10\.\d{4,9}(?:\.\d+)*/\S+$`)
+// without blanks, separators, control or format characters.
+var doiPattern = regexp.MustCompile(`^10\.\d{4,9}(?:\.\d+)*/[^\s\p{Z}\p{C}]+$`)
 
 // NormalizeDOI accepts a DOI as printed ("10.1103/PhysRevD.76.013009",
 // "doi:10...", "https://doi.org/10...") and returns it bare and lowercase,
 // the form in which DOIs compare equal. It reports false for anything that
 // is not a DOI.
 func NormalizeDOI(s string) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
 	s = strings.TrimSpace(s)
 	lower := strings.ToLower(s)
 	for _, p := range doiPrefixes {
 		if strings.HasPrefix(lower, p) {
 			lower = strings.TrimSpace(lower[len(p):])
 			if strings.Contains(p, "/") {
-				if u, err := url.PathUnescape(lower); err == nil {
+				if u, err := url.PathUnescape(lower); err == nil && utf8.ValidString(u) {
 					lower = u
 				}
 			}

@@ -2,7 +2,10 @@ package arxivid
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // parseTests are shared by TestParse and the seed corpus of FuzzParse.
@@ -125,28 +128,56 @@ func TestTitleSlug(t *testing.T) {
 	}
 }
 
+// doiTests are shared by TestNormalizeDOI and the seed corpus of
+// FuzzNormalizeDOI.
+var doiTests = []struct {
+	in   string
+	want string
+	ok   bool
+}{
+	{"10.1103/PhysRevD.76.013009", "10.1103/physrevd.76.013009", true},
+	{"doi:10.1103/PhysRevD.76.013009", "10.1103/physrevd.76.013009", true},
+	{"DOI: 10.1103/PhysRevD.76.013009", "10.1103/physrevd.76.013009", true},
+	{"https://doi.org/10.1103/PhysRevD.76.013009", "10.1103/physrevd.76.013009", true},
+	{"http://dx.doi.org/10.1007/978-3-540-71070-1_1", "10.1007/978-3-540-71070-1_1", true},
+	{"https://doi.org/10.1002/(SICI)1097-0258%2819980815%2917", "10.1002/(sici)1097-0258(19980815)17", true},
+	{" 10.1088/1126-6708/2007/05/024 ", "10.1088/1126-6708/2007/05/024", true},
+	{"10.1103", "", false},
+	{"11.1103/PhysRevD.76.013009", "", false},
+	{"10.1103/Phys Rev", "", false},
+	{"2111.04949", "", false},
+	{"", "", false},
+	{"10.1/x\x00y", "", false},
+	{"10.1103/x\u202ey", "", false},
+	{"10.1103/x\xffy", "", false},
+	{"https://doi.org/10.1103/x%00y", "", false},
+	{"10.1103/x\u00a0y", "", false},
+}
+
 func TestNormalizeDOI(t *testing.T) {
-	tests := []struct {
-		in   string
-		want string
-		ok   bool
-	}{
-		{"10.1103/PhysRevD.76.013009", "10.1103/physrevd.76.013009", true},
-		{"doi:10.1103/PhysRevD.76.013009", "10.1103/physrevd.76.013009", true},
-		{"DOI: 10.1103/PhysRevD.76.013009", "10.1103/physrevd.76.013009", true},
-		{"https://doi.org/10.1103/PhysRevD.76.013009", "10.1103/physrevd.76.013009", true},
-		{"http://dx.doi.org/10.1007/978-3-540-71070-1_1", "10.1007/978-3-540-71070-1_1", true},
-		{"https://doi.org/10.1002/(SICI)1097-0258%2819980815%2917", "10.1002/(sici)1097-0258(19980815)17", true},
-		{" 10.1088/1126-6708/2007/05/024 ", "10.1088/1126-6708/2007/05/024", true},
-		{"10.1103", "", false},
-		{"11.1103/PhysRevD.76.013009", "", false},
-		{"10.1103/Phys Rev", "", false},
-		{"2111.04949", "", false},
-		{"", "", false},
-	}
-	for _, tt := range tests {
+	for _, tt := range doiTests {
 		if got, ok := NormalizeDOI(tt.in); got != tt.want || ok != tt.ok {
 			t.Errorf("NormalizeDOI(%q) = %q, %v, want %q, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
+}
+
+// FuzzNormalizeDOI checks that a DOI normalises to itself and never holds
+// a blank, a control character or invalid UTF-8.
+func FuzzNormalizeDOI(f *testing.F) {
+	for _, tt := range doiTests {
+		f.Add(tt.in)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		doi, ok := NormalizeDOI(s)
+		if !ok {
+			return
+		}
+		if !utf8.ValidString(doi) || strings.IndexFunc(doi, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+			t.Errorf("NormalizeDOI(%q) = %q, which holds a blank, a control character or invalid UTF-8", s, doi)
+		}
+		if again, ok := NormalizeDOI(doi); !ok || again != doi {
+			t.Errorf("NormalizeDOI(%q) = %q, %v after NormalizeDOI(%q) gave %q", doi, again, ok, s, doi)
+		}
+	})
 }

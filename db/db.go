@@ -34,7 +34,9 @@ const MaxCoauthorPaperAuthors = 100
 const DefaultDSN = "papergraph.db"
 
 // Open connects to the database named by dsn: "postgres://…" or
-// "postgresql://…" is PostgreSQL; "sqlite:PATH" or a plain path is SQLite.
+// "postgresql://…" is PostgreSQL; "sqlite:PATH" or a plain path is SQLite,
+// with SQLite's URI parameters after a "?" (see sqliteDSN): "?mode=ro"
+// opens it read-only, "?immutable=1" also for a file on read-only media.
 // It is the writer: imports and migrations go through it (on SQLite it is
 // the one connection that may write). It does not migrate; call Migrate.
 func Open(dsn string) (*bun.DB, error) {
@@ -58,8 +60,10 @@ const ReadStatementTimeout = 30 * time.Second
 // means SQLiteReaders or PostgresConns) that may only read. On SQLite
 // they run beside Open's writer thanks to WAL, with its pragmas and
 // query_only; on PostgreSQL each session is read-only and runs under
-// ReadStatementTimeout. An in-memory SQLite database cannot be shared
-// between connections, so it has no reader.
+// ReadStatementTimeout. A SQLite DSN with "?mode=ro" or "?immutable=1"
+// serves a read-only file the same way, leaving its journal mode alone.
+// An in-memory SQLite database cannot be shared between connections, so
+// it has no reader.
 func OpenReader(dsn string, conns int) (*bun.DB, error) {
 	return open(dsn, conns, true)
 }
@@ -93,18 +97,23 @@ func open(dsn string, conns int, read bool) (*bun.DB, error) {
 		sqldb.SetConnMaxIdleTime(5 * time.Minute)
 		return newDB(sqldb, pgdialect.New()), nil
 	}
-	path := strings.TrimPrefix(dsn, "sqlite:")
+	path, params, readOnly := sqliteDSN(strings.TrimPrefix(dsn, "sqlite:"))
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
 	// WAL lets readers run beside the one writer; busy_timeout makes a
 	// second writer wait instead of failing at once; a 64 MiB page cache
 	// keeps the indexes an import and the derived figures walk in memory.
-	// modernc applies each _pragma to every connection it opens.
-	pragmas := "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)" +
+	// modernc applies each _pragma to every connection it opens. A
+	// read-only database keeps the journal mode it has (setting it writes)
+	// and takes no write lock.
+	pragmas := "_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)" +
 		"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)"
+	if !readOnly {
+		pragmas += "&_pragma=journal_mode(WAL)"
+	}
 	switch {
-	case read && (path == ":memory:" || strings.Contains(path, "mode=memory")):
+	case read && (path == ":memory:" || strings.Contains(params, "mode=memory")):
 		return nil, errors.New("sqlite: an in-memory database has no read pool; serve it from a file")
 	case read:
 		// Readers take no write lock, not even for a transaction.
@@ -115,10 +124,12 @@ func open(dsn string, conns int, read bool) (*bun.DB, error) {
 	default:
 		// SQLite allows one writer; an immediate transaction takes the
 		// write lock at BEGIN rather than failing at its first write.
-		pragmas += "&_txlock=immediate"
+		if !readOnly {
+			pragmas += "&_txlock=immediate"
+		}
 		conns = 1
 	}
-	sqldb, err := sql.Open("sqlite", "file:"+path+pragmas)
+	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+params+pragmas)
 	if err != nil {
 		return nil, err
 	}

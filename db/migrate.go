@@ -31,11 +31,16 @@ func migrations() *migrate.Migrations {
 // Migrate brings the schema up to date. A migration is recorded only once
 // it has succeeded, so one that failed or was interrupted runs again next
 // time. Processes starting together take turns: on PostgreSQL through an
-// advisory lock, on SQLite through bun's lock table.
+// advisory lock, on SQLite through bun's lock table. A current schema is
+// left unwritten, so that a read-only database can be served; one that is
+// not current and read-only gives an error that wraps ErrReadOnly.
 func Migrate(ctx context.Context, db *bun.DB) error {
+	if n, err := Pending(ctx, db); err == nil && n == 0 {
+		return nil
+	}
 	m := migrate.NewMigrator(db, migrations(), migrate.WithMarkAppliedOnSuccess(true))
 	if err := m.Init(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("migrate: %w", readOnly(err))
 	}
 	if n, err := unapplied(ctx, m); err != nil || n == 0 {
 		return err
@@ -46,7 +51,7 @@ func Migrate(ctx context.Context, db *bun.DB) error {
 	}
 	defer unlock()
 	if _, err := m.Migrate(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("migrate: %w", readOnly(err))
 	}
 	return nil
 }
@@ -76,8 +81,12 @@ func lockMigrations(ctx context.Context, db *bun.DB, m *migrate.Migrator) (func(
 		}, nil
 	}
 	for {
-		if err := m.Lock(ctx); err == nil {
+		err := m.Lock(ctx)
+		if err == nil {
 			return func() { m.Unlock(context.Background()) }, nil //nolint:errcheck // nothing to do if the row stays; the message below explains it
+		}
+		if err := readOnly(err); errors.Is(err, ErrReadOnly) {
+			return nil, fmt.Errorf("migrate: %w", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -55,10 +55,21 @@ func PapersByRefs(ctx context.Context, idb bun.IDB, arxivIDs, dois []string) (by
 	return byArxiv, byDOI, nil
 }
 
-// AuthorshipsByPaperIDs reads the bylines of papers, in byline order.
-func AuthorshipsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (map[int64][]Authorship, error) {
+// Window is a stretch of bylines: the entries after position After, at
+// most First of them. Positions run from 1 without gaps (the writer numbers
+// them so), so a window is a range of positions and reads only its rows,
+// however long the byline.
+type Window struct{ After, First int }
+
+// AuthorshipsByPaperIDs reads a window of the bylines of papers, in byline
+// order.
+func AuthorshipsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, w Window) (map[int64][]Authorship, error) {
 	var rows []Authorship
-	if err := idb.NewSelect().Model(&rows).Where("paper_id IN (?)", bun.List(paperIDs)).Order("paper_id", "position").Scan(ctx); err != nil {
+	err := idb.NewSelect().Model(&rows).
+		Where("paper_id IN (?)", bun.List(paperIDs)).
+		Where("position > ? AND position <= ?", w.After, int64(w.After)+int64(w.First)).
+		Order("paper_id", "position").Scan(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return groupBy(rows, func(a Authorship) int64 { return a.PaperID }), nil
@@ -112,7 +123,7 @@ type AffiliationRow struct {
 
 // AffiliationsByPaperIDs reads the affiliations of every author of papers,
 // in byline order, with their matched institutions.
-func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (map[int64][]AffiliationRow, error) {
+func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, w Window) (map[int64][]AffiliationRow, error) {
 	var rows []struct {
 		Affiliation
 		I Institution `bun:"embed:i_"`
@@ -123,6 +134,7 @@ func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) 
 		TableExpr("affiliations AS af").
 		Join("LEFT JOIN institutions AS i ON i.id = af.institution_id").
 		Where("af.paper_id IN (?)", bun.List(paperIDs)).
+		Where("af.position > ? AND af.position <= ?", w.After, int64(w.After)+int64(w.First)).
 		Order("af.paper_id", "af.position", "af.seq").
 		Scan(ctx, &rows)
 	if err != nil {
@@ -166,14 +178,37 @@ const (
 // ResearcherByExternalID reads the researcher with the given external id;
 // it returns nil, nil when there is none.
 func ResearcherByExternalID(ctx context.Context, idb bun.IDB, col ResearcherIDColumn, id string) (*Researcher, error) {
+	m, err := ResearchersByExternalIDs(ctx, idb, col, []string{id})
+	return m[id], err
+}
+
+// ResearchersByExternalIDs reads the researchers with the given external
+// ids in column col, keyed by id; an id that several researchers share
+// gives the one with the lowest primary key.
+func ResearchersByExternalIDs(ctx context.Context, idb bun.IDB, col ResearcherIDColumn, ids []string) (map[string]*Researcher, error) {
 	var rows []*Researcher
-	if err := idb.NewSelect().Model(&rows).Where("? = ?", bun.Ident(col), id).Limit(1).Scan(ctx); err != nil {
+	if err := idb.NewSelect().Model(&rows).Where("? IN (?)", bun.Ident(col), bun.List(ids)).Order("id").Scan(ctx); err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, nil
+	out := make(map[string]*Researcher, len(rows))
+	for _, r := range rows {
+		k := col.of(r)
+		if _, ok := out[k]; !ok {
+			out[k] = r
+		}
 	}
-	return rows[0], nil
+	return out, nil
+}
+
+// of is r's value in the column.
+func (col ResearcherIDColumn) of(r *Researcher) string {
+	switch col {
+	case ByORCID:
+		return r.ORCID
+	case ByOpenAlex:
+		return r.OpenAlexID
+	}
+	return r.S2ID
 }
 
 // ResearcherFieldRow counts a researcher's papers in a category, with the
@@ -202,18 +237,25 @@ func ResearcherCategoriesByResearcherIDs(ctx context.Context, idb bun.IDB, ids [
 }
 
 // SameNameByResearcherIDs reads, for each researcher, the other profiles
-// that share their name, most papers first.
-func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Researcher, error) {
+// that share their name, most papers first: at most n of each.
+func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n int) (map[int64][]*Researcher, error) {
 	var rows []struct {
 		Parent int64 `bun:"parent"`
 		Researcher
 	}
-	err := idb.NewSelect().
-		ColumnExpr("s.researcher_id AS parent, r.*").
+	// A common name has hundreds of profiles; the window reads n of each.
+	ranked := idb.NewSelect().
+		ColumnExpr("s.researcher_id AS parent, s.other_id").
+		ColumnExpr("ROW_NUMBER() OVER (PARTITION BY s.researcher_id ORDER BY o.paper_count DESC, o.id) AS rank").
 		TableExpr("same_name AS s").
-		Join("JOIN researchers AS r ON r.id = s.other_id").
-		Where("s.researcher_id IN (?)", bun.List(ids)).
-		Order("s.researcher_id").OrderExpr("r.paper_count DESC").Order("r.id").
+		Join("JOIN researchers AS o ON o.id = s.other_id").
+		Where("s.researcher_id IN (?)", bun.List(ids))
+	err := idb.NewSelect().
+		ColumnExpr("x.parent, r.*").
+		TableExpr("(?) AS x", ranked).
+		Join("JOIN researchers AS r ON r.id = x.other_id").
+		Where("x.rank <= ?", n).
+		Order("x.parent").OrderExpr("r.paper_count DESC").Order("r.id").
 		Scan(ctx, &rows)
 	if err != nil {
 		return nil, err
@@ -272,39 +314,97 @@ func InstitutionNamesByInstitutionIDs(ctx context.Context, idb bun.IDB, ids []in
 	return groupBy(rows, func(n InstitutionName) int64 { return n.InstitutionID }), nil
 }
 
-// InstitutionByRef reads the institution with the given bare ROR id, or
-// else the one whose name, label, alias or acronym has the given key (the
-// lowest id when several do); nil, nil when there is none. nameKey is
-// matched against institution_names.name_key, acronym against the name
-// itself, case-sensitively.
-func InstitutionByRef(ctx context.Context, idb bun.IDB, ror, nameKey, acronym string) (*Institution, error) {
-	var rows []*Institution
-	q := idb.NewSelect().Model(&rows).Order("id").Limit(1)
-	conds := []string{}
-	var args []any
-	if ror != "" {
-		conds = append(conds, "ror_id = ?")
-		args = append(args, ror)
+// InstitutionRef names an institution by ROR id, by name key (matched
+// against the names, labels and aliases of institution_names.name_key) or
+// by acronym (matched against the acronym itself, case-sensitively); any
+// of them may be empty.
+type InstitutionRef struct{ ROR, NameKey, Acronym string }
+
+// InstitutionByRef reads the institution ref names (the one with the
+// lowest id when several do); nil, nil when there is none.
+func InstitutionByRef(ctx context.Context, idb bun.IDB, ref InstitutionRef) (*Institution, error) {
+	m, err := InstitutionsByRefs(ctx, idb, []InstitutionRef{ref})
+	return m[ref], err
+}
+
+// InstitutionsByRefs reads, in one statement, the institution each ref
+// names: the one with the lowest id among those with its ROR id, name key
+// or acronym. A ref that names none has no entry.
+func InstitutionsByRefs(ctx context.Context, idb bun.IDB, refs []InstitutionRef) (map[InstitutionRef]*Institution, error) {
+	var rors, keys, acronyms []string
+	seen := map[string]bool{}
+	add := func(set []string, kind, s string) []string {
+		if s == "" || seen[kind+s] {
+			return set
+		}
+		seen[kind+s] = true
+		return append(set, s)
 	}
-	if nameKey != "" {
-		conds = append(conds, "id IN (SELECT institution_id FROM institution_names WHERE name_key = ? AND kind <> 'acronym')")
-		args = append(args, nameKey)
+	for _, r := range refs {
+		rors, keys, acronyms = add(rors, "r", r.ROR), add(keys, "k", r.NameKey), add(acronyms, "a", r.Acronym)
 	}
-	if acronym != "" {
-		conds = append(conds, "id IN (SELECT institution_id FROM institution_names WHERE name = ? AND kind = 'acronym')")
-		args = append(args, acronym)
+	on, where := []string{"1 = 0"}, []string{}
+	var onArgs, whereArgs []any
+	if len(keys) > 0 {
+		on = append(on, "(n.name_key IN (?) AND n.kind <> 'acronym')")
+		onArgs = append(onArgs, bun.List(keys))
 	}
-	if len(conds) == 0 {
-		return nil, nil
+	if len(acronyms) > 0 {
+		on = append(on, "(n.name IN (?) AND n.kind = 'acronym')")
+		onArgs = append(onArgs, bun.List(acronyms))
 	}
-	q.Where(strings.Join(conds, " OR "), args...)
-	if err := q.Scan(ctx); err != nil {
+	if len(on) > 1 {
+		where = append(where, "n.institution_id IS NOT NULL")
+	}
+	if len(rors) > 0 {
+		where = append(where, "i.ror_id IN (?)")
+		whereArgs = append(whereArgs, bun.List(rors))
+	}
+	out := map[InstitutionRef]*Institution{}
+	if len(where) == 0 {
+		return out, nil
+	}
+	// One row per institution and name that matches, the name empty for
+	// an institution matched by ROR id alone; lowest id first.
+	var rows []struct {
+		MatchKey  string `bun:"match_key"`
+		MatchName string `bun:"match_name"`
+		MatchKind string `bun:"match_kind"`
+		Institution
+	}
+	err := idb.NewRaw(`SELECT COALESCE(n.name_key, '') AS match_key, COALESCE(n.name, '') AS match_name, COALESCE(n.kind, '') AS match_kind, i.*
+		FROM institutions AS i LEFT JOIN institution_names AS n ON n.institution_id = i.id AND (`+strings.Join(on, " OR ")+`)
+		WHERE `+strings.Join(where, " OR ")+` ORDER BY i.id`, append(onArgs, whereArgs...)...).Scan(ctx, &rows)
+	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, nil
+	byROR, byKey, byAcronym := map[string]*Institution{}, map[string]*Institution{}, map[string]*Institution{}
+	first := func(m map[string]*Institution, k string, x *Institution) {
+		if _, ok := m[k]; k != "" && !ok {
+			m[k] = x
+		}
 	}
-	return rows[0], nil
+	for i := range rows {
+		x := &rows[i].Institution
+		first(byROR, x.RORID, x)
+		if rows[i].MatchKind == "acronym" {
+			first(byAcronym, rows[i].MatchName, x)
+		} else {
+			first(byKey, rows[i].MatchKey, x)
+		}
+	}
+	for _, r := range refs {
+		var best *Institution
+		for _, x := range []*Institution{byROR[r.ROR], byKey[r.NameKey], byAcronym[r.Acronym]} {
+			if x != nil && (best == nil || x.ID < best.ID) {
+				best = x
+			}
+		}
+		if best != nil {
+			out[r] = best
+		}
+	}
+	return out, nil
 }
 
 func groupBy[T any](rows []T, key func(T) int64) map[int64][]T {

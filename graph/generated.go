@@ -199,7 +199,7 @@ type ComplexityRoot struct {
 		ArchiveCitationCount func(childComplexity int) int
 		ArxivID              func(childComplexity int) int
 		AuthorCount          func(childComplexity int) int
-		Authors              func(childComplexity int) int
+		Authors              func(childComplexity int, first *int, after *int) int
 		AuthorsComplete      func(childComplexity int) int
 		Byline               func(childComplexity int) int
 		Categories           func(childComplexity int) int
@@ -249,6 +249,7 @@ type ComplexityRoot struct {
 		Nodes              func(childComplexity int, ids []string) int
 		Paper              func(childComplexity int, id string) int
 		Papers             func(childComplexity int, ids []string) int
+		RateLimit          func(childComplexity int, dryRun *bool) int
 		Researcher         func(childComplexity int, id string) int
 		SearchInstitutions func(childComplexity int, query string, first *int, after *string) int
 		SearchPapers       func(childComplexity int, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) int
@@ -256,12 +257,21 @@ type ComplexityRoot struct {
 		Suggest            func(childComplexity int, prefix string, types []model.SuggestType, first *int) int
 	}
 
+	RateLimit struct {
+		Cost      func(childComplexity int) int
+		Limit     func(childComplexity int) int
+		NodeCount func(childComplexity int) int
+		Remaining func(childComplexity int) int
+		ResetAt   func(childComplexity int) int
+		Used      func(childComplexity int) int
+	}
+
 	Researcher struct {
 		ArchiveHIndex           func(childComplexity int) int
 		AuthorPositions         func(childComplexity int) int
 		CitationCount           func(childComplexity int) int
 		Coauthors               func(childComplexity int, first *int, after *string, last *int, before *string) int
-		Fields                  func(childComplexity int) int
+		Fields                  func(childComplexity int, first *int) int
 		HIndex                  func(childComplexity int) int
 		ID                      func(childComplexity int) int
 		Institutions            func(childComplexity int) int
@@ -275,7 +285,7 @@ type ComplexityRoot struct {
 		PositionKnownPaperCount func(childComplexity int) int
 		ResearcherID            func(childComplexity int) int
 		S2ID                    func(childComplexity int) int
-		SameName                func(childComplexity int) int
+		SameName                func(childComplexity int, first *int) int
 		Slug                    func(childComplexity int) int
 		WorksCount              func(childComplexity int) int
 	}
@@ -346,7 +356,7 @@ type InstitutionResolver interface {
 type PaperResolver interface {
 	Abstract(ctx context.Context, obj *model.Paper) (*string, error)
 	Byline(ctx context.Context, obj *model.Paper) (*string, error)
-	Authors(ctx context.Context, obj *model.Paper) ([]*model.Authorship, error)
+	Authors(ctx context.Context, obj *model.Paper, first *int, after *int) ([]*model.Authorship, error)
 
 	Categories(ctx context.Context, obj *model.Paper) ([]*db.Category, error)
 	PrimaryCategory(ctx context.Context, obj *model.Paper) (*db.Category, error)
@@ -372,11 +382,12 @@ type QueryResolver interface {
 	SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error)
 	SearchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error)
 	Suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error)
+	RateLimit(ctx context.Context, dryRun *bool) (*model.RateLimit, error)
 	CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error)
 }
 type ResearcherResolver interface {
-	Fields(ctx context.Context, obj *model.Researcher) ([]*model.ResearcherField, error)
-	SameName(ctx context.Context, obj *model.Researcher) ([]*model.Researcher, error)
+	Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error)
+	SameName(ctx context.Context, obj *model.Researcher, first *int) ([]*model.Researcher, error)
 	MostCitedPaper(ctx context.Context, obj *model.Researcher) (*model.Paper, error)
 	Papers(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string, category *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Coauthors(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error)
@@ -982,7 +993,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Paper.Authors(childComplexity), true
+		args, err := ec.field_Paper_authors_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Paper.Authors(childComplexity, args["first"].(*int), args["after"].(*int)), true
 	case "Paper.authorsComplete":
 		if e.ComplexityRoot.Paper.AuthorsComplete == nil {
 			break
@@ -1260,6 +1276,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Papers(childComplexity, args["ids"].([]string)), true
+	case "Query.rateLimit":
+		if e.ComplexityRoot.Query.RateLimit == nil {
+			break
+		}
+
+		args, err := ec.field_Query_rateLimit_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RateLimit(childComplexity, args["dryRun"].(*bool)), true
 	case "Query.researcher":
 		if e.ComplexityRoot.Query.Researcher == nil {
 			break
@@ -1316,6 +1343,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Suggest(childComplexity, args["prefix"].(string), args["types"].([]model.SuggestType), args["first"].(*int)), true
 
+	case "RateLimit.cost":
+		if e.ComplexityRoot.RateLimit.Cost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RateLimit.Cost(childComplexity), true
+	case "RateLimit.limit":
+		if e.ComplexityRoot.RateLimit.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RateLimit.Limit(childComplexity), true
+	case "RateLimit.nodeCount":
+		if e.ComplexityRoot.RateLimit.NodeCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RateLimit.NodeCount(childComplexity), true
+	case "RateLimit.remaining":
+		if e.ComplexityRoot.RateLimit.Remaining == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RateLimit.Remaining(childComplexity), true
+	case "RateLimit.resetAt":
+		if e.ComplexityRoot.RateLimit.ResetAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RateLimit.ResetAt(childComplexity), true
+	case "RateLimit.used":
+		if e.ComplexityRoot.RateLimit.Used == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RateLimit.Used(childComplexity), true
+
 	case "Researcher.archiveHIndex":
 		if e.ComplexityRoot.Researcher.ArchiveHIndex == nil {
 			break
@@ -1350,7 +1414,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Researcher.Fields(childComplexity), true
+		args, err := ec.field_Researcher_fields_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Researcher.Fields(childComplexity, args["first"].(*int)), true
 	case "Researcher.hIndex":
 		if e.ComplexityRoot.Researcher.HIndex == nil {
 			break
@@ -1444,7 +1513,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Researcher.SameName(childComplexity), true
+		args, err := ec.field_Researcher_sameName_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Researcher.SameName(childComplexity, args["first"].(*int)), true
 	case "Researcher.slug":
 		if e.ComplexityRoot.Researcher.Slug == nil {
 			break
@@ -1784,6 +1858,16 @@ type Query {
   ): [Suggestion!]!
 
   """
+  The client's query budget: what this request costs and what is left of
+  the hourly budget. Every answer also carries the same figures in
+  ` + "`" + `extensions.cost` + "`" + `.
+  """
+  rateLimit(
+    "When true, report what the request would cost without spending it."
+    dryRun: Boolean = false
+  ): RateLimit!
+
+  """
   A shortest chain of co-authors from one researcher to another: each
   step's researcher shares papers with the one before. Null when there is
   none of at most maxDepth hops, or when either researcher is unknown. A
@@ -1896,9 +1980,9 @@ Counts over the whole list of a connection (every page), each read only
 when asked for.
 """
 type PaperFacets {
-  "The categories of the papers, most papers first; a paper counts once in each of its categories."
+  "The categories of the papers, most papers first (at most 200); a paper counts once in each of its categories."
   categories: [CategoryCount!]!
-  "The papers per year of first publication, oldest first, papers with no date last; the counts add up to ` + "`" + `totalCount` + "`" + `."
+  "The papers per year of first publication, oldest first, papers with no date last (at most 200 years); the counts add up to ` + "`" + `totalCount` + "`" + `."
   years: [YearCount!]!
 }
 
@@ -1992,13 +2076,22 @@ type Paper implements Node {
   abstract: String
   "The author line as printed (\"Daniel Nichols, Siddharth Singh, Shu-Huai Lin\"), null if unknown."
   byline: String
-  "The authors in byline order, each with the profile matched to them."
-  authors: [Authorship!]!
+  """
+  The authors in byline order, each with the profile matched to them, a
+  page at a time: a collaboration's byline of thousands is read in pages
+  of at most 100 (` + "`" + `authorCount` + "`" + ` says how many there are).
+  """
+  authors(
+    "How many authors to return (0 to 100)."
+    first: Int = 100
+    "Return the authors after this byline position (0, the default, starts at the first author)."
+    after: Int = 0
+  ): [Authorship!]!
   "How many authors the paper has."
   authorCount: Int!
   "Whether ` + "`" + `authors` + "`" + ` is the paper's full author list (false when a source truncated it)."
   authorsComplete: Boolean!
-  "The arXiv categories the paper is filed under, the primary one first."
+  "The arXiv categories the paper is filed under, the primary one first (at most 50)."
   categories: [Category!]!
   "The primary arXiv category, null if unknown."
   primaryCategory: Category
@@ -2088,9 +2181,9 @@ type Authorship {
   name: String!
   "The researcher profile matched to this entry, null if none was matched."
   researcher: Researcher
-  "The affiliations printed for this entry, as given."
+  "The affiliations printed for this entry, as given (at most 20)."
   affiliations: [String!]!
-  "The institutions the affiliations were matched to."
+  "The institutions the affiliations were matched to (at most 20)."
   institutions: [Institution!]!
 }
 
@@ -2201,9 +2294,9 @@ type Researcher implements Node {
   "On how many papers the author position is known (the papers with a complete author list)."
   positionKnownPaperCount: Int!
   "The arXiv categories of the researcher's papers with counts, most papers first."
-  fields: [ResearcherField!]!
+  fields("How many categories to return (0 to 200)." first: Int = 50): [ResearcherField!]!
   "Other profiles with the same or a compatible name: other people, or the same person not yet merged. Most papers first."
-  sameName: [Researcher!]!
+  sameName("How many profiles to return (0 to 100)." first: Int = 20): [Researcher!]!
   "The researcher's most cited paper here, null if none of their papers is cited."
   mostCitedPaper: Paper
   "The researcher's papers here."
@@ -2232,7 +2325,7 @@ type Researcher implements Node {
     "Return co-authors before this cursor."
     before: String
   ): CoauthorConnection!
-  "The institutions the researcher's affiliations were matched to, most papers first."
+  "The institutions the researcher's affiliations were matched to, most papers first (at most 100)."
   institutions: [Institution!]!
   """
   The researcher's co-author network: co-authors to depth hops, tied by
@@ -2273,17 +2366,17 @@ type Institution implements Node {
   name: String!
   "The ISO 3166-1 alpha-2 country code, null if unknown."
   country: String
-  "ROR's organisation types (\"education\", \"facility\", …)."
+  "ROR's organisation types (\"education\", \"facility\", …), at most 20."
   types: [String!]!
   "ROR's status (\"active\", \"inactive\", \"withdrawn\"), null if unknown."
   status: String
   "The year the institution was established, null if unknown."
   established: Int
-  "Every other name: labels, aliases and acronyms."
+  "Every other name: labels, aliases and acronyms (at most 100)."
   names: [InstitutionName!]!
-  "The aliases only."
+  "The aliases only (at most 100)."
   aliases: [String!]!
-  "The acronyms only."
+  "The acronyms only (at most 100)."
   acronyms: [String!]!
   "The researchers with an affiliation matched to the institution, those with most papers there first."
   researchers(
@@ -2375,9 +2468,9 @@ type NetworkEdge {
 type ResearcherNetwork {
   "The researchers, the centre first, then by depth and by the strength of their tie to the layer before."
   nodes: [ResearcherNetworkNode!]!
-  "Every tie among the nodes of at least minWeight shared papers, each once."
+  "The ties among the nodes of at least minWeight shared papers, each once: the strongest, at most 20 per node (` + "`" + `truncated` + "`" + ` says when some were left out)."
   edges: [NetworkEdge!]!
-  "Whether maxNodes left out researchers within the depth asked for."
+  "Whether maxNodes left out researchers within the depth asked for, or the bound on edges left out ties."
   truncated: Boolean!
 }
 
@@ -2395,9 +2488,9 @@ type ResearcherNetworkNode {
 type InstitutionNetwork {
   "The institutions, the centre first, then by depth and by the strength of their tie to the layer before."
   nodes: [InstitutionNetworkNode!]!
-  "Every tie among the nodes of at least minWeight shared papers, each once."
+  "The ties among the nodes of at least minWeight shared papers, each once: the strongest, at most 20 per node (` + "`" + `truncated` + "`" + ` says when some were left out)."
   edges: [NetworkEdge!]!
-  "Whether maxNodes left out institutions within the depth asked for."
+  "Whether maxNodes left out institutions within the depth asked for, or the bound on edges left out ties."
   truncated: Boolean!
 }
 
@@ -2415,9 +2508,9 @@ type InstitutionNetworkNode {
 type CitationNetwork {
   "The papers, the centre first, then by depth and by their number of links to the layer before."
   nodes: [CitationNetworkNode!]!
-  "Every citation among the nodes, from the citing paper to the cited one."
+  "The citations among the nodes, from the citing paper to the cited one: at most 20 per node (` + "`" + `truncated` + "`" + ` says when some were left out)."
   edges: [NetworkEdge!]!
-  "Whether maxNodes left out papers within the depth asked for."
+  "Whether maxNodes left out papers within the depth asked for, or the bound on edges left out ties."
   truncated: Boolean!
 }
 
@@ -2441,8 +2534,30 @@ type CollaborationPath {
 type CollaborationStep {
   "The researcher."
   researcher: Researcher!
-  "The papers the researcher shares with the one of the step before, in id order; none for the first step."
+  "The papers the researcher shares with the one of the step before, in id order (at most 20); none for the first step."
   papers: [Paper!]!
+}
+
+"""
+A client's query budget, in points, as GitHub's GraphQL API reports it. A
+query's cost is known before it runs: one point per hundred lists the
+server may have to read to answer it (every list counted at the size its
+arguments allow), at least one; a query whose answer could hold more
+objects than the node limit is refused whatever its cost.
+"""
+type RateLimit {
+  "The most points the client may spend per hour; 0 when the server enforces no hourly budget."
+  limit: Int!
+  "What this request costs (or would cost, with dryRun)."
+  cost: Int!
+  "The points left after this request."
+  remaining: Int!
+  "The points spent in the current hour, this request included."
+  used: Int!
+  "When the budget is whole again."
+  resetAt: Time!
+  "The most objects the answer can hold, as counted before it ran."
+  nodeCount: Int!
 }
 `, BuiltIn: false},
 }
@@ -2848,6 +2963,24 @@ func (ec *executionContext) childFields_PaperFacets(ctx context.Context, field g
 		return ec.fieldContext_PaperFacets_years(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PaperFacets", field.Name)
+}
+
+func (ec *executionContext) childFields_RateLimit(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "limit":
+		return ec.fieldContext_RateLimit_limit(ctx, field)
+	case "cost":
+		return ec.fieldContext_RateLimit_cost(ctx, field)
+	case "remaining":
+		return ec.fieldContext_RateLimit_remaining(ctx, field)
+	case "used":
+		return ec.fieldContext_RateLimit_used(ctx, field)
+	case "resetAt":
+		return ec.fieldContext_RateLimit_resetAt(ctx, field)
+	case "nodeCount":
+		return ec.fieldContext_RateLimit_nodeCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RateLimit", field.Name)
 }
 
 func (ec *executionContext) childFields_Researcher(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3282,6 +3415,28 @@ func (ec *executionContext) field_Institution_researchers_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Paper_authors_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Paper_citationNetwork_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3524,6 +3679,20 @@ func (ec *executionContext) field_Query_papers_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_rateLimit_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_researcher_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3728,6 +3897,20 @@ func (ec *executionContext) field_Researcher_coauthors_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Researcher_fields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Researcher_network_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3809,6 +3992,20 @@ func (ec *executionContext) field_Researcher_papers_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["sort"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Researcher_sameName_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -6320,7 +6517,8 @@ func (ec *executionContext) _Paper_authors(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Paper_authors(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Paper().Authors(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Paper().Authors(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Authorship) graphql.Marshaler {
@@ -6330,7 +6528,7 @@ func (ec *executionContext) _Paper_authors(ctx context.Context, field graphql.Co
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Paper_authors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Paper_authors(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Paper",
 		Field:      field,
@@ -6339,6 +6537,17 @@ func (ec *executionContext) fieldContext_Paper_authors(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Authorship(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Paper_authors_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -7615,6 +7824,50 @@ func (ec *executionContext) fieldContext_Query_suggest(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_rateLimit(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_rateLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().RateLimit(ctx, fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RateLimit) graphql.Marshaler {
+			return ec.marshalNRateLimit2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐRateLimit(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_rateLimit(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RateLimit(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_rateLimit_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_collaborationPath(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7733,6 +7986,144 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RateLimit_limit(ctx context.Context, field graphql.CollectedField, obj *model.RateLimit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RateLimit_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RateLimit_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RateLimit", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RateLimit_cost(ctx context.Context, field graphql.CollectedField, obj *model.RateLimit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RateLimit_cost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RateLimit_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RateLimit", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RateLimit_remaining(ctx context.Context, field graphql.CollectedField, obj *model.RateLimit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RateLimit_remaining(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Remaining, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RateLimit_remaining(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RateLimit", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RateLimit_used(ctx context.Context, field graphql.CollectedField, obj *model.RateLimit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RateLimit_used(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Used, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RateLimit_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RateLimit", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RateLimit_resetAt(ctx context.Context, field graphql.CollectedField, obj *model.RateLimit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RateLimit_resetAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResetAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RateLimit_resetAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RateLimit", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RateLimit_nodeCount(ctx context.Context, field graphql.CollectedField, obj *model.RateLimit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RateLimit_nodeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NodeCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RateLimit_nodeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RateLimit", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Researcher_id(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
@@ -8075,7 +8466,8 @@ func (ec *executionContext) _Researcher_fields(ctx context.Context, field graphq
 			return ec.fieldContext_Researcher_fields(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Researcher().Fields(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Researcher().Fields(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ResearcherField) graphql.Marshaler {
@@ -8085,7 +8477,7 @@ func (ec *executionContext) _Researcher_fields(ctx context.Context, field graphq
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Researcher_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Researcher_fields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Researcher",
 		Field:      field,
@@ -8094,6 +8486,17 @@ func (ec *executionContext) fieldContext_Researcher_fields(_ context.Context, fi
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ResearcherField(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Researcher_fields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -8107,7 +8510,8 @@ func (ec *executionContext) _Researcher_sameName(ctx context.Context, field grap
 			return ec.fieldContext_Researcher_sameName(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Researcher().SameName(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Researcher().SameName(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
@@ -8117,7 +8521,7 @@ func (ec *executionContext) _Researcher_sameName(ctx context.Context, field grap
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Researcher_sameName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Researcher_sameName(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Researcher",
 		Field:      field,
@@ -8126,6 +8530,17 @@ func (ec *executionContext) fieldContext_Researcher_sameName(_ context.Context, 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Researcher(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Researcher_sameName_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -11528,6 +11943,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_suggest(ctx, field)
 				})
+		case "rateLimit":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_rateLimit(ctx, field)
+				})
 		case "collaborationPath":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
@@ -11547,6 +11968,64 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rateLimitImplementors = []string{"RateLimit"}
+
+func (ec *executionContext) _RateLimit(ctx context.Context, sel ast.SelectionSet, obj *model.RateLimit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RateLimit")
+		case "limit":
+			out.Values[i] = ec._RateLimit_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cost":
+			out.Values[i] = ec._RateLimit_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "remaining":
+			out.Values[i] = ec._RateLimit_remaining(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "used":
+			out.Values[i] = ec._RateLimit_used(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resetAt":
+			out.Values[i] = ec._RateLimit_resetAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodeCount":
+			out.Values[i] = ec._RateLimit_nodeCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -12955,6 +13434,14 @@ func (ec *executionContext) marshalNPaperFacets2ᚖgithubᚗcomᚋpapergraphᚋp
 	return ec._PaperFacets(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNRateLimit2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐRateLimit(ctx context.Context, sel ast.SelectionSet, v *model.RateLimit) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RateLimit!")
+		return graphql.Null
+	}
+	return ec._RateLimit(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -13150,6 +13637,20 @@ func (ec *executionContext) marshalNSuggestion2ᚖgithubᚗcomᚋpapergraphᚋpa
 		return graphql.Null
 	}
 	return ec._Suggestion(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
+	res, err := graphql.UnmarshalTime(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalTime(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNYearCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.YearCount) graphql.Marshaler {

@@ -8,8 +8,10 @@
 package network
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/uptrace/bun"
 
@@ -20,6 +22,10 @@ import (
 const (
 	MaxDepth    = 3
 	MaxNodesCap = 2000
+	// EdgesPerNode bounds a graph's edges: at most this many times its
+	// nodes, the strongest kept, so that a dense neighbourhood cannot
+	// make an answer of millions of edges.
+	EdgesPerNode = 20
 )
 
 // DefaultOptions are the options callers use for arguments left out.
@@ -165,10 +171,20 @@ func build(ctx context.Context, idb bun.IDB, k kind, centre int64, o Options) (*
 		return nil, nil
 	}
 	if len(seen) > 1 {
+		// The strongest edges first, one more than the bound to tell
+		// whether it cut; then back to the order of the ends.
 		q, args := k.edges(seen, o.MinWeight)
-		if err := idb.NewRaw(q, args...).Scan(ctx, &g.Edges); err != nil {
+		most := EdgesPerNode * len(seen)
+		q = "SELECT source, target, weight FROM (" + q + ") AS e ORDER BY weight DESC, source, target LIMIT ?"
+		if err := idb.NewRaw(q, append(args, most+1)...).Scan(ctx, &g.Edges); err != nil {
 			return nil, err
 		}
+		if len(g.Edges) > most {
+			g.Edges, g.Truncated = g.Edges[:most], true
+		}
+		slices.SortFunc(g.Edges, func(a, b Edge) int {
+			return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+		})
 	}
 	return g, nil
 }

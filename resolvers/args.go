@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"encoding/base64"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -43,16 +42,19 @@ func pageArgs(list listKind, first, last *int, after, before, category *string, 
 	}
 	var err error
 	if after != nil {
-		if a.After, err = parseCursor(*after, list.tag(a.Order)); err != nil {
-			return a, badInput("after", "%v", err)
+		if a.After, err = parseCursor("after", *after, list.tag(a.Order)); err != nil {
+			return a, err
 		}
 	}
 	if before != nil {
-		if a.Before, err = parseCursor(*before, list.tag(a.Order)); err != nil {
-			return a, badInput("before", "%v", err)
+		if a.Before, err = parseCursor("before", *before, list.tag(a.Order)); err != nil {
+			return a, err
 		}
 	}
 	if category != nil {
+		if err := checkText("category", *category, codeText); err != nil {
+			return a, err
+		}
 		a.Category = *category
 	}
 	return a, nil
@@ -158,8 +160,13 @@ func cursorString(c db.Cursor, tag string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func parseCursor(s, tag string) (db.Cursor, error) {
-	bad := fmt.Errorf("not a cursor of this list: %q", s)
+// parseCursor reads a cursor of the list tag names; arg names the
+// argument in the error.
+func parseCursor(arg, s, tag string) (db.Cursor, error) {
+	if err := checkText(arg, s, idText); err != nil {
+		return db.Cursor{}, err
+	}
+	bad := badInput(arg, "not a cursor of this list: %s", QuoteInput(s))
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return db.Cursor{}, bad
@@ -178,4 +185,52 @@ func parseCursor(s, tag string) (db.Cursor, error) {
 		return db.Cursor{}, bad
 	}
 	return c, nil
+}
+
+// authorWindow checks the arguments of Paper.authors.
+func authorWindow(first, after *int) (db.Window, error) {
+	n, err := countArg("first", first, DefaultAuthorsPage, MaxAuthorsPage)
+	if err != nil {
+		return db.Window{}, err
+	}
+	w := db.Window{First: n}
+	if after != nil {
+		if *after < 0 {
+			return w, badInput("after", "must be a byline position, 0 or more, got %d", *after)
+		}
+		w.After = *after
+	}
+	return w, nil
+}
+
+// countArg checks an argument that says how many items a list returns:
+// def when it is not given, 0 to most when it is.
+func countArg(name string, v *int, def, most int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < 0 || *v > most {
+		return 0, badInput(name, "must be between 0 and %d, got %d", most, *v)
+	}
+	return *v, nil
+}
+
+// intArgs are the integer arguments names of a field as the look-ahead
+// sees them, nil where one is absent, null or not an integer (the field's
+// resolver then reports it).
+func intArgs(args map[string]any, names ...string) []*int {
+	out := make([]*int, len(names))
+	for i, name := range names {
+		if v := args[name]; v != nil {
+			if n, err := graphql.UnmarshalInt(v); err == nil {
+				out[i] = &n
+			}
+		}
+	}
+	return out
+}
+
+// firstN is xs cut to at most n items.
+func firstN[T any](xs []T, n int) []T {
+	return xs[:min(len(xs), n)]
 }

@@ -128,3 +128,32 @@ func unbatchedContract(b *testing.B, c *client.Client, id string, first int) {
 		}
 	}
 }
+
+// BenchmarkRootAliases serves one query of n aliases of paper(id:), each a
+// different paper, with paperBelow under each: the root lookups and the
+// levels below them are read together, so statements/op stays at that of
+// one alias (see TestRootAliasesBatch).
+//
+//	go test ./resolvers -run '^$' -bench RootAliases -benchmem
+func BenchmarkRootAliases(b *testing.B) {
+	bdb := dbtest.Open(b, dbtest.New(b, "sqlite"))
+	importFixtures(b, bdb)
+	counter := &db.StatementCounter{}
+	bdb.AddQueryHook(counter)
+	h := newHandler(bdb)
+	var ids []string
+	if err := bdb.NewRaw("SELECT arxiv_id FROM papers WHERE arxiv_id IS NOT NULL ORDER BY id LIMIT 50").Scan(b.Context(), &ids); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 50} {
+		b.Run(fmt.Sprintf("aliases=%d", n), func(b *testing.B) {
+			var q bytes.Buffer
+			q.WriteString("{")
+			for i, id := range ids[:n] {
+				fmt.Fprintf(&q, " a%d: paper(id: %q) { %s }", i, id, paperBelow)
+			}
+			q.WriteString(" }")
+			benchQuery(b, h, counter, map[string]any{"query": q.String()})
+		})
+	}
+}

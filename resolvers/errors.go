@@ -8,8 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/papergraph/papergraph/reqid"
@@ -25,14 +29,15 @@ const (
 )
 
 // badInput is the error for a malformed argument; the message starts with
-// the argument's name. It wraps an *InputError, for callers outside
-// GraphQL.
+// the argument's name, and extensions.argument is that name. It wraps an
+// *InputError, for callers outside GraphQL. Quote what the client sent
+// with QuoteInput.
 func badInput(arg, format string, args ...any) error {
 	ie := &InputError{Arg: arg, Msg: fmt.Sprintf(format, args...)}
 	return &gqlerror.Error{
 		Message:    ie.Error(),
 		Err:        ie,
-		Extensions: map[string]any{"code": CodeBadUserInput},
+		Extensions: map[string]any{"code": CodeBadUserInput, "argument": arg},
 	}
 }
 
@@ -65,13 +70,21 @@ func requestID(ctx context.Context) string {
 // reaches the client as INTERNAL_SERVER_ERROR with that id only, so that no
 // response carries SQL, a stack or a server path. Install it with
 // handler.Server.SetErrorPresenter.
+//
+// Arguments gqlgen cannot read (a malformed Time, say) are BAD_USER_INPUT
+// naming the argument, and no message is longer than maxMessageBytes:
+// messages of gqlgen's and gqlparser's own (an unknown enum value) quote
+// what the client sent in full.
 func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
 	var ie *internalError
 	switch {
 	case errors.As(err, &ie):
 	case forClient(err):
-		return graphql.DefaultErrorPresenter(ctx, err)
+		return shortened(graphql.DefaultErrorPresenter(ctx, err))
 	default:
+		if ae := argumentError(ctx, err); ae != nil {
+			return shortened(ae)
+		}
 		ie = &internalError{requestID: requestID(ctx)}
 		slog.ErrorContext(ctx, "graphql: resolver failed", "request_id", ie.requestID, "path", graphql.GetPath(ctx).String(), "err", err)
 	}
@@ -80,6 +93,52 @@ func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
 		Path:       graphql.GetPath(ctx),
 		Extensions: map[string]any{"code": CodeInternal, "requestId": ie.requestID},
 	}
+}
+
+// maxMessageBytes is the longest message an error has.
+const maxMessageBytes = 300
+
+// shortened is e with its message cut to maxMessageBytes.
+func shortened(e *gqlerror.Error) *gqlerror.Error {
+	if len(e.Message) <= maxMessageBytes {
+		return e
+	}
+	cut := *e
+	n := maxMessageBytes - len("…")
+	for n > 0 && !utf8.RuneStart(cut.Message[n]) {
+		n--
+	}
+	cut.Message = cut.Message[:n] + "…"
+	return &cut
+}
+
+// argumentError is err as badInput when gqlgen met it reading the
+// arguments of the current field, nil otherwise: such an error's path goes
+// on from the field's into one of its arguments ("filter",
+// "publishedFrom"), which it names.
+func argumentError(ctx context.Context, err error) *gqlerror.Error {
+	var ge *gqlerror.Error
+	fc := graphql.GetFieldContext(ctx)
+	if !errors.As(err, &ge) || fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil {
+		return nil
+	}
+	field := fc.Path()
+	if len(ge.Path) <= len(field) || !slices.Equal(ge.Path[:len(field)], field) {
+		return nil
+	}
+	var names []string
+	for _, p := range ge.Path[len(field):] {
+		if n, ok := p.(ast.PathName); ok {
+			names = append(names, string(n))
+		}
+	}
+	if len(names) == 0 || fc.Field.Definition.Arguments.ForName(names[0]) == nil {
+		return nil
+	}
+	var bad *gqlerror.Error
+	errors.As(badInput(strings.Join(names, "."), "%s", ge.Message), &bad)
+	bad.Path = field
+	return bad
 }
 
 // forClient reports whether err is a GraphQL error made for the client:

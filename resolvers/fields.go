@@ -65,25 +65,30 @@ func (r *Resolver) researcher(ctx context.Context, id int64) (*model.Researcher,
 	return wrapResearcher(x), err
 }
 
-func authorships(ctx context.Context, p *model.Paper) ([]*model.Authorship, error) {
-	as, err := loaders(ctx).authorships.load(ctx, p.Paper.ID)
+func authorships(ctx context.Context, p *model.Paper, first, after *int) ([]*model.Authorship, error) {
+	w, err := authorWindow(first, after)
+	if err != nil {
+		return nil, err
+	}
+	as, err := loaders(ctx).authorships.load(ctx, bylineKey{paper: p.Paper.ID, window: w})
 	out := make([]*model.Authorship, len(as))
 	for i, a := range as {
-		out[i] = &model.Authorship{Authorship: a, Role: model.Role(a.Position, p.AuthorCount, p.AuthorsComplete)}
+		out[i] = &model.Authorship{Authorship: a, Window: w, Role: model.Role(a.Position, p.AuthorCount, p.AuthorsComplete)}
 	}
 	return out, err
 }
 
-// authorAffiliations returns the affiliations of one byline entry.
+// authorAffiliations returns the affiliations of one byline entry, read
+// for the window of the byline it was listed in.
 func authorAffiliations(ctx context.Context, a *model.Authorship) ([]db.AffiliationRow, error) {
-	rows, err := loaders(ctx).affiliations.load(ctx, a.PaperID)
+	rows, err := loaders(ctx).affiliations.load(ctx, bylineKey{paper: a.PaperID, window: a.Window})
 	var out []db.AffiliationRow
 	for _, row := range rows {
 		if row.Position == a.Position {
 			out = append(out, row)
 		}
 	}
-	return out, err
+	return firstN(out, maxAffiliations), err
 }
 
 func affiliations(ctx context.Context, a *model.Authorship) ([]string, error) {
@@ -100,7 +105,7 @@ func affiliationInstitutions(ctx context.Context, a *model.Authorship) ([]*model
 	out := []*model.Institution{}
 	seen := map[int64]bool{}
 	for _, row := range rows {
-		if row.Institution != nil && !seen[row.Institution.ID] {
+		if row.Institution != nil && !seen[row.Institution.ID] && len(out) < maxAffiliations {
 			seen[row.Institution.ID] = true
 			out = append(out, wrapInstitution(row.Institution))
 		}
@@ -110,6 +115,7 @@ func affiliationInstitutions(ctx context.Context, a *model.Authorship) ([]*model
 
 func paperCategories(ctx context.Context, paperID int64) ([]*db.Category, error) {
 	cats, err := loaders(ctx).categories.load(ctx, paperID)
+	cats = firstN(cats, maxPaperCategories)
 	out := make([]*db.Category, len(cats))
 	for i := range cats {
 		out[i] = &cats[i]
@@ -129,8 +135,13 @@ func primaryCategory(ctx context.Context, p *model.Paper) (*db.Category, error) 
 	return nil, err
 }
 
-func researcherFields(ctx context.Context, id int64) ([]*model.ResearcherField, error) {
+func researcherFields(ctx context.Context, id int64, first *int) ([]*model.ResearcherField, error) {
+	n, err := countArg("first", first, DefaultFields, MaxFields)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := loaders(ctx).fields.load(ctx, id)
+	rows = firstN(rows, n)
 	out := make([]*model.ResearcherField, len(rows))
 	for i := range rows {
 		out[i] = &model.ResearcherField{Category: &rows[i].Category, Count: rows[i].PaperCount}
@@ -138,14 +149,18 @@ func researcherFields(ctx context.Context, id int64) ([]*model.ResearcherField, 
 	return out, err
 }
 
-func sameName(ctx context.Context, id int64) ([]*model.Researcher, error) {
-	rs, err := loaders(ctx).sameName.load(ctx, id)
+func sameName(ctx context.Context, id int64, first *int) ([]*model.Researcher, error) {
+	n, err := countArg("first", first, DefaultSameName, MaxSameName)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := loaders(ctx).sameName.load(ctx, countKey{parent: id, n: n})
 	return wrapAll(rs, wrapResearcher), err
 }
 
 func researcherInstitutions(ctx context.Context, id int64) ([]*model.Institution, error) {
 	is, err := loaders(ctx).researcherInstitutions.load(ctx, id)
-	return wrapAll(is, wrapInstitution), err
+	return wrapAll(firstN(is, maxResearcherInstitutions), wrapInstitution), err
 }
 
 // institutionNames returns an institution's other names of a kind, or of
@@ -154,7 +169,7 @@ func institutionNames(ctx context.Context, id int64, kind string) ([]*db.Institu
 	ns, err := loaders(ctx).institutionNames.load(ctx, id)
 	out := []*db.InstitutionName{}
 	for i := range ns {
-		if kind == "" || ns[i].Kind == kind {
+		if (kind == "" || ns[i].Kind == kind) && len(out) < maxInstitutionNames {
 			out = append(out, &ns[i])
 		}
 	}

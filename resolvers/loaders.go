@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
@@ -152,11 +153,11 @@ type Loaders struct {
 	papers                      *loader[int64, *db.Paper]
 	researchers                 *loader[int64, *db.Researcher]
 	institutions                *loader[int64, *db.Institution]
-	authorships                 *loader[int64, []db.Authorship]
+	authorships                 *loader[bylineKey, []db.Authorship]
 	categories                  *loader[int64, []db.Category]
-	affiliations                *loader[int64, []db.AffiliationRow]
+	affiliations                *loader[bylineKey, []db.AffiliationRow]
 	fields                      *loader[int64, []db.ResearcherFieldRow]
-	sameName                    *loader[int64, []*db.Researcher]
+	sameName                    *loader[countKey, []*db.Researcher]
 	researcherInstitutions      *loader[int64, []*db.Institution]
 	institutionNames            *loader[int64, []db.InstitutionName]
 	paperLists                  paperLoaders[int64]
@@ -167,6 +168,30 @@ type Loaders struct {
 	institutionResearcherTotals *loader[int64, int]
 	topResearchers              *loader[topKey, []*db.ResearcherCount]
 	collaborators               *loader[collaboratorKey, []network.Weighted]
+
+	rootsMu sync.Mutex
+	roots   *rootLookups
+}
+
+// bylineKey names a window of a paper's byline.
+type bylineKey struct {
+	paper  int64
+	window db.Window
+}
+
+// countKey names the first n items of a list of one parent.
+type countKey struct {
+	parent int64
+	n      int
+}
+
+// bylineLoader reads windows of bylines: one statement per window for all
+// its papers.
+func bylineLoader[V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int64, db.Window) (map[int64]V, error)) *loader[bylineKey, V] {
+	return newLoader(grouped(func(k bylineKey) bylineKey { return bylineKey{window: k.window} },
+		func(ctx context.Context, g bylineKey, papers []int64) (map[int64]V, error) {
+			return fetch(ctx, idb, papers, g.window)
+		}, func(k bylineKey) int64 { return k.paper }))
 }
 
 // topKey names the top n researchers of a category.
@@ -178,14 +203,17 @@ type topKey struct {
 // NewLoaders returns fresh loaders reading from idb.
 func NewLoaders(idb bun.IDB) *Loaders {
 	return &Loaders{
-		papers:                      newLoader(bind(idb, db.PapersByIDs)),
-		researchers:                 newLoader(bind(idb, db.ResearchersByIDs)),
-		institutions:                newLoader(bind(idb, db.InstitutionsByIDs)),
-		authorships:                 newLoader(bind(idb, db.AuthorshipsByPaperIDs)),
-		categories:                  newLoader(bind(idb, db.CategoriesByPaperIDs)),
-		affiliations:                newLoader(bind(idb, db.AffiliationsByPaperIDs)),
-		fields:                      newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
-		sameName:                    newLoader(bind(idb, db.SameNameByResearcherIDs)),
+		papers:       newLoader(bind(idb, db.PapersByIDs)),
+		researchers:  newLoader(bind(idb, db.ResearchersByIDs)),
+		institutions: newLoader(bind(idb, db.InstitutionsByIDs)),
+		authorships:  bylineLoader(idb, db.AuthorshipsByPaperIDs),
+		categories:   newLoader(bind(idb, db.CategoriesByPaperIDs)),
+		affiliations: bylineLoader(idb, db.AffiliationsByPaperIDs),
+		fields:       newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
+		sameName: newLoader(grouped(func(k countKey) countKey { return countKey{n: k.n} },
+			func(ctx context.Context, g countKey, ids []int64) (map[int64][]*db.Researcher, error) {
+				return db.SameNameByResearcherIDs(ctx, idb, ids, g.n)
+			}, func(k countKey) int64 { return k.parent })),
 		researcherInstitutions:      newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
 		institutionNames:            newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
 		paperLists:                  newPaperLoaders[int64](idb),

@@ -251,8 +251,8 @@ func (r *Resolver) collaborationPath(ctx context.Context, from, to string, maxDe
 	}
 	out := &model.CollaborationPath{Length: len(steps) - 1, Steps: make([]*model.CollaborationStep, len(steps))}
 	for i, s := range steps {
-		st := &model.CollaborationStep{Researcher: wrapResearcher(rs[i]), Papers: make([]*model.Paper, 0, len(s.PaperIDs))}
-		for _, id := range s.PaperIDs {
+		st := &model.CollaborationStep{Researcher: wrapResearcher(rs[i]), Papers: []*model.Paper{}}
+		for _, id := range firstN(s.PaperIDs, maxStepPapers) {
 			if p, _ := l.papers.load(ctx, id); p != nil {
 				st.Papers = append(st.Papers, wrapPaper(p))
 			}

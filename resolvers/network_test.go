@@ -11,9 +11,6 @@ import (
 	"testing"
 
 	"github.com/99designs/gqlgen/client"
-	"github.com/99designs/gqlgen/graphql/handler"
-	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
@@ -21,7 +18,6 @@ import (
 	"github.com/papergraph/papergraph/graph/model"
 	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/network"
-	"github.com/papergraph/papergraph/resolvers"
 )
 
 // importPaperscape1992 imports the real 1992 Paperscape file (papers,
@@ -276,38 +272,6 @@ func TestNetworkArguments(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestNetworkComplexity(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
-	srv := handler.New(resolvers.NewSchema(bdb))
-	srv.AddTransport(transport.POST{})
-	srv.Use(extension.FixedComplexityLimit(resolvers.ComplexityLimit))
-	srv.SetErrorPresenter(resolvers.ErrorPresenter)
-	c := client.New(resolvers.Middleware(bdb)(srv))
-	// About 30 per node: 100 nodes pass, 2,000 do not.
-	const query = `query($n: Int) { researcher(id: "1") { network(maxNodes: $n) { nodes { depth paperCount researcher {
-		id name slug orcid openalexId s2Id paperCount hIndex citationCount worksCount archiveHIndex positionKnownPaperCount
-		authorPositions { role count } fields { count category { code name archive group active } } } } } } }`
-	for _, tt := range []struct {
-		maxNodes int
-		refused  bool
-	}{{100, false}, {2000, true}} {
-		resp, err := c.RawPost(query, client.Var("n", tt.maxNodes))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var errs []gqlError
-		if resp.Errors != nil {
-			if err := json.Unmarshal(resp.Errors, &errs); err != nil {
-				t.Fatal(err)
-			}
-		}
-		refused := len(errs) > 0 && errs[0].Extensions.Code == "COMPLEXITY_LIMIT_EXCEEDED"
-		if refused != tt.refused {
-			t.Errorf("maxNodes %d: got errors %+v, want refused %t", tt.maxNodes, errs, tt.refused)
-		}
-	}
 }
 
 // affiliatedWork are the ROR ids and names of the affiliations of the

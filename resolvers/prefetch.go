@@ -68,7 +68,7 @@ func (p *prefetcher) papers(ctx context.Context, ps []*db.Paper, sel ast.Selecti
 		var err error
 		switch f.Name {
 		case "authors":
-			err = p.authors(ctx, ids, f.Selections)
+			err = p.authors(ctx, ids, f)
 		case "categories", "primaryCategory":
 			err = p.l.categories.prime(ctx, ids)
 		case "abstract", "byline", "comments", "journalRef", "reportNo", "license":
@@ -99,15 +99,24 @@ func (p *prefetcher) fullPapers(ctx context.Context, ps []*db.Paper) error {
 	return p.l.papers.prime(ctx, ids)
 }
 
-func (p *prefetcher) authors(ctx context.Context, paperIDs []int64, sel ast.SelectionSet) error {
-	if err := p.l.authorships.prime(ctx, paperIDs); err != nil {
+func (p *prefetcher) authors(ctx context.Context, paperIDs []int64, field graphql.CollectedField) error {
+	args := intArgs(field.ArgumentMap(p.op.Variables), "first", "after")
+	w, err := authorWindow(args[0], args[1])
+	if err != nil {
+		return nil // the field's resolver reports it
+	}
+	keys := make([]bylineKey, len(paperIDs))
+	for i, id := range paperIDs {
+		keys[i] = bylineKey{paper: id, window: w}
+	}
+	if err := p.l.authorships.prime(ctx, keys); err != nil {
 		return err
 	}
-	lists, err := values(ctx, p.l.authorships, paperIDs)
+	lists, err := values(ctx, p.l.authorships, keys)
 	if err != nil {
 		return err
 	}
-	for _, f := range p.fields(sel, "Authorship") {
+	for _, f := range p.fields(field.Selections, "Authorship") {
 		switch f.Name {
 		case "researcher":
 			var rids []int64
@@ -122,11 +131,11 @@ func (p *prefetcher) authors(ctx context.Context, paperIDs []int64, sel ast.Sele
 				return err
 			}
 		case "affiliations", "institutions":
-			if err := p.l.affiliations.prime(ctx, paperIDs); err != nil {
+			if err := p.l.affiliations.prime(ctx, keys); err != nil {
 				return err
 			}
 			if f.Name == "institutions" {
-				affs, err := values(ctx, p.l.affiliations, paperIDs)
+				affs, err := values(ctx, p.l.affiliations, keys)
 				if err != nil {
 					return err
 				}
@@ -177,7 +186,7 @@ func (p *prefetcher) researchers(ctx context.Context, rs []*db.Researcher, sel a
 		case "fields":
 			err = p.l.fields.prime(ctx, ids)
 		case "sameName":
-			err = p.sameName(ctx, ids, f.Selections)
+			err = p.sameName(ctx, ids, f)
 		case "mostCitedPaper":
 			err = p.mostCited(ctx, rs, f.Selections)
 		case "papers":
@@ -194,11 +203,20 @@ func (p *prefetcher) researchers(ctx context.Context, rs []*db.Researcher, sel a
 	return nil
 }
 
-func (p *prefetcher) sameName(ctx context.Context, ids []int64, sel ast.SelectionSet) error {
-	if err := p.l.sameName.prime(ctx, ids); err != nil {
+func (p *prefetcher) sameName(ctx context.Context, ids []int64, f graphql.CollectedField) error {
+	n, err := countArg("first", intArgs(f.ArgumentMap(p.op.Variables), "first")[0], DefaultSameName, MaxSameName)
+	if err != nil {
+		return nil // the field's resolver reports it
+	}
+	keys := make([]countKey, len(ids))
+	for i, id := range ids {
+		keys[i] = countKey{parent: id, n: n}
+	}
+	if err := p.l.sameName.prime(ctx, keys); err != nil {
 		return err
 	}
-	lists, err := values(ctx, p.l.sameName, ids)
+	sel := f.Selections
+	lists, err := values(ctx, p.l.sameName, keys)
 	if err != nil {
 		return err
 	}

@@ -3,62 +3,34 @@ package resolvers
 import (
 	"context"
 
+	"github.com/uptrace/bun"
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/graph/model"
 )
 
-// Root lookups read their objects directly (no loader wait), prime the
-// loaders with them and hand them to the prefetcher with the selection
-// below.
+// Root lookups go through the operation's rootLookups (see roots.go):
+// whichever runs first reads the references of all of them and primes the
+// loaders below; a root the look-ahead did not walk walks its own
+// selection.
 
 func (r *Resolver) paper(ctx context.Context, id string) (*model.Paper, error) {
-	ps, err := r.papers(ctx, []string{id})
+	ps, err := r.papers(ctx, "id", []string{id})
 	if err != nil {
 		return nil, err
 	}
 	return ps[0], nil
 }
 
-func (r *Resolver) papers(ctx context.Context, ids []string) ([]*model.Paper, error) {
-	arg := "ids"
-	if len(ids) == 1 {
-		arg = "id"
-	}
-	if len(ids) > MaxIDs {
-		return nil, badInput(arg, "at most %d ids, got %d", MaxIDs, len(ids))
-	}
-	refs := make([]paperRef, len(ids))
-	var arxivIDs, dois []string
-	for i, s := range ids {
-		ref, err := parsePaperRef(arg, s)
-		if err != nil {
-			return nil, err
-		}
-		refs[i] = ref
-		if ref.arxivID != "" {
-			arxivIDs = append(arxivIDs, ref.arxivID)
-		} else {
-			dois = append(dois, ref.doi)
-		}
-	}
-	byArxiv, byDOI, err := db.PapersByRefs(ctx, r.db, arxivIDs, dois)
+// papers looks up ids, the argument named arg.
+func (r *Resolver) papers(ctx context.Context, arg string, ids []string) ([]*model.Paper, error) {
+	refs, err := parsePaperRefs(arg, ids)
 	if err != nil {
 		return nil, err
 	}
-	l := loaders(ctx)
-	found := make([]*db.Paper, len(refs))
-	out := make([]*model.Paper, len(refs))
-	for i, ref := range refs {
-		p := byArxiv[ref.arxivID]
-		if ref.arxivID == "" {
-			p = byDOI[ref.doi]
-		}
-		if p != nil {
-			l.papers.Prime(ctx, p.ID, p)
-		}
-		found[i], out[i] = p, wrapPaper(p)
-	}
-	return out, prefetchBelow(ctx, l, nonNil(found), (*prefetcher).papers)
+	ps, err := lookUp(ctx, r, refs, (*rootLookups).findPapers, (*prefetcher).papers)
+	return wrapAll(ps, wrapPaper), err
 }
 
 func (r *Resolver) researcherByRef(ctx context.Context, s string) (*model.Researcher, error) {
@@ -66,20 +38,11 @@ func (r *Resolver) researcherByRef(ctx context.Context, s string) (*model.Resear
 	if err != nil {
 		return nil, err
 	}
-	l := loaders(ctx)
-	var x *db.Researcher
-	if ref.id != 0 {
-		err = l.researchers.prime(ctx, []int64{ref.id})
-		if err == nil {
-			x, err = l.researchers.load(ctx, ref.id)
-		}
-	} else if x, err = db.ResearcherByExternalID(ctx, r.db, ref.column, ref.value); x != nil {
-		l.researchers.Prime(ctx, x.ID, x)
-	}
-	if err != nil || x == nil {
+	rs, err := lookUp(ctx, r, []researcherRef{ref}, (*rootLookups).findResearchers, (*prefetcher).researchers)
+	if err != nil {
 		return nil, err
 	}
-	return wrapResearcher(x), prefetchBelow(ctx, l, []*db.Researcher{x}, (*prefetcher).researchers)
+	return wrapResearcher(rs[0]), nil
 }
 
 func (r *Resolver) institutionByRef(ctx context.Context, s string) (*model.Institution, error) {
@@ -87,94 +50,93 @@ func (r *Resolver) institutionByRef(ctx context.Context, s string) (*model.Insti
 	if err != nil {
 		return nil, err
 	}
-	l := loaders(ctx)
-	var x *db.Institution
-	if ref.id != 0 {
-		err = l.institutions.prime(ctx, []int64{ref.id})
-		if err == nil {
-			x, err = l.institutions.load(ctx, ref.id)
-		}
-	} else {
-		x, err = db.InstitutionByRef(ctx, r.db, ref.ror, ref.nameKey, ref.acronym)
-	}
-	if err != nil || x == nil {
+	is, err := lookUp(ctx, r, []institutionRef{ref}, (*rootLookups).findInstitutions, (*prefetcher).institutions)
+	if err != nil {
 		return nil, err
 	}
-	return wrapInstitution(x), prefetchBelow(ctx, l, []*db.Institution{x}, (*prefetcher).institutions)
+	return wrapInstitution(is[0]), nil
+}
+
+// lookUp finds the objects refs name through the operation's root
+// lookups, in order, nil for none, and walks the selection below them
+// unless the look-ahead has.
+func lookUp[R any, V any](ctx context.Context, r *Resolver, refs []R,
+	find func(*rootLookups, context.Context, bun.IDB, *Loaders, []R) ([]*V, error),
+	walk func(*prefetcher, context.Context, []*V, ast.SelectionSet) error,
+) ([]*V, error) {
+	rl, l, err := r.lookups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := find(rl, ctx, r.db, l, refs)
+	if err != nil || rl.walkedBelow(ctx) {
+		return vs, err
+	}
+	return vs, prefetchBelow(ctx, l, nonNil(vs), walk)
 }
 
 func (r *Resolver) category(ctx context.Context, code string) (*db.Category, error) {
-	cats, err := db.CategoriesByCodes(ctx, r.db, []string{code})
-	return cats[code], err
+	if err := checkText("code", code, codeText); err != nil {
+		return nil, err
+	}
+	rl, _, err := r.lookups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := rl.findCategories(ctx, r.db, []string{code})
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
 }
 
 func (r *Resolver) node(ctx context.Context, id string) (model.Node, error) {
-	ns, err := r.nodes(ctx, []string{id})
+	ns, err := r.nodes(ctx, "id", []string{id})
 	if err != nil {
 		return nil, err
 	}
 	return ns[0], nil
 }
 
-// nodes reads the objects of each kind with one statement per kind.
-func (r *Resolver) nodes(ctx context.Context, ids []string) ([]model.Node, error) {
-	arg := "ids"
-	if len(ids) == 1 {
-		arg = "id"
-	}
-	if len(ids) > MaxIDs {
-		return nil, badInput(arg, "at most %d ids, got %d", MaxIDs, len(ids))
-	}
-	kinds := make([]string, len(ids))
-	keys := make([]int64, len(ids))
-	byKind := map[string][]int64{}
-	for i, s := range ids {
-		kind, key, ok := model.ParseGlobalID(s)
-		if !ok {
-			return nil, badInput(arg, "not a global id: %q", s)
-		}
-		kinds[i], keys[i] = kind, key
-		byKind[kind] = append(byKind[kind], key)
-	}
-	l := loaders(ctx)
-	ps, err := primed(ctx, l.papers, byKind[model.KindPaper])
+// nodes looks up ids, the argument named arg.
+func (r *Resolver) nodes(ctx context.Context, arg string, ids []string) ([]model.Node, error) {
+	keys, err := parseNodeIDs(arg, ids)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := primed(ctx, l.researchers, byKind[model.KindResearcher])
+	prefs, rrefs, irefs := nodeRefs(keys)
+	ps, err := lookUp(ctx, r, prefs, (*rootLookups).findPapers, (*prefetcher).papers)
 	if err != nil {
 		return nil, err
 	}
-	is, err := primed(ctx, l.institutions, byKind[model.KindInstitution])
+	rs, err := lookUp(ctx, r, rrefs, (*rootLookups).findResearchers, (*prefetcher).researchers)
 	if err != nil {
 		return nil, err
 	}
-	for _, err := range []error{
-		prefetchBelow(ctx, l, ps, (*prefetcher).papers),
-		prefetchBelow(ctx, l, rs, (*prefetcher).researchers),
-		prefetchBelow(ctx, l, is, (*prefetcher).institutions),
-	} {
-		if err != nil {
-			return nil, err
-		}
+	is, err := lookUp(ctx, r, irefs, (*rootLookups).findInstitutions, (*prefetcher).institutions)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]model.Node, len(ids))
-	for i, key := range keys {
+	out := make([]model.Node, len(keys))
+	for i, k := range keys {
 		// A typed nil in an interface would not read as null, so only
 		// found objects are stored.
-		switch kinds[i] {
+		switch k.kind {
 		case model.KindPaper:
-			if p, _ := l.papers.load(ctx, key); p != nil {
-				out[i] = wrapPaper(p)
+			if ps[0] != nil {
+				out[i] = wrapPaper(ps[0])
 			}
+			ps = ps[1:]
 		case model.KindResearcher:
-			if x, _ := l.researchers.load(ctx, key); x != nil {
-				out[i] = wrapResearcher(x)
+			if rs[0] != nil {
+				out[i] = wrapResearcher(rs[0])
 			}
+			rs = rs[1:]
 		case model.KindInstitution:
-			if x, _ := l.institutions.load(ctx, key); x != nil {
-				out[i] = wrapInstitution(x)
+			if is[0] != nil {
+				out[i] = wrapInstitution(is[0])
 			}
+			is = is[1:]
 		}
 	}
 	return out, nil

@@ -11,19 +11,41 @@ import (
 	"github.com/papergraph/papergraph/names"
 )
 
-// paperRef is a paper reference taken apart: an arXiv id or a DOI.
-type paperRef struct{ arxivID, doi string }
+// paperRef is a paper reference taken apart: an arXiv id, a DOI, or (from
+// a global id) our id.
+type paperRef struct {
+	arxivID, doi string
+	id           int64
+}
+
+// parsePaperRefs reads the ids of the argument arg, at most MaxIDs.
+func parsePaperRefs(arg string, ids []string) ([]paperRef, error) {
+	if len(ids) > MaxIDs {
+		return nil, badInput(arg, "at most %d ids, got %d", MaxIDs, len(ids))
+	}
+	refs := make([]paperRef, len(ids))
+	for i, s := range ids {
+		var err error
+		if refs[i], err = parsePaperRef(arg, s); err != nil {
+			return nil, err
+		}
+	}
+	return refs, nil
+}
 
 // parsePaperRef reads any form of arXiv id or DOI; arg names the argument
 // in the error.
 func parsePaperRef(arg, s string) (paperRef, error) {
+	if err := checkText(arg, s, idText); err != nil {
+		return paperRef{}, err
+	}
 	if id, _, err := arxivid.Parse(s); err == nil {
 		return paperRef{arxivID: id}, nil
 	}
 	if doi, ok := arxivid.NormalizeDOI(s); ok {
 		return paperRef{doi: doi}, nil
 	}
-	return paperRef{}, badInput(arg, "not an arXiv id or DOI: %q", s)
+	return paperRef{}, badInput(arg, "not an arXiv id or DOI: %s", QuoteInput(s))
 }
 
 // researcherRef is a researcher reference taken apart: our id, or an
@@ -45,6 +67,9 @@ var (
 // parseResearcherRef reads any researcher reference `researcher(id:)`
 // takes; arg names the argument in the error.
 func parseResearcherRef(arg, s string) (researcherRef, error) {
+	if err := checkText(arg, s, idText); err != nil {
+		return researcherRef{}, err
+	}
 	t := strings.TrimSpace(s)
 	if m := numericRef.FindStringSubmatch(t); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
@@ -62,20 +87,22 @@ func parseResearcherRef(arg, s string) (researcherRef, error) {
 	if kind, id, ok := model.ParseGlobalID(t); ok && kind == model.KindResearcher {
 		return researcherRef{id: id}, nil
 	}
-	return researcherRef{}, badInput(arg, "not a researcher id, ORCID, OpenAlex author id or Semantic Scholar author id (\"s2:…\"): %q", s)
+	return researcherRef{}, badInput(arg, "not a researcher id, ORCID, OpenAlex author id or Semantic Scholar author id (\"s2:…\"): %s", QuoteInput(s))
 }
 
-// institutionRef is an institution reference taken apart: our id, a ROR
-// id, or a name (as a name key, and as printed for acronyms).
+// institutionRef is an institution reference taken apart: our id, or a
+// ROR id and a name (as a name key, and as printed for acronyms).
 type institutionRef struct {
-	id               int64
-	ror              string
-	nameKey, acronym string
+	id int64
+	db.InstitutionRef
 }
 
 // parseInstitutionRef reads any institution reference
 // `institution(ref:)` takes; arg names the argument in the error.
 func parseInstitutionRef(arg, s string) (institutionRef, error) {
+	if err := checkText(arg, s, idText); err != nil {
+		return institutionRef{}, err
+	}
 	t := strings.TrimSpace(s)
 	if m := numericRef.FindStringSubmatch(t); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
@@ -84,12 +111,12 @@ func parseInstitutionRef(arg, s string) (institutionRef, error) {
 	if kind, id, ok := model.ParseGlobalID(t); ok && kind == model.KindInstitution {
 		return institutionRef{id: id}, nil
 	}
-	ref := institutionRef{nameKey: strings.Join(names.Words(t), " "), acronym: t}
+	ref := institutionRef{InstitutionRef: db.InstitutionRef{NameKey: strings.Join(names.Words(t), " "), Acronym: t}}
 	if m := rorRef.FindStringSubmatch(t); m != nil {
-		ref.ror = m[1]
+		ref.ROR = m[1]
 	}
-	if ref.nameKey == "" {
-		return institutionRef{}, badInput(arg, "not an institution id, ROR id or name: %q", s)
+	if ref.NameKey == "" {
+		return institutionRef{}, badInput(arg, "not an institution id, ROR id or name: %s", QuoteInput(s))
 	}
 	return ref, nil
 }

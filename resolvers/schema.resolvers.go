@@ -84,8 +84,8 @@ func (r *paperResolver) Byline(ctx context.Context, obj *model.Paper) (*string, 
 }
 
 // Authors is the resolver for the authors field.
-func (r *paperResolver) Authors(ctx context.Context, obj *model.Paper) ([]*model.Authorship, error) {
-	return authorships(ctx, obj)
+func (r *paperResolver) Authors(ctx context.Context, obj *model.Paper, first *int, after *int) ([]*model.Authorship, error) {
+	return authorships(ctx, obj, first, after)
 }
 
 // Categories is the resolver for the categories field.
@@ -140,7 +140,7 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 
 // Nodes is the resolver for the nodes field.
 func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]model.Node, error) {
-	return r.nodes(ctx, ids)
+	return r.nodes(ctx, "ids", ids)
 }
 
 // Paper is the resolver for the paper field.
@@ -150,7 +150,7 @@ func (r *queryResolver) Paper(ctx context.Context, id string) (*model.Paper, err
 
 // Papers is the resolver for the papers field.
 func (r *queryResolver) Papers(ctx context.Context, ids []string) ([]*model.Paper, error) {
-	return r.papers(ctx, ids)
+	return r.papers(ctx, "ids", ids)
 }
 
 // Researcher is the resolver for the researcher field.
@@ -188,19 +188,24 @@ func (r *queryResolver) Suggest(ctx context.Context, prefix string, types []mode
 	return r.suggest(ctx, prefix, types, first)
 }
 
+// RateLimit is the resolver for the rateLimit field.
+func (r *queryResolver) RateLimit(ctx context.Context, dryRun *bool) (*model.RateLimit, error) {
+	return r.rateLimit(ctx)
+}
+
 // CollaborationPath is the resolver for the collaborationPath field.
 func (r *queryResolver) CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error) {
 	return r.collaborationPath(ctx, from, to, maxDepth)
 }
 
 // Fields is the resolver for the fields field.
-func (r *researcherResolver) Fields(ctx context.Context, obj *model.Researcher) ([]*model.ResearcherField, error) {
-	return researcherFields(ctx, obj.Researcher.ID)
+func (r *researcherResolver) Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error) {
+	return researcherFields(ctx, obj.Researcher.ID, first)
 }
 
 // SameName is the resolver for the sameName field.
-func (r *researcherResolver) SameName(ctx context.Context, obj *model.Researcher) ([]*model.Researcher, error) {
-	return sameName(ctx, obj.Researcher.ID)
+func (r *researcherResolver) SameName(ctx context.Context, obj *model.Researcher, first *int) ([]*model.Researcher, error) {
+	return sameName(ctx, obj.Researcher.ID, first)
 }
 
 // MostCitedPaper is the resolver for the mostCitedPaper field.

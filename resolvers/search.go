@@ -28,6 +28,9 @@ var searchOrders = map[model.PaperSearchSort]db.PaperOrder{
 func (r *Resolver) paperSearch(ctx context.Context, query *string, filter *model.PaperFilter) (db.PaperSearch, error) {
 	var s db.PaperSearch
 	if query != nil {
+		if err := checkText("query", *query, queryText); err != nil {
+			return s, err
+		}
 		q, err := db.ParseSearchQuery(*query)
 		if err != nil {
 			return s, badInput("query", "%v", err)
@@ -36,6 +39,14 @@ func (r *Resolver) paperSearch(ctx context.Context, query *string, filter *model
 	}
 	if filter == nil {
 		return s, nil
+	}
+	if len(filter.Categories) > MaxCategories {
+		return s, badInput("filter.categories", "at most %d codes, got %d", MaxCategories, len(filter.Categories))
+	}
+	for _, code := range filter.Categories {
+		if err := checkText("filter.categories", code, codeText); err != nil {
+			return s, err
+		}
 	}
 	s.Categories = filter.Categories
 	if filter.PublishedFrom != nil {
@@ -59,7 +70,7 @@ func (r *Resolver) paperSearch(ctx context.Context, query *string, filter *model
 		}
 		s.InstitutionID = ref.id
 		if ref.id == 0 {
-			x, err := db.InstitutionByRef(ctx, r.db, ref.ror, ref.nameKey, ref.acronym)
+			x, err := db.InstitutionByRef(ctx, r.db, ref.InstitutionRef)
 			if err != nil {
 				return s, err
 			}
@@ -141,7 +152,10 @@ func nameCursor(tag string, c db.NameCursor) string {
 }
 
 func parseNameCursor(s, tag string) (db.NameCursor, error) {
-	bad := badInput("after", "not a cursor of this list: %q", s)
+	if err := checkText("after", s, idText); err != nil {
+		return db.NameCursor{}, err
+	}
+	bad := badInput("after", "not a cursor of this list: %s", QuoteInput(s))
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return db.NameCursor{}, bad
@@ -163,9 +177,12 @@ func parseNameCursor(s, tag string) (db.NameCursor, error) {
 // nameListArgs checks the arguments of a list searched by name: the
 // folded words of query, the page size and the cursor.
 func nameListArgs(query string, first *int, after *string, tag string) (key string, n int, c db.NameCursor, err error) {
+	if err := checkText("query", query, queryText); err != nil {
+		return "", 0, c, err
+	}
 	key = strings.Join(names.Words(query), " ")
 	if key == "" {
-		return "", 0, c, badInput("query", "no letter or digit in %q", query)
+		return "", 0, c, badInput("query", "no letter or digit in %s", QuoteInput(query))
 	}
 	n = defaultPage
 	if first != nil {
@@ -261,6 +278,9 @@ func (r *Resolver) suggest(ctx context.Context, prefix string, types []model.Sug
 	}
 	if n < 0 || n > MaxSuggestions {
 		return nil, badInput("first", "must be between 0 and %d, got %d", MaxSuggestions, n)
+	}
+	if err := checkText("prefix", prefix, prefixText); err != nil {
+		return nil, err
 	}
 	if types == nil {
 		types = suggestTypes

@@ -15,9 +15,13 @@ const cacheMaxAge = "public, max-age=60"
 type responseHeaderKey struct{}
 
 // cacheableGET lets the cacheHeaders extension mark the answer to a GET
-// request as cacheable; POST answers never are.
+// request as cacheable; POST answers never are. The media type of the
+// answer follows the request's Accept header (application/json or
+// application/graphql-response+json, with different status codes), so a
+// cache must keep one copy per Accept.
 func cacheableGET(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", "Accept")
 		ctx := context.WithValue(r.Context(), responseHeaderKey{}, w.Header())
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

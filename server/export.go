@@ -121,8 +121,9 @@ func handleExports(mux *http.ServeMux, bdb *bun.DB, log *slog.Logger) {
 }
 
 // serve answers one export: 404 for an unknown file name or subject, 400
-// naming a bad parameter, else the network in the format the file name's
-// extension asks for, written as it is encoded.
+// naming a bad parameter, a 5xx with a JSON error when the network cannot
+// be read, else the network in the format the file name's extension asks
+// for, written as it is encoded, and the trailer that says it is whole.
 func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB, log *slog.Logger, ref, file string) {
 	ext, ok := strings.CutPrefix(file, s.file+".")
 	format, known := exportFormats[ext]
@@ -145,8 +146,7 @@ func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB
 		http.Error(w, argErr.Error(), http.StatusBadRequest)
 		return
 	case err != nil:
-		log.ErrorContext(r.Context(), "export failed", "request_id", reqid.From(r.Context()), "err", err)
-		http.Error(w, "internal server error", http.StatusInternalServerError)
+		exportError(w, failure(r, log, "export could not start", err))
 		return
 	case g == nil:
 		http.Error(w, "no such "+s.noun, http.StatusNotFound)
@@ -159,15 +159,19 @@ func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB
 	h.Set(truncatedHeader, strconv.FormatBool(g.Truncated))
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment",
 		map[string]string{"filename": fmt.Sprintf("%s-%s-%s.%s", s.noun, name, s.file, ext)}))
+	announceTrailers(h, false)
+	// The network is read whole before the first byte, so only a write to
+	// the client can fail from here on, and nothing more would reach it:
+	// the file lacks its end and the trailer says so.
 	bw := bufio.NewWriterSize(w, 32<<10)
 	err = format.write(bw, exportGraph{Graph: g, prefix: s.prefix, directed: s.directed})
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {
-		// The status is sent; all that is left is to say why the file is short.
 		log.WarnContext(r.Context(), "export cut short", "request_id", reqid.From(r.Context()), "err", err)
 	}
+	setTrailers(h, err == nil, -1)
 }
 
 // exportOptions reads depth, maxNodes and minWeight from the query string,

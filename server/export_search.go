@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -45,20 +46,66 @@ var searchFormats = map[string]string{
 	"jsonl": "application/jsonl",
 }
 
-// newSearchWriter starts a file of format on w and returns the functions
-// that write a row and flush what is buffered.
-func newSearchWriter(format string, w io.Writer) (write func(searchRow) error, flush func() error, err error) {
+// searchWriter writes a search export in one format: its rows, then the
+// line that ends it (see writeEnd).
+type searchWriter struct {
+	row   func(searchRow) error
+	flush func() error
+	w     io.Writer
+	jsonl bool
+}
+
+// newSearchWriter starts a file of format on w.
+func newSearchWriter(format string, w io.Writer) (*searchWriter, error) {
 	if format == "jsonl" {
 		enc := json.NewEncoder(w)
-		return func(r searchRow) error { return enc.Encode(r) }, func() error { return nil }, nil
+		return &searchWriter{row: func(r searchRow) error { return enc.Encode(r) }, flush: func() error { return nil }, w: w, jsonl: true}, nil
 	}
 	cw := csv.NewWriter(w)
-	write = func(r searchRow) error {
+	sw := &searchWriter{w: w, flush: func() error { cw.Flush(); return cw.Error() }}
+	sw.row = func(r searchRow) error {
 		return cw.Write([]string{r.ArxivID, spreadsheetSafe(r.Title), deref(r.Published), strings.Join(r.Categories, " "), spreadsheetSafe(r.Authors),
 			strconv.Itoa(r.CitationCount), deref(r.DOI), r.AbsURL})
 	}
-	flush = func() error { cw.Flush(); return cw.Error() }
-	return write, flush, cw.Write([]string{"arxiv_id", "title", "published", "categories", "authors", "citation_count", "doi", "abs_url"})
+	return sw, cw.Write([]string{"arxiv_id", "title", "published", "categories", "authors", "citation_count", "doi", "abs_url"})
+}
+
+// writeEnd writes the last line of the file, after rows rows: for JSON
+// Lines {"complete":{"rows":N}}, or {"error":{"message","code",
+// "requestId","rows"}} when f says why the file is cut short; for CSV a
+// comment line, "# complete: N rows" or "# error: CODE: message (request
+// ID); N rows". No paper line or CSV record starts with "{\"complete\"",
+// "{\"error\"" or "#".
+func (sw *searchWriter) writeEnd(rows int, f *exportFailure) error {
+	if err := sw.flush(); err != nil {
+		return err
+	}
+	if sw.jsonl {
+		type end struct {
+			Rows int `json:"rows"`
+		}
+		var v any = struct {
+			Complete end `json:"complete"`
+		}{end{rows}}
+		if f != nil {
+			v = struct {
+				Error struct {
+					exportFailure
+					Rows int `json:"rows"`
+				} `json:"error"`
+			}{struct {
+				exportFailure
+				Rows int `json:"rows"`
+			}{*f, rows}}
+		}
+		return json.NewEncoder(sw.w).Encode(v)
+	}
+	if f == nil {
+		_, err := fmt.Fprintf(sw.w, "# complete: %d rows\n", rows)
+		return err
+	}
+	_, err := fmt.Fprintf(sw.w, "# error: %s: %s (request %s); %d rows\n", f.Code, f.Message, f.RequestID, rows)
+	return err
 }
 
 func deref(s *string) string {
@@ -74,7 +121,10 @@ func deref(s *string) string {
 // (comma-separated codes), from and to (YYYY-MM-DD, both days included),
 // researcher, institution, hasDOI (true or false), sort (a PaperSearchSort
 // value, any case) and format (csv, the default, or jsonl). A bad
-// parameter is a 400 whose message starts with its name.
+// parameter is a 400 whose message starts with its name; an export that
+// cannot start is a 5xx with a JSON error; the file ends with a line that
+// says whether it is whole (searchWriter.writeEnd), and so do its
+// trailers.
 func searchExport(bdb bun.IDB, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -96,16 +146,28 @@ func searchExport(bdb bun.IDB, log *slog.Logger) http.Handler {
 			http.Error(w, strings.TrimPrefix(ie.Arg, "filter.")+": "+ie.Msg, http.StatusBadRequest)
 			return
 		case err != nil:
-			log.ErrorContext(r.Context(), "search export failed", "request_id", reqid.From(r.Context()), "err", err)
-			http.Error(w, "internal server error", http.StatusInternalServerError)
+			exportError(w, failure(r, log, "search export could not start", err))
+			return
+		}
+		// The first page is read before the status is sent, so that an
+		// export that cannot start says so with its status.
+		args := db.PageArgs{First: searchExportPage, Order: order}
+		page, err := searchExportPageRows(r.Context(), bdb, s, args)
+		if err != nil {
+			exportError(w, failure(r, log, "search export could not start", err))
 			return
 		}
 		w.Header().Set("Content-Type", contentType)
 		w.Header().Set("Content-Disposition", `attachment; filename="search.`+format+`"`)
-		if err := writeSearch(r.Context(), w, bdb, s, order, format); err != nil {
-			// The status is sent; all that is left is to say why the file is short.
+		announceTrailers(w.Header(), true)
+		rows, complete, err := writeSearch(r.Context(), w, bdb, s, args, page, format, func(err error) exportFailure {
+			return failure(r, log, "search export cut short", err)
+		})
+		if err != nil {
+			// Nothing more reaches the client, not even the end line.
 			log.WarnContext(r.Context(), "search export cut short", "request_id", reqid.From(r.Context()), "err", err)
 		}
+		setTrailers(w.Header(), complete, rows)
 	})
 }
 
@@ -134,7 +196,7 @@ func searchParams(q map[string][]string) (query *string, f *model.PaperFilter, s
 		}
 		t, err := time.Parse(time.DateOnly, *s)
 		if err != nil {
-			return nil, &resolvers.InputError{Arg: name, Msg: "not a date (YYYY-MM-DD): " + strconv.Quote(*s)}
+			return nil, &resolvers.InputError{Arg: name, Msg: "not a date (YYYY-MM-DD): " + resolvers.QuoteInput(*s)}
 		}
 		if next {
 			t = t.AddDate(0, 0, 1)
@@ -150,48 +212,38 @@ func searchParams(q map[string][]string) (query *string, f *model.PaperFilter, s
 	if s := get("hasDOI"); s != nil {
 		b, perr := strconv.ParseBool(*s)
 		if perr != nil {
-			return nil, nil, nil, &resolvers.InputError{Arg: "hasDOI", Msg: "must be true or false, got " + strconv.Quote(*s)}
+			return nil, nil, nil, &resolvers.InputError{Arg: "hasDOI", Msg: "must be true or false, got " + resolvers.QuoteInput(*s)}
 		}
 		f.HasDoi = &b
 	}
 	if s := get("sort"); s != nil {
 		v := model.PaperSearchSort(strings.ToUpper(*s))
 		if !v.IsValid() {
-			return nil, nil, nil, &resolvers.InputError{Arg: "sort", Msg: "must be relevance, newest, oldest or most_cited, got " + strconv.Quote(*s)}
+			return nil, nil, nil, &resolvers.InputError{Arg: "sort", Msg: "must be relevance, newest, oldest or most_cited, got " + resolvers.QuoteInput(*s)}
 		}
 		sort = &v
 	}
 	return query, f, sort, nil
 }
 
-// writeSearch writes every paper of s in order, a page at a time: three
+// writeSearch writes every paper of s in order, a page at a time from
+// first (the page args names), and the line that ends the file: three
 // statements per page (the page, the papers' bylines, their categories),
-// and a flush to the client after each.
-func writeSearch(ctx context.Context, w http.ResponseWriter, bdb bun.IDB, s db.PaperSearch, order db.PaperOrder, format string) error {
+// and a flush to the client after each. A page that cannot be read ends
+// the file with the failure cut makes of its error. It returns the rows
+// written, whether the file is whole, and the error of a write to the
+// client, after which nothing more can be written.
+func writeSearch(ctx context.Context, w http.ResponseWriter, bdb bun.IDB, s db.PaperSearch, args db.PageArgs, first searchPage, format string,
+	cut func(error) exportFailure,
+) (rows int, complete bool, err error) {
 	bw := bufio.NewWriterSize(w, 32<<10)
-	row, flush, err := newSearchWriter(format, bw)
+	sw, err := newSearchWriter(format, bw)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
 	rc := http.NewResponseController(w)
-	args := db.PageArgs{First: searchExportPage, Order: order}
-	for {
-		// An export has no overall time limit, only one per page and per
-		// write, so that any number of rows can stream to a client that
-		// keeps reading.
-		if err := rc.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return err
-		}
-		pg, full, cats, err := searchExportPageRows(ctx, bdb, s, args)
-		if err != nil {
-			return err
-		}
-		for _, p := range pg.Items {
-			if err := row(newSearchRow(p, full[p.ID], cats[p.ID])); err != nil {
-				return err
-			}
-		}
-		if err := flush(); err != nil {
+	flush := func() error {
+		if err := sw.flush(); err != nil {
 			return err
 		}
 		if err := bw.Flush(); err != nil {
@@ -200,11 +252,41 @@ func writeSearch(ctx context.Context, w http.ResponseWriter, bdb bun.IDB, s db.P
 		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return err
 		}
-		if !pg.HasNext {
-			return nil
-		}
-		args.After = db.PaperCursor(pg.Items[len(pg.Items)-1], order)
+		return nil
 	}
+	page := first
+	for {
+		for _, p := range page.Items {
+			if err := sw.row(newSearchRow(p, page.full[p.ID], page.cats[p.ID])); err != nil {
+				return rows, false, err
+			}
+			rows++
+		}
+		if err := flush(); err != nil {
+			return rows, false, err
+		}
+		if !page.HasNext {
+			break
+		}
+		args.After = db.PaperCursor(page.Items[len(page.Items)-1], args.Order)
+		// An export has no overall time limit, only one per page and per
+		// write, so that any number of rows can stream to a client that
+		// keeps reading.
+		if err := rc.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return rows, false, err
+		}
+		if page, err = searchExportPageRows(ctx, bdb, s, args); err != nil {
+			f := cut(err)
+			if err := sw.writeEnd(rows, &f); err != nil {
+				return rows, false, err
+			}
+			return rows, false, flush()
+		}
+	}
+	if err := sw.writeEnd(rows, nil); err != nil {
+		return rows, false, err
+	}
+	return rows, true, flush()
 }
 
 // newSearchRow is p as exported; full is its whole row (for the byline),
@@ -225,22 +307,30 @@ func newSearchRow(p, full *db.Paper, cats []db.Category) searchRow {
 	return row
 }
 
+// searchPage is one page of an export: the papers, their whole rows
+// (for the bylines) and their categories.
+type searchPage struct {
+	db.Page[*db.Paper]
+	full map[int64]*db.Paper
+	cats map[int64][]db.Category
+}
+
 // searchExportPageRows reads one page of an export within queryTimeout.
-func searchExportPageRows(ctx context.Context, bdb bun.IDB, s db.PaperSearch, args db.PageArgs) (
-	pg db.Page[*db.Paper], full map[int64]*db.Paper, cats map[int64][]db.Category, err error,
-) {
+func searchExportPageRows(ctx context.Context, bdb bun.IDB, s db.PaperSearch, args db.PageArgs) (searchPage, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	if pg, err = db.SearchPapers(ctx, bdb, s, args); err != nil {
-		return pg, nil, nil, err
+	var page searchPage
+	var err error
+	if page.Page, err = db.SearchPapers(ctx, bdb, s, args); err != nil {
+		return page, err
 	}
-	ids := make([]int64, len(pg.Items))
-	for i, p := range pg.Items {
+	ids := make([]int64, len(page.Items))
+	for i, p := range page.Items {
 		ids[i] = p.ID
 	}
-	if full, err = db.PapersByIDs(ctx, bdb, ids); err != nil {
-		return pg, nil, nil, err
+	if page.full, err = db.PapersByIDs(ctx, bdb, ids); err != nil {
+		return page, err
 	}
-	cats, err = db.CategoriesByPaperIDs(ctx, bdb, ids)
-	return pg, full, cats, err
+	page.cats, err = db.CategoriesByPaperIDs(ctx, bdb, ids)
+	return page, err
 }

@@ -6,12 +6,17 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,12 +30,25 @@ import (
 )
 
 // exportRows reads a search export back with a real parser: the arXiv
-// ids of its rows, in order.
+// ids of its rows, in order. It fails t unless the file ends with the
+// line of a whole export, naming as many rows.
 func exportRows(t *testing.T, format string, body []byte) []string {
 	t.Helper()
-	var ids []string
+	ids, end := exportFile(t, format, body)
+	if want := fmt.Sprintf("complete: %d rows", len(ids)); end != want {
+		t.Errorf("%s ends with %q, want %q", format, end, want)
+	}
+	return ids
+}
+
+// exportFile reads a search export back: the arXiv ids of its rows and
+// what its last line says ("complete: N rows", "error: CODE: …; N rows").
+func exportFile(t *testing.T, format string, body []byte) (ids []string, end string) {
+	t.Helper()
 	if format == "csv" {
-		rows, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+		cr := csv.NewReader(bytes.NewReader(body))
+		cr.Comment = '#'
+		rows, err := cr.ReadAll()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,11 +61,33 @@ func exportRows(t *testing.T, format string, body []byte) []string {
 			}
 			ids = append(ids, r[0])
 		}
-		return ids
+		lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+		end, _ = strings.CutPrefix(lines[len(lines)-1], "# ")
+		end = regexp.MustCompile(` \(request [^)]*\)`).ReplaceAllString(end, "")
+		return ids, end
 	}
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
+		var last struct {
+			Complete *struct{ Rows int }
+			Error    *struct {
+				Message, Code, RequestID string
+				Rows                     int
+			}
+		}
+		if err := json.Unmarshal(sc.Bytes(), &last); err == nil && (last.Complete != nil || last.Error != nil) {
+			if sc.Scan() {
+				t.Fatalf("jsonl: line %q after the end line %q", sc.Text(), end)
+			}
+			if last.Complete != nil {
+				return ids, fmt.Sprintf("complete: %d rows", last.Complete.Rows)
+			}
+			if last.Error.RequestID == "" {
+				t.Errorf("jsonl: end line %s has no request id", sc.Bytes())
+			}
+			return ids, fmt.Sprintf("error: %s: %s; %d rows", last.Error.Code, last.Error.Message, last.Error.Rows)
+		}
 		var r searchRow
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("jsonl line %q: %v", sc.Text(), err)
@@ -60,7 +100,7 @@ func exportRows(t *testing.T, format string, body []byte) []string {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return ids
+	return ids, ""
 }
 
 func TestSearchExport(t *testing.T) {
@@ -156,14 +196,178 @@ func TestSearchExportRefuses(t *testing.T) {
 		{"researcher=%3F%3F", "researcher"},
 		{"institution=%2C", "institution"},
 		{"format=xml", "format"},
+		{"query=a%00b", "query"},
+		{"query=" + strings.Repeat("a", 100<<10), "query"},
+		{"researcher=x%FFy", "researcher"},
+		{"institution=CERN%E2%80%AE", "institution"},
+		{"categories=hep-th,hep%07th", "categories"},
 	} {
 		rec := serve(h, httptest.NewRequest(http.MethodGet, "/export/search?"+tt.params, nil))
-		if rec.Code != http.StatusBadRequest || !strings.HasPrefix(rec.Body.String(), tt.arg+": ") {
-			t.Errorf("%s: got %d %q, want 400 naming %s", tt.params, rec.Code, rec.Body, tt.arg)
+		if rec.Code != http.StatusBadRequest || !strings.HasPrefix(rec.Body.String(), tt.arg+": ") || rec.Body.Len() > 300 {
+			t.Errorf("%.80s: got %d %.300q, want a short 400 naming %s", tt.params, rec.Code, rec.Body, tt.arg)
 		}
 	}
 	rec := serve(h, httptest.NewRequest(http.MethodGet, "/export/search?format=jsonl", nil))
-	if rec.Code != http.StatusOK || rec.Body.Len() != 0 {
-		t.Errorf("empty archive: got %d %q, want an empty file", rec.Code, rec.Body)
+	if want := "{\"complete\":{\"rows\":0}}\n"; rec.Code != http.StatusOK || rec.Body.String() != want {
+		t.Errorf("empty archive: got %d %q, want %q", rec.Code, rec.Body, want)
+	}
+}
+
+// TestExportCannotStart checks that an export whose database is gone
+// answers 503 with a JSON error, and no file.
+func TestExportCannotStart(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	h := newTestServer(t, bdb, Config{}).Handler()
+	if err := bdb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{
+		"/export/search?query=gauge", "/export/search?format=jsonl",
+		"/export/researchers/1/network.csv", "/export/institutions/1/network.graphml", "/export/papers/hep-th/9201001/citation-network.gexf",
+	} {
+		rec := serve(h, httptest.NewRequest(http.MethodGet, target, nil))
+		var body struct {
+			Error struct{ Message, Code, RequestID string }
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); rec.Code != http.StatusServiceUnavailable || err != nil ||
+			body.Error.Code != "SERVICE_UNAVAILABLE" || body.Error.RequestID == "" || rec.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%s: got %d %q (%s), want 503 with a JSON error", target, rec.Code, rec.Body, rec.Header().Get("Content-Type"))
+		}
+		if strings.Contains(rec.Body.String(), "sql") || rec.Header().Get("Content-Disposition") != "" {
+			t.Errorf("%s: %q %v: shows internals or starts a file", target, rec.Body, rec.Header())
+		}
+	}
+}
+
+// cancelAfter is a query hook that cancels a request after its first n
+// statements, as a client going away or a shutdown would.
+type cancelAfter struct {
+	n      atomic.Int64
+	cancel atomic.Pointer[context.CancelCauseFunc]
+}
+
+func (c *cancelAfter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	if c.n.Add(-1) == -1 {
+		if cancel := c.cancel.Load(); cancel != nil {
+			(*cancel)(errShutdown)
+		}
+	}
+	return ctx
+}
+
+func (c *cancelAfter) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestSearchExportCutShort checks that an export whose request is
+// cancelled after its first page ends with the error line and the
+// trailers of a cut export, and that a whole one has the trailers of a
+// whole one.
+func TestSearchExportCutShort(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
+			Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		hook := &cancelAfter{}
+		bdb.AddQueryHook(hook)
+		h := newTestServer(t, bdb, Config{}).Handler()
+		defer func(n int) { searchExportPage = n }(searchExportPage)
+		searchExportPage = 7
+		for _, format := range []string{"csv", "jsonl"} {
+			for _, cut := range []bool{false, true} {
+				ctx, cancel := context.WithCancelCause(context.Background())
+				hook.n.Store(1 << 40)
+				if cut {
+					// The first page, its bylines and its categories.
+					hook.n.Store(3)
+					hook.cancel.Store(&cancel)
+				}
+				rec := serve(h, httptest.NewRequestWithContext(ctx, http.MethodGet, "/export/search?query=gauge&format="+format, nil))
+				hook.cancel.Store(nil)
+				cancel(nil)
+				ids, end := exportFile(t, format, rec.Body.Bytes())
+				trailer := rec.Result().Trailer
+				switch {
+				case rec.Code != http.StatusOK:
+					t.Errorf("%s, cut %v: status %d", format, cut, rec.Code)
+				case !cut && (end != fmt.Sprintf("complete: %d rows", len(ids)) || len(ids) <= searchExportPage ||
+					trailer.Get(exportStatusTrailer) != "complete" || trailer.Get(exportRowsTrailer) != strconv.Itoa(len(ids))):
+					t.Errorf("%s: %d rows, end %q, trailers %v; want more than a page, complete", format, len(ids), end, trailer)
+				case cut && (end != "error: SERVICE_UNAVAILABLE: the server is shutting down; 7 rows" || len(ids) != searchExportPage ||
+					trailer.Get(exportStatusTrailer) != "incomplete" || trailer.Get(exportRowsTrailer) != "7"):
+					t.Errorf("%s cut: %d rows, end %q, trailers %v; want the first page and the error line", format, len(ids), end, trailer)
+				}
+			}
+		}
+	})
+}
+
+// slowQueries is a query hook that delays every statement while on.
+type slowQueries struct{ on atomic.Bool }
+
+func (s *slowQueries) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	if s.on.Load() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return ctx
+}
+
+func (s *slowQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestSearchExportAtShutdown checks that an export still streaming when
+// the server shuts down ends with the error line rather than with the
+// connection, and that the server then stops.
+func TestSearchExportAtShutdown(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
+		Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slow := &slowQueries{}
+	bdb.AddQueryHook(slow)
+	slow.on.Store(true)
+	defer func(n int) { searchExportPage = n }(searchExportPage)
+	searchExportPage = 1
+	s := newTestServer(t, bdb, Config{ShutdownGrace: 100 * time.Millisecond})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+
+	resp, err := http.Get("http://" + ln.Addr().String() + "/export/search?query=gauge&format=jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatalf("first row: %v", err)
+	}
+	stop()
+	rest, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("rest of the export: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(rest), "\n"), "\n")
+	var end struct {
+		Error struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &end); err != nil || end.Error.Code != "SERVICE_UNAVAILABLE" {
+		t.Errorf("last line %q, want the error line of a shutdown", lines[len(lines)-1])
+	}
+	if got := resp.Trailer.Get(exportStatusTrailer); got != "incomplete" {
+		t.Errorf("trailer %s = %q, want incomplete", exportStatusTrailer, got)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve returned %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after the shutdown")
 	}
 }

@@ -257,6 +257,9 @@ func TestExports(t *testing.T) {
 					if got, want := rec.Header().Get(truncatedHeader), strconv.FormatBool(g.Truncated); got != want {
 						t.Errorf("%s = %q, want %q", truncatedHeader, got, want)
 					}
+					if got := rec.Result().Trailer.Get(exportStatusTrailer); got != "complete" {
+						t.Errorf("trailer %s = %q, want complete", exportStatusTrailer, got)
+					}
 					got := parseExport(t, ext, rec.Body.Bytes(), s.directed)
 					if ext != "csv" {
 						if strings.Join(got.nodes, " ") != strings.Join(wantNodes, " ") {

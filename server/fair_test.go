@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -113,25 +114,30 @@ func TestRequestShare(t *testing.T) {
 }
 
 // TestServeCancelsPastGrace: a shutdown cancels the context of a request
-// still running when the grace period ends, or at once on Abort; the
-// request still answers, and Serve returns.
+// still running when the grace period ends, or at once on Abort, with
+// errShutdown as its cause (what a search export's last line reports), on
+// the API's listener and on the metrics address's alike; the request
+// still answers, and Serve returns.
 func TestServeCancelsPastGrace(t *testing.T) {
 	tests := []struct {
 		name  string
 		grace time.Duration
-		abort bool // a second interrupt
+		abort bool   // a second interrupt
+		what  string // the listener's routes: Serve's, or the metrics address Run serves
 	}{
-		{"grace period ends", time.Millisecond, false},
-		{"abort", time.Hour, true},
+		{"grace period ends", time.Millisecond, false, "api"},
+		{"abort", time.Hour, true, "api"},
+		{"grace period ends on the metrics address", time.Millisecond, false, "metrics"},
+		{"abort on the metrics address", time.Hour, true, "metrics"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := sqliteServer(t, Config{ShutdownGrace: tt.grace})
-			entered, cancelled := make(chan struct{}), make(chan struct{})
-			s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			entered, cancelled := make(chan struct{}), make(chan error, 1)
+			blocks := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				close(entered)
 				<-r.Context().Done()
-				close(cancelled)
+				cancelled <- context.Cause(r.Context())
 			})
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
@@ -139,7 +145,7 @@ func TestServeCancelsPastGrace(t *testing.T) {
 			}
 			ctx, stop := context.WithCancel(t.Context())
 			served := make(chan error, 1)
-			go func() { served <- s.Serve(ctx, ln) }()
+			go func() { served <- s.serve(ctx, ln, blocks, tt.what) }()
 			answered := make(chan error, 1)
 			go func() {
 				resp, err := http.Get("http://" + ln.Addr().String() + "/blocks")
@@ -157,7 +163,10 @@ func TestServeCancelsPastGrace(t *testing.T) {
 			// Only a broken shutdown waits for the failsafe.
 			failsafe := time.After(time.Minute)
 			select {
-			case <-cancelled:
+			case cause := <-cancelled:
+				if !errors.Is(cause, errShutdown) {
+					t.Errorf("the request was cancelled by %v, want errShutdown", cause)
+				}
 			case <-failsafe:
 				t.Fatal("the request's context was not cancelled")
 			}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"mime"
 	"net/http"
 
@@ -14,49 +15,85 @@ import (
 	"github.com/papergraph/papergraph/resolvers"
 )
 
-// newGraphQL builds the /graphql handler over the resolvers' schema: GraphQL
-// over HTTP by GET and POST, parsed documents and persisted queries cached,
-// and operations refused for depth or complexity before any resolver runs.
+// newGraphQL builds the /graphql handler over es: GraphQL over HTTP by GET
+// and POST, parsed documents cached, persisted queries (APQ) or, when docs
+// is set, only those trusted documents, introspection unless cfg turns it
+// off, and operations refused for their size, depth, node count or cost
+// before any resolver runs.
 // The resolvers' loaders must be put in each request's context around it.
-func newGraphQL(cfg Config) *handler.Server {
-	srv := handler.New(resolvers.NewSchema(cfg.DB))
+func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments) *handler.Server {
+	srv := handler.New(es)
 	srv.AddTransport(transport.Options{AllowedMethods: []string{"GET", "POST", "OPTIONS"}})
-	srv.AddTransport(overHTTP{transport.GET{}})
-	srv.AddTransport(overHTTP{transport.POST{}})
+	srv.AddTransport(overHTTP{Transport: transport.GET{}, documentIDs: docs != nil})
+	srv.AddTransport(overHTTP{Transport: transport.POST{}, documentIDs: docs != nil})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	// First, so that it sees the name of every operation, even those a
 	// later extension refuses.
 	srv.Use(exchangeRecorder{})
 	srv.Use(cacheHeaders{})
-	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	// Depth before complexity: it is cheaper, and it bounds the work of
-	// the complexity walk.
+	if cfg.DisableIntrospection {
+		srv.Use(noIntrospection{})
+	} else {
+		srv.Use(extension.Introspection{})
+	}
+	if docs != nil {
+		// Not APQ as well: it would let any client add a document.
+		srv.Use(docs)
+	} else {
+		srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	}
+	srv.SetParserTokenLimit(cfg.MaxTokens)
+	// After persisted queries and trusted documents, so that it sees the
+	// document a hash names; its shape check runs before validation, its
+	// pricing after depth.
+	costs := newCostLimit(cfg)
 	srv.Use(depthLimit{max: cfg.MaxDepth})
-	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
+	srv.Use(costs)
 	srv.SetErrorPresenter(resolvers.ErrorPresenter)
 	srv.SetRecoverFunc(resolvers.Recover)
 	return srv
 }
 
-// overHTTP corrects the one status code where gqlgen's GET and POST
-// transports part from the GraphQL-over-HTTP specification
-// (https://graphql.github.io/graphql-over-http/draft/): gqlgen answers
-// application/json clients with 422 for documents that fail to parse or
-// validate, where the specification asks for 200, since such clients read
-// errors from the body. Content negotiation, the 400 for
-// application/graphql-response+json clients and the refusal of mutations
-// sent by GET are gqlgen's own.
-type overHTTP struct{ graphql.Transport }
-
-func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	t.Transport.Do(legacyStatus{w}, r, exec)
+// overHTTP corrects gqlgen's GET and POST transports where they part from
+// the GraphQL-over-HTTP specification
+// (https://graphql.github.io/graphql-over-http/draft/) for requests that
+// fail before execution (a document that does not parse or validate, an
+// operation refused for its shape):
+//   - gqlgen answers application/json clients with 422, where the
+//     specification asks for 200, since such clients read errors from the
+//     body;
+//   - gqlgen's body carries "data": null, where a request error has no
+//     data entry at all (the GraphQL specification's "request error").
+//
+// Content negotiation, the 400 for application/graphql-response+json
+// clients and the refusal of mutations sent by GET are gqlgen's own.
+//
+// With documentIDs set it also reads the persisted documents draft's
+// documentId parameter, which gqlgen does not, for trustedDocuments.
+type overHTTP struct {
+	graphql.Transport
+	documentIDs bool
 }
 
-// legacyStatus turns 422 into 200 for application/json responses.
-type legacyStatus struct{ http.ResponseWriter }
+func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	if t.documentIDs {
+		r = withDocumentID(r)
+	}
+	t.Transport.Do(&requestErrorWriter{ResponseWriter: w}, r, exec)
+}
 
-func (w legacyStatus) WriteHeader(code int) {
+// requestErrorWriter turns 422 into 200 for application/json responses and
+// drops the data entry from the body of every 4xx answer. gqlgen writes a
+// response body in one Write call.
+type requestErrorWriter struct {
+	http.ResponseWriter
+	requestError bool // the status was 4xx: the body is a request error
+}
+
+func (w *requestErrorWriter) WriteHeader(code int) {
+	if code >= 400 && code < 500 {
+		w.requestError = true
+	}
 	if code == http.StatusUnprocessableEntity {
 		if mt, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type")); mt == "application/json" {
 			code = http.StatusOK
@@ -65,5 +102,26 @@ func (w legacyStatus) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+func (w *requestErrorWriter) Write(b []byte) (int, error) {
+	if !w.requestError {
+		return w.ResponseWriter.Write(b)
+	}
+	var resp struct {
+		Errors     json.RawMessage `json:"errors"`
+		Extensions json.RawMessage `json:"extensions,omitempty"`
+	}
+	if json.Unmarshal(b, &resp) != nil || resp.Errors == nil {
+		return w.ResponseWriter.Write(b)
+	}
+	out, err := json.Marshal(resp)
+	if err != nil {
+		return w.ResponseWriter.Write(b)
+	}
+	if _, err := w.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
 // Unwrap lets http.ResponseController reach the underlying writer.
-func (w legacyStatus) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *requestErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -10,19 +10,14 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// Error codes of operations refused for their shape. The complexity code is
-// the one gqlgen's extension.ComplexityLimit sets.
-const (
-	codeDepthLimit      = "DEPTH_LIMIT_EXCEEDED"
-	codeComplexityLimit = "COMPLEXITY_LIMIT_EXCEEDED"
-)
+// codeDepthLimit is the error code of operations refused for their depth.
+const codeDepthLimit = "DEPTH_LIMIT_EXCEEDED"
 
-// Both limits reject a request before it executes, like a validation
-// error; registering them as protocol errors makes gqlgen answer
+// The limit rejects a request before it executes, like a validation
+// error; registering it as a protocol error makes gqlgen answer
 // application/graphql-response+json clients with 400 rather than 200.
 func init() {
 	errcode.RegisterErrorType(codeDepthLimit, errcode.KindProtocol)
-	errcode.RegisterErrorType(codeComplexityLimit, errcode.KindProtocol)
 }
 
 // depthLimit refuses operations whose fields nest deeper than max. It runs

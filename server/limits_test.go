@@ -10,7 +10,7 @@ import (
 	"github.com/papergraph/papergraph/db/dbtest"
 )
 
-// TestLimits checks that operations over the depth or complexity limit are
+// TestLimits checks that operations over the depth or node limit are
 // refused with their code and limit, before a single SQL statement runs,
 // and that operations within the limits are let through.
 func TestLimits(t *testing.T) {
@@ -19,6 +19,7 @@ func TestLimits(t *testing.T) {
 		query       string
 		wantCode    string
 		wantMessage string
+		cfg         Config // Config{MaxDepth: 6, MaxNodes: 3} when zero
 	}{
 		{
 			name:        "too deep",
@@ -35,22 +36,26 @@ func TestLimits(t *testing.T) {
 			wantMessage: "operation has depth 7, which exceeds the limit of 6",
 		},
 		{
-			name:        "too complex",
+			name:        "too many objects",
 			query:       `{ a: paper(id: "a") { title } b: paper(id: "b") { title } c: paper(id: "c") { title } d: paper(id: "d") { title } }`,
-			wantCode:    codeComplexityLimit,
-			wantMessage: "operation has complexity 8, which exceeds the limit of 7",
+			wantCode:    codeNodeLimit,
+			wantMessage: "the answer could hold 4 objects, over the node limit of 3",
 		},
 		{
 			name:  "introspection is not counted for depth",
+			cfg:   Config{MaxDepth: 6},
 			query: `{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }`,
 		},
 	}
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		statements := &db.StatementCounter{}
 		bdb.AddQueryHook(statements)
-		h := newTestServer(t, bdb, Config{MaxDepth: 6, MaxComplexity: 7}).Handler()
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
+				if tt.cfg.MaxDepth == 0 {
+					tt.cfg = Config{MaxDepth: 6, MaxNodes: 3}
+				}
+				h := newTestServer(t, bdb, tt.cfg).Handler()
 				before := statements.Count()
 				rec := serve(h, post(t, map[string]string{"query": tt.query}, mediaResponse))
 				resp := decode(t, rec)

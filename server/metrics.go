@@ -87,10 +87,12 @@ func (m *metrics) instrument(next http.Handler) http.Handler {
 }
 
 // operationNames turns client-chosen operation names into label values,
-// admitting at most maxOperationNames distinct ones.
+// admitting at most maxOperationNames distinct ones, or, when known is set
+// (the names the trusted documents define), only those.
 type operationNames struct {
-	mu   sync.Mutex
-	seen map[string]bool
+	mu    sync.Mutex
+	seen  map[string]bool
+	known map[string]bool
 }
 
 func (n *operationNames) label(name string) string {
@@ -98,6 +100,12 @@ func (n *operationNames) label(name string) string {
 		return opAnonymous
 	}
 	if !isGraphQLName(name) || len(name) > 64 {
+		return opOther
+	}
+	if n.known != nil {
+		if n.known[name] {
+			return name
+		}
 		return opOther
 	}
 	n.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/reqid"
 )
 
@@ -23,6 +24,12 @@ type exchange struct {
 	status    int
 	operation string // GraphQL operation name, if any
 	errors    bool   // whether the GraphQL response carried errors
+	// client names the request's rate-limit budget; rate is that budget
+	// after the request, nil when no limiter is set, and limited says
+	// the request was refused for it.
+	client  string
+	rate    *ratelimit.Result
+	limited bool
 }
 
 type exchangeKey struct{}
@@ -131,3 +138,43 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// rateHeaders names each request's rate-limit budget and states it in the
+// X-RateLimit-* headers of the answer, which is a 429 with Retry-After when
+// the cost extension refused the request for it.
+func rateHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex := exchangeFrom(r.Context())
+		ex.client = ratelimit.ClientKey(r, nil)
+		next.ServeHTTP(&rateWriter{ResponseWriter: w, ex: ex}, r)
+	})
+}
+
+type rateWriter struct {
+	http.ResponseWriter
+	ex      *exchange
+	written bool
+}
+
+func (w *rateWriter) WriteHeader(code int) {
+	if !w.written {
+		w.written = true
+		if w.ex.rate != nil {
+			ratelimit.WriteHeaders(w.Header(), *w.ex.rate)
+		}
+		if w.ex.limited {
+			code = http.StatusTooManyRequests
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *rateWriter) Write(b []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *rateWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

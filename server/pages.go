@@ -45,16 +45,25 @@ const readyTimeout = 2 * time.Second
 // graphiql serves GraphiQL, opening on ExampleQuery. gqlgen's page reads
 // its starting query from the URL, so a visit to the bare page is sent to
 // one that names the example; after that the URL follows the editor.
+// The page loads GraphiQL from a CDN (see pageCSP), so it needs a network.
 func graphiql(endpoint string) http.HandlerFunc {
 	page := playground.Handler("papergraph", endpoint, playground.WithGraphiqlPersistStateInURL(true))
+	csp := pageCSP(page)
 	example := "?" + url.Values{"query": {ExampleQuery}}.Encode()
 	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", csp)
 		if r.URL.RawQuery == "" {
 			http.Redirect(w, r, example, http.StatusFound)
 			return
 		}
 		page(w, r)
 	}
+}
+
+// noGraphiQL answers / when GraphiQL is turned off, pointing people and
+// probes at the API.
+func noGraphiQL(w http.ResponseWriter, _ *http.Request) {
+	http.Error(w, "GraphiQL is turned off on this server; the GraphQL API is at /graphql", http.StatusNotFound)
 }
 
 // healthz reports that the process is up and serving.

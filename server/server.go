@@ -15,15 +15,15 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
 
 // Defaults for the Config fields left zero.
 const (
-	DefaultAddr          = ":8080"
-	DefaultMaxDepth      = 12
-	DefaultMaxComplexity = resolvers.ComplexityLimit
-	DefaultMaxBodyBytes  = 1 << 20
+	DefaultAddr         = ":8080"
+	DefaultMaxDepth     = 12
+	DefaultMaxBodyBytes = 1 << 20
 	// DefaultStatementShare is how many SQL statements one request runs at
 	// once: a share of the pool (db.SQLiteReaders, db.PostgresConns), so
 	// that one request with hundreds of root fields leaves connections to
@@ -61,8 +61,9 @@ type Config struct {
 	// StatementShare is how many statements one request may run at once
 	// (see db.WithShare).
 	StatementShare int
-	// ShutdownGrace is how long Serve waits for requests in flight once
-	// its context ends; then it cancels them.
+	// ShutdownGrace is how long Serve (and Run, on each of its listeners)
+	// waits for requests in flight once its context ends; then it cancels
+	// them with errShutdown and gives them abortWait to answer.
 	ShutdownGrace time.Duration
 
 	// Addr is the address Run listens on.
@@ -71,14 +72,40 @@ type Config struct {
 	// "*", "scheme://host:*" (any port) or "scheme://host[:port]".
 	// Empty means DefaultCORSOrigins.
 	CORSOrigins []string
-	// MaxDepth and MaxComplexity bound operations; deeper or more complex
-	// ones are refused before they run.
-	MaxDepth      int
-	MaxComplexity int
+	// MaxDepth, MaxNodes and MaxCost bound operations: deeper ones, ones
+	// whose answer could hold more objects, or that cost more points, are
+	// refused before they run (see the cost package).
+	MaxDepth int
+	MaxNodes int
+	MaxCost  int
+	// MaxTokens, MaxFields, MaxAliases, MaxRootFields and MaxDirectives
+	// bound a document before it is validated.
+	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives int
+	// MaxAnswerBytes bounds the JSON of one answer's data.
+	MaxAnswerBytes int
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 	// Logger receives one line per request; nil means slog.Default().
 	Logger *slog.Logger
+	// RateLimiter spends each GraphQL request's cost from its client's
+	// hourly budget, refusing the request when too little remains; nil
+	// turns rate limiting off.
+	RateLimiter ratelimit.Limiter
+
+	// DisableIntrospection refuses operations that select __schema or
+	// __type, with the code INTROSPECTION_DISABLED.
+	DisableIntrospection bool
+	// DisableGraphiQL answers / with a 404 that points at /graphql
+	// instead of GraphiQL.
+	DisableGraphiQL bool
+	// MetricsAddr, when set, is the address Run serves /metrics on, and
+	// the API's address does not serve it. Empty: /metrics on Addr.
+	MetricsAddr string
+	// TrustedDocuments, when not nil, are the only documents the API
+	// runs, by document id (see ReadTrustedDocuments); New refuses ids
+	// that are not their document's hash and documents that do not
+	// validate.
+	TrustedDocuments map[string]string
 }
 
 // Server is papergraph's HTTP server.
@@ -87,10 +114,14 @@ type Server struct {
 	log     *slog.Logger
 	grace   time.Duration
 	handler http.Handler
-	// base is the context of every request Serve answers; abort cancels
-	// it, and with it their resolvers and SQL.
+	// base is the parent of every request's context, on every listener;
+	// Abort cancels it with errShutdown, and with it their resolvers and
+	// SQL.
 	base  context.Context
-	abort context.CancelFunc
+	abort context.CancelCauseFunc
+	// metricsAddr and metrics are the separate /metrics listener, if any.
+	metricsAddr string
+	metrics     http.Handler
 }
 
 // New checks cfg, fills in its defaults and builds the server.
@@ -107,8 +138,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxDepth <= 0 {
 		cfg.MaxDepth = DefaultMaxDepth
 	}
-	if cfg.MaxComplexity <= 0 {
-		cfg.MaxComplexity = DefaultMaxComplexity
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{
+		{&cfg.MaxNodes, DefaultMaxNodes}, {&cfg.MaxCost, DefaultMaxCost}, {&cfg.MaxTokens, DefaultMaxTokens},
+		{&cfg.MaxFields, DefaultMaxFields}, {&cfg.MaxAliases, DefaultMaxAliases}, {&cfg.MaxRootFields, DefaultMaxRootFields},
+		{&cfg.MaxDirectives, DefaultMaxDirectives}, {&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes},
+	} {
+		if *l.v <= 0 {
+			*l.v = l.def
+		}
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -130,51 +170,109 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 
+	es := resolvers.NewSchema(cfg.DB)
+	var docs *trustedDocuments
+	if cfg.TrustedDocuments != nil {
+		if docs, err = newTrustedDocuments(es.Schema(), cfg.TrustedDocuments); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
+
 	m := newMetrics(cfg.DB)
-	gql := resolvers.Middleware(cfg.DB)(newGraphQL(cfg))
-	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, gql))))
+	if docs != nil {
+		m.names.known = docs.names
+	}
+	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
+	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(gql)))))
 
 	mux := http.NewServeMux()
-	mux.Handle("GET /{$}", graphiql("/graphql"))
+	if cfg.DisableGraphiQL {
+		mux.HandleFunc("GET /{$}", noGraphiQL)
+	} else {
+		mux.Handle("GET /{$}", graphiql("/graphql"))
+	}
 	mux.Handle("GET /graphql", cacheableGET(api))
 	mux.Handle("POST /graphql", api)
 	mux.Handle("OPTIONS /graphql", api)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("GET /readyz", readyz(cfg.ReadyDB, cfg.Logger))
-	mux.Handle("GET /metrics", m.handler())
 	handleExports(mux, cfg.DB, cfg.Logger)
 	mux.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 
-	base, abort := context.WithCancel(context.Background())
-	return &Server{
+	base, abort := context.WithCancelCause(context.Background())
+	s := &Server{
 		addr: cfg.Addr, log: cfg.Logger, grace: cfg.ShutdownGrace, base: base, abort: abort,
-		handler: observe(cfg.Logger, withShare(cfg.StatementShare, mux)),
-	}, nil
+		metricsAddr: cfg.MetricsAddr,
+	}
+	if cfg.MetricsAddr == "" {
+		mux.Handle("GET /metrics", m.handler())
+	} else {
+		metrics := http.NewServeMux()
+		metrics.Handle("GET /metrics", m.handler())
+		s.metrics = secureHeaders(metrics)
+	}
+	s.handler = observe(cfg.Logger, secureHeaders(withShare(cfg.StatementShare, mux)))
+	return s, nil
 }
 
 // Handler returns the server's routes, for tests or for mounting the
 // server in another one.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Run listens on the configured address and serves until ctx is cancelled.
+// MetricsHandler returns the routes of the separate metrics address, or nil
+// when /metrics is one of Handler's routes.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
+
+// Run listens on the configured address (and the metrics address, if
+// any) and serves until ctx is cancelled.
 func (s *Server) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		return err
 	}
-	return s.Serve(ctx, ln)
+	if s.metrics == nil {
+		return s.Serve(ctx, ln)
+	}
+	mln, err := net.Listen("tcp", s.metricsAddr)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("metrics: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	metricsDone := make(chan error, 1)
+	go func() { metricsDone <- s.serve(ctx, mln, s.metrics, "metrics") }()
+	err = s.Serve(ctx, ln)
+	cancel()
+	return errors.Join(err, <-metricsDone)
 }
 
 // Serve serves on ln until ctx is cancelled, then shuts down: it stops
 // accepting connections and waits for the requests in flight, up to the
 // grace period (Config.ShutdownGrace) or until Abort. Then it cancels the
-// requests still running, so that their SQL stops, and waits a little
-// (abortWait) for their answers before it closes their connections. A
-// Server serves once.
+// requests still running with errShutdown, so that their SQL stops and a
+// streaming export ends with the line that says it is cut short, and
+// waits a little (abortWait) for their answers before it closes their
+// connections. It returns nil after a clean shutdown. A Server serves
+// once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	return s.serve(ctx, ln, s.handler, "api")
+}
+
+// serve is Serve for one listener, ln, that answers with handler; what
+// names its routes in the log. Run serves the API and the metrics
+// address with it, each with the same shutdown.
+func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handler, what string) error {
+	// The requests' contexts keep ctx's values but not its cancellation,
+	// which starts the shutdown; they end at the end of the grace period
+	// or on Abort.
+	base, cancelRequests := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelRequests(nil)
+	stopAbort := context.AfterFunc(s.base, func() { cancelRequests(context.Cause(s.base)) })
+	defer stopAbort()
 	srv := &http.Server{
-		Handler:           s.handler,
-		BaseContext:       func(net.Listener) context.Context { return s.base },
+		BaseContext:       func(net.Listener) context.Context { return base },
+		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -183,29 +281,28 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	s.log.Info("serving", "addr", ln.Addr().String())
+	s.log.Info("serving", "addr", ln.Addr().String(), "routes", what)
 
 	select {
 	case err := <-served:
-		s.abort()
 		return err
 	case <-ctx.Done():
 	}
-	s.log.Info("shutting down", "grace", s.grace)
-	graceCtx, cancel := context.WithTimeout(s.base, s.grace)
+	s.log.Info("shutting down", "routes", what, "grace", s.grace)
+	graceCtx, cancel := context.WithTimeout(base, s.grace)
 	defer cancel()
 	if err := srv.Shutdown(graceCtx); err != nil {
-		s.log.Warn("shutdown: cancelling the requests still running", "err", err)
-		s.abort()
-		// The cancelled requests still answer, with their errors.
+		s.log.Warn("shutdown: cancelling the requests still running", "routes", what, "err", err)
+		cancelRequests(errShutdown)
+		// The cancelled requests still answer: a streaming export with
+		// the line that says it is cut short, a query with its errors.
 		abortCtx, cancel := context.WithTimeout(context.Background(), abortWait)
 		defer cancel()
 		if err := srv.Shutdown(abortCtx); err != nil {
 			srv.Close()
-			return fmt.Errorf("shutdown: requests still running %v after they were cancelled: %w", abortWait, err)
+			return fmt.Errorf("shutdown: %s requests still running %v after they were cancelled: %w", what, abortWait, err)
 		}
 	}
-	s.abort()
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -214,7 +311,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // Abort cancels the requests in flight at once, as a second interrupt
 // during a shutdown should.
-func (s *Server) Abort() { s.abort() }
+func (s *Server) Abort() { s.abort(errShutdown) }
 
 // withShare gives each request its share of the database's connections.
 func withShare(n int, next http.Handler) http.Handler {

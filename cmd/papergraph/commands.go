@@ -12,12 +12,14 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/demo"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/server"
 )
 
@@ -55,6 +57,11 @@ func openDB(ctx context.Context, dsn string) (*bun.DB, error) {
 	}
 	if err := db.Migrate(ctx, bdb); err != nil {
 		bdb.Close()
+		if errors.Is(err, db.ErrReadOnly) {
+			return nil, fmt.Errorf("%s: the schema is not current and the database is read-only: "+
+				"run `papergraph migrate` on it once with write access (without mode=ro or immutable=1): %w",
+				redactDSN(dsn), err)
+		}
 		return nil, fmt.Errorf("%s: %w", redactDSN(dsn), err)
 	}
 	return bdb, nil
@@ -82,6 +89,12 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer bdb.Close()
+	// Ending a bulk load under a running import would race it.
+	release, err := db.LockImport(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := db.EndBulk(ctx, bdb); err != nil {
 		return err
 	}
@@ -151,6 +164,11 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer bdb.Close()
+	release, err := db.LockImport(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	defer release()
 	failed := false
 	for i, o := range jobs {
 		o.MaxErrors, o.BatchSize = *maxErrors, *batch
@@ -168,12 +186,23 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--demo=false]", stderr)
+	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]\n"+
+		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]", stderr)
 	addr := fs.String("addr", server.DefaultAddr, "listen address")
 	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
-	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty SQLite database first")
+	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty, writable SQLite database first")
 	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
+	rateLimit := fs.Int("rate-limit", ratelimit.DefaultLimit, "`points` each client may spend per hour; 0 turns rate limiting off")
+	redisURL := fs.String("redis", "", "share rate limits with every process that uses the Redis at `URL`\n(redis://[user:password@]host:port/db); empty: each process keeps its own")
+	maxNodes := fs.Int("max-nodes", server.DefaultMaxNodes, "refuse queries whose answer could hold more than `N` objects")
+	maxCost := fs.Int("max-cost", server.DefaultMaxCost, "refuse queries that cost more than `N` points")
+	maxDepth := fs.Int("max-depth", server.DefaultMaxDepth, "refuse queries nested deeper than `N` fields")
+	prod := productionFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var cfg server.Config
+	if err := prod.apply(&cfg, stderr); err != nil {
 		return err
 	}
 	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
@@ -181,6 +210,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	logger := slog.New(handler)
+	limiter, closeLimiter, err := newRateLimiter(ctx, *rateLimit, *redisURL, logger)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
 	// The API only reads, through a pool of its own; /readyz has one
 	// more connection, so that a busy pool does not make it fail. Both
 	// connect when first used, after prepareToServe.
@@ -201,11 +235,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *origins != "" {
 		list = strings.Split(*origins, ",")
 	}
-	srv, err := server.New(server.Config{DB: reader, ReadyDB: probe, Addr: *addr, CORSOrigins: list, Logger: logger})
+	cfg.DB, cfg.ReadyDB, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = reader, probe, *addr, list, logger, limiter
+	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
+	srv, err := server.New(cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	fmt.Fprintf(stdout, "papergraph on %s: GraphiQL at http://%s/, API at /graphql\n", redactDSN(*dsn), playgroundHost(*addr))
+	fmt.Fprintf(stdout, "papergraph on %s: %s\n", redactDSN(*dsn), prod.where(*addr))
 	stopped := make(chan struct{})
 	defer close(stopped)
 	go abortOnSecondSignal(ctx, stopped, srv)
@@ -213,15 +249,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // prepareToServe migrates the database through the writer, loads the
-// demo set into an empty SQLite database if asked to, and says whether an
-// import is unfinished. The writer is closed before serving starts.
+// demo set into an empty, writable SQLite database if asked to and no
+// import is running, and says whether an import is running or
+// unfinished. The writer is closed before serving starts.
 func prepareToServe(ctx context.Context, dsn string, loadDemo bool, stdout, stderr io.Writer) error {
 	bdb, err := openDB(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer bdb.Close()
-	if loadDemo && !db.IsPostgres(bdb) {
+	importing, err := db.ImportRunning(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	if loadDemo && importing == nil && !db.IsPostgres(bdb) && !db.ReadOnlyDSN(dsn) {
 		if err := loadDemoIfEmpty(ctx, bdb, stdout, stderr); err != nil {
 			return err
 		}
@@ -229,13 +270,14 @@ func prepareToServe(ctx context.Context, dsn string, loadDemo bool, stdout, stde
 	// An import into an empty archive that is running, or was killed,
 	// has the readers' indexes unbuilt (see db.BeginBulk). Ending its bulk
 	// load here would race a running one, so serve only says so.
-	open, err := db.BulkOpen(ctx, bdb)
-	if err != nil {
+	if importing != nil {
+		fmt.Fprintf(stderr, "papergraph: another papergraph import is writing to this database (%s): "+
+			"serving what it has written so far; search and some lists may be slow or incomplete until it ends\n", importing)
+	} else if open, err := db.BulkOpen(ctx, bdb); err != nil {
 		return err
-	}
-	if open {
-		fmt.Fprintln(stderr, "papergraph: an import into this database has not finished: search and some lists are slow or empty "+
-			"until it does; if it was stopped, run it again or run `papergraph migrate`")
+	} else if open {
+		fmt.Fprintln(stderr, "papergraph: an import into this database was stopped before it finished: search and some lists are slow or empty "+
+			"until it ends; run it again or run `papergraph migrate`")
 	}
 	return nil
 }
@@ -258,6 +300,47 @@ func abortOnSecondSignal(ctx context.Context, stopped <-chan struct{}, srv *serv
 	}
 }
 
+// Rate limits shared through Redis live under redisPrefix; while Redis
+// fails, each process spends its own budgets and asks Redis again after
+// redisRetry.
+const (
+	redisPrefix = "papergraph:"
+	redisRetry  = 5 * time.Second
+)
+
+// newRateLimiter builds the limiter of limit points per hour that serve's
+// flags ask for (nil for limit 0), and a function that releases it.
+func newRateLimiter(ctx context.Context, limit int, redisURL string, logger *slog.Logger) (ratelimit.Limiter, func() error, error) {
+	noop := func() error { return nil }
+	if limit < 0 {
+		return nil, noop, fmt.Errorf("%w: --rate-limit %d: want a number of points per hour, or 0 for no limit", errUsage, limit)
+	}
+	if limit == 0 {
+		return nil, noop, nil
+	}
+	local, err := ratelimit.NewMemory(limit, 0)
+	if err != nil {
+		return nil, noop, err
+	}
+	if redisURL == "" {
+		return local, noop, nil
+	}
+	rdb, err := ratelimit.DialRedis(redisURL)
+	if err != nil {
+		return nil, noop, fmt.Errorf("%w: --redis %s: %v", errUsage, redactDSN(redisURL), err)
+	}
+	shared, err := ratelimit.NewRedis(rdb, redisPrefix, limit)
+	if err != nil {
+		rdb.Close()
+		return nil, noop, err
+	}
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		logger.Warn("redis does not answer: each process keeps its own rate limits until it does",
+			"redis", redactDSN(redisURL), "err", err)
+	}
+	return ratelimit.WithFallback(shared, local, redisRetry, logger), rdb.Close, nil
+}
+
 // loadDemoIfEmpty imports the demo set into a database without papers, so
 // that a first start ends in a playground with real data.
 func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer) error {
@@ -265,6 +348,11 @@ func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer)
 	if err != nil || s.Papers > 0 {
 		return err
 	}
+	release, err := db.LockImport(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	defer release()
 	fmt.Fprintln(stdout, "empty database: loading the demo data set (about a quarter of a minute, once)")
 	jobs := demo.Imports()
 	for i, o := range jobs {

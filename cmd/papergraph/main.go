@@ -1,7 +1,7 @@
 // Command papergraph serves the papergraph GraphQL API and imports
 // scholarly data into its database.
 //
-//	papergraph serve  [--db DSN] [--addr :8080]
+//	papergraph serve  [--db DSN] [--addr :8080] [--rate-limit N] [--redis URL]
 //	papergraph import [--db DSN] [--max-errors N] FORMAT PATH...
 //	papergraph import [--db DSN] demo
 //	papergraph stats  [--db DSN] [--json]

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +67,11 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"import", "--db", dsn, "kaggle", filepath.Join(dir, "missing.jsonl")}, errReported, "no such file"},
 		{[]string{"stats", "--nope"}, errUsage, "flag provided but not defined"},
 		{[]string{"import", "-h"}, errHelp, "paperscape"},
+		{[]string{"serve", "--db", dsn, "--rate-limit", "-1"}, errUsage, "--rate-limit -1"},
+		{[]string{"serve", "--db", dsn, "--redis", "http://user:secret@localhost:6379"}, errUsage, "--redis http://user:***@localhost:6379"},
+		{[]string{"serve", "--db", dsn, "--trusted-documents", filepath.Join(dir, "missing.json")}, errUsage, "no such file"},
+		{[]string{"serve", "--db", dsn, "--trusted-documents", empty}, errUsage, "want a JSON object"},
+		{[]string{"serve", "-h"}, errHelp, "--trusted-documents"},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
@@ -138,5 +145,47 @@ func TestProgressLine(t *testing.T) {
 		"\r\033[Klisting: 2000 records written; building indexes and derived figures (1s)"
 	if got := out.String(); got != want {
 		t.Errorf("progress lines = %q, want %q", got, want)
+	}
+}
+
+func TestNewRateLimiter(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "redis://" + ln.Addr().String() + "/0"
+	ln.Close()
+	tests := []struct {
+		name      string
+		limit     int
+		redis     string
+		wantNil   bool
+		wantWarns int
+	}{
+		{"off", 0, closed, true, 0},
+		{"in memory", 10, "", false, 0},
+		{"redis down: each process its own budgets", 10, closed, false, 2}, // at start, at the first spend
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log bytes.Buffer
+			l, closeLimiter, err := newRateLimiter(t.Context(), tt.limit, tt.redis, slog.New(slog.NewTextHandler(&log, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeLimiter()
+			if (l == nil) != tt.wantNil {
+				t.Fatalf("limiter %v, want nil %v", l, tt.wantNil)
+			}
+			if l != nil {
+				res, err := l.Spend(t.Context(), "ip:192.0.2.1", 1)
+				if err != nil || !res.Allowed || res.Remaining != tt.limit-1 {
+					t.Errorf("Spend: allowed %v, remaining %d, error %v; want allowed, %d, nil", res.Allowed, res.Remaining, err, tt.limit-1)
+				}
+			}
+			if got := strings.Count(log.String(), "level=WARN"); got != tt.wantWarns {
+				t.Errorf("%d warnings, want %d:\n%s", got, tt.wantWarns, log.String())
+			}
+		})
 	}
 }

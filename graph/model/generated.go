@@ -30,9 +30,9 @@ type CategoryResearcher struct {
 type CitationNetwork struct {
 	// The papers, the centre first, then by depth and by their number of links to the layer before.
 	Nodes []*CitationNetworkNode `json:"nodes"`
-	// Every citation among the nodes, from the citing paper to the cited one.
+	// The citations among the nodes, from the citing paper to the cited one: at most 20 per node (`truncated` says when some were left out).
 	Edges []*NetworkEdge `json:"edges"`
-	// Whether maxNodes left out papers within the depth asked for.
+	// Whether maxNodes left out papers within the depth asked for, or the bound on edges left out ties.
 	Truncated bool `json:"truncated"`
 }
 
@@ -56,7 +56,7 @@ type CollaborationPath struct {
 type CollaborationStep struct {
 	// The researcher.
 	Researcher *Researcher `json:"researcher"`
-	// The papers the researcher shares with the one of the step before, in id order; none for the first step.
+	// The papers the researcher shares with the one of the step before, in id order (at most 20); none for the first step.
 	Papers []*Paper `json:"papers"`
 }
 
@@ -90,9 +90,9 @@ type InstitutionEdge struct {
 type InstitutionNetwork struct {
 	// The institutions, the centre first, then by depth and by the strength of their tie to the layer before.
 	Nodes []*InstitutionNetworkNode `json:"nodes"`
-	// Every tie among the nodes of at least minWeight shared papers, each once.
+	// The ties among the nodes of at least minWeight shared papers, each once: the strongest, at most 20 per node (`truncated` says when some were left out).
 	Edges []*NetworkEdge `json:"edges"`
-	// Whether maxNodes left out institutions within the depth asked for.
+	// Whether maxNodes left out institutions within the depth asked for, or the bound on edges left out ties.
 	Truncated bool `json:"truncated"`
 }
 
@@ -140,6 +140,26 @@ type PaperFilter struct {
 type Query struct {
 }
 
+// A client's query budget, in points, as GitHub's GraphQL API reports it. A
+// query's cost is known before it runs: one point per hundred lists the
+// server may have to read to answer it (every list counted at the size its
+// arguments allow), at least one; a query whose answer could hold more
+// objects than the node limit is refused whatever its cost.
+type RateLimit struct {
+	// The most points the client may spend per hour; 0 when the server enforces no hourly budget.
+	Limit int `json:"limit"`
+	// What this request costs (or would cost, with dryRun).
+	Cost int `json:"cost"`
+	// The points left after this request.
+	Remaining int `json:"remaining"`
+	// The points spent in the current hour, this request included.
+	Used int `json:"used"`
+	// When the budget is whole again.
+	ResetAt time.Time `json:"resetAt"`
+	// The most objects the answer can hold, as counted before it ran.
+	NodeCount int `json:"nodeCount"`
+}
+
 // A page of researchers.
 type ResearcherConnection struct {
 	// The researchers of the page with their cursors.
@@ -162,9 +182,9 @@ type ResearcherEdge struct {
 type ResearcherNetwork struct {
 	// The researchers, the centre first, then by depth and by the strength of their tie to the layer before.
 	Nodes []*ResearcherNetworkNode `json:"nodes"`
-	// Every tie among the nodes of at least minWeight shared papers, each once.
+	// The ties among the nodes of at least minWeight shared papers, each once: the strongest, at most 20 per node (`truncated` says when some were left out).
 	Edges []*NetworkEdge `json:"edges"`
-	// Whether maxNodes left out researchers within the depth asked for.
+	// Whether maxNodes left out researchers within the depth asked for, or the bound on edges left out ties.
 	Truncated bool `json:"truncated"`
 }
 

@@ -18,6 +18,9 @@ import (
 type Authorship struct {
 	db.Authorship
 	Role *AuthorRole
+	// Window is the stretch of the byline the entry was read in; its
+	// affiliations are read for the same stretch.
+	Window db.Window
 }
 
 // ResearcherField counts a researcher's papers in one category.
@@ -63,6 +66,10 @@ func (c *PaperConnection) TotalCount(ctx context.Context) (int, error) { return 
 // Facets are the counts over the whole list, each read when asked for.
 func (c *PaperConnection) Facets() *PaperFacets { return c.FacetCounts }
 
+// MaxFacets is the most rows a facet returns (arXiv has about 150
+// categories; papers span decades): the cost calculator's bound.
+const MaxFacets = 200
+
 // PaperFacets counts the papers of a whole list by category and by year;
 // each count is read only when a client asks for it.
 type PaperFacets struct {
@@ -73,6 +80,7 @@ type PaperFacets struct {
 // Categories counts the papers per category, most first.
 func (f *PaperFacets) Categories(ctx context.Context) ([]*CategoryCount, error) {
 	rows, err := f.CategoryCounts(ctx)
+	rows = rows[:min(len(rows), MaxFacets)]
 	out := make([]*CategoryCount, len(rows))
 	for i := range rows {
 		out[i] = &CategoryCount{Category: &rows[i].Category, Count: rows[i].Count}
@@ -83,6 +91,7 @@ func (f *PaperFacets) Categories(ctx context.Context) ([]*CategoryCount, error) 
 // Years counts the papers per year, oldest first.
 func (f *PaperFacets) Years(ctx context.Context) ([]*db.YearCount, error) {
 	rows, err := f.YearCounts(ctx)
+	rows = rows[:min(len(rows), MaxFacets)]
 	out := make([]*db.YearCount, len(rows))
 	for i := range rows {
 		out[i] = &rows[i]
@@ -349,10 +358,15 @@ func (i Institution) Established() *int {
 	return &i.Institution.Established
 }
 
-// Types are ROR's organisation types.
+// MaxTypes is the most organisation types Types returns (ROR gives one or
+// two); the cost calculator's bound of Institution.types.
+const MaxTypes = 20
+
+// Types are ROR's organisation types, at most MaxTypes.
 func (i Institution) Types() []string {
 	if i.Institution.Types == "" {
 		return []string{}
 	}
-	return strings.Split(i.Institution.Types, ",")
+	types := strings.Split(i.Institution.Types, ",")
+	return types[:min(len(types), MaxTypes)]
 }

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/papergraph/papergraph/server"
+)
+
+// production holds serve's switches for a server exposed to the internet.
+type production struct {
+	introspection, graphiql  *bool
+	metricsAddr, trustedDocs *string
+}
+
+func productionFlags(fs *flag.FlagSet) production {
+	return production{
+		introspection: fs.Bool("introspection", true, "answer introspection (__schema, __type); false refuses it with INTROSPECTION_DISABLED"),
+		graphiql:      fs.Bool("graphiql", true, "serve GraphiQL at /; false answers / with a 404 pointing at /graphql"),
+		metricsAddr:   fs.String("metrics-addr", "", "serve /metrics on this address only, not on --addr\n(empty: /metrics on --addr)"),
+		trustedDocs:   fs.String("trusted-documents", "", "run only the operations in this persisted-documents file\n(JSON {\"sha256:HASH\": \"query …\"} or an Apollo persisted query manifest)"),
+	}
+}
+
+// apply sets cfg from the flags, reading the trusted documents.
+func (p production) apply(cfg *server.Config, stderr io.Writer) error {
+	cfg.DisableIntrospection = !*p.introspection
+	cfg.DisableGraphiQL = !*p.graphiql
+	cfg.MetricsAddr = *p.metricsAddr
+	if *p.trustedDocs != "" {
+		docs, err := server.ReadTrustedDocuments(*p.trustedDocs)
+		if err != nil {
+			return fmt.Errorf("%w: --trusted-documents: %v", errUsage, err)
+		}
+		cfg.TrustedDocuments = docs
+	}
+	if *p.graphiql && (cfg.DisableIntrospection || cfg.TrustedDocuments != nil) {
+		fmt.Fprintln(stderr, "papergraph: GraphiQL at / cannot load the schema or run its own queries with "+
+			"introspection off or trusted documents only; add --graphiql=false")
+	}
+	return nil
+}
+
+// where says where serve's pages are, for its first line.
+func (p production) where(addr string) string {
+	api := "API at http://" + playgroundHost(addr) + "/graphql"
+	if *p.graphiql {
+		api = "GraphiQL at http://" + playgroundHost(addr) + "/, API at /graphql"
+	}
+	if *p.metricsAddr != "" {
+		api += ", metrics at http://" + playgroundHost(*p.metricsAddr) + "/metrics"
+	}
+	return api
+}

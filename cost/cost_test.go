@@ -1,0 +1,218 @@
+package cost_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/papergraph/papergraph/cost"
+	"github.com/papergraph/papergraph/graph"
+	"github.com/papergraph/papergraph/resolvers"
+)
+
+var schema = graph.NewExecutableSchema(graph.Config{}).Schema()
+
+// TestTableCoversSchema checks that every list field of the schema has a
+// bound, and that every bound names a field.
+func TestTableCoversSchema(t *testing.T) {
+	unbounded, unknown := cost.Check(schema, resolvers.Bounds)
+	if len(unbounded) > 0 || len(unknown) > 0 {
+		t.Errorf("unbounded list fields %v, entries naming no field %v", unbounded, unknown)
+	}
+}
+
+func TestCheckFindsGaps(t *testing.T) {
+	table := cost.Table{"Nope.field": {}}
+	for k, v := range resolvers.Bounds {
+		if k != "Paper.authors" {
+			table[k] = v
+		}
+	}
+	unbounded, unknown := cost.Check(schema, table)
+	if strings.Join(unbounded, ",") != "Paper.authors" || strings.Join(unknown, ",") != "Nope.field" {
+		t.Errorf("Check = %v, %v; want [Paper.authors], [Nope.field]", unbounded, unknown)
+	}
+}
+
+func measure(t testing.TB, query string, vars map[string]any) cost.Cost {
+	t.Helper()
+	doc, errs := gqlparser.LoadQuery(schema, query)
+	if errs != nil {
+		t.Fatalf("%s: %v", query, errs)
+	}
+	op := doc.Operations[0]
+	coerced, err := validator.VariableValues(schema, op, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cost.New(schema, resolvers.Bounds).Measure(doc, op, coerced)
+}
+
+func TestMeasure(t *testing.T) {
+	var introspectedTypes int64
+	for range schema.Types {
+		introspectedTypes++
+	}
+	tests := []struct {
+		name            string
+		query           string
+		vars            map[string]any
+		nodes, requests int64
+	}{
+		{"one object", `{ paper(id: "x") { title } }`, nil, 1, 0},
+		{"typename is free", `{ paper(id: "x") { __typename title } }`, nil, 1, 0},
+		{"a list at its default", `{ paper(id: "x") { authors { name } } }`, nil, 1 + 100, 1},
+		{"a list below a list", `{ paper(id: "x") { authors(first: 5) { researcher { name } } } }`, nil, 1 + 5*2, 1},
+		{"a page", `{ searchPapers(first: 7) { totalCount nodes { title } edges { node { title } } pageInfo { hasNextPage } } }`, nil,
+			1 + 7 + 7*2 + 1, 10},
+		{"the last of a page", `{ searchPapers(last: 3) { nodes { title } } }`, nil, 1 + 3, 10},
+		{"a page at its default", `{ searchPapers { nodes { title } } }`, nil, 1 + 20, 10},
+		{"first from a variable", `query($n: Int) { searchPapers(first: $n) { nodes { title } } }`, map[string]any{"n": 4}, 1 + 4, 10},
+		{"a null variable takes the default", `query($n: Int) { searchPapers(first: $n) { nodes { title } } }`, map[string]any{"n": nil}, 1 + 20, 10},
+		{"an argument past the maximum is clamped", `{ searchPapers(first: 2147483647) { nodes { title } } }`, nil, 1 + 100, 10},
+		{"skipped fields count", `{ paper(id: "x") @skip(if: true) { authors { name } } }`, nil, 101, 1},
+		{"aliases count", `{ a: paper(id: "x") { title } b: paper(id: "y") { title } }`, nil, 2, 0},
+		{"ids", `{ papers(ids: ["a", "b", "c"]) { authors(first: 2) { name } } }`, nil, 3 * 3, 1 + 3},
+		{"ids from a variable", `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, map[string]any{"ids": []any{"a", "b"}}, 2, 1},
+		{"a network", `{ researcher(id: "1") { network(maxNodes: 10) { nodes { researcher { name } } edges { weight } } } }`, nil,
+			1 + 1 + 10*2 + 10*20, 20},
+		{"a path", `{ collaborationPath(from: "1", to: "2", maxDepth: 2) { steps { researcher { name } papers { title } } } }`, nil,
+			1 + 3*(1+1+20), 50 + 3},
+		{"a fragment counts where it is spread", `{ paper(id: "x") { ...A } researcher(id: "1") { papers(first: 2) { nodes { ...P } } } }
+			fragment A on Paper { authors(first: 3) { name } }
+			fragment P on Paper { ...A }`, nil, 1 + 3 + 1 + 1 + 2*(1+3), 1 + 1 + 2},
+		{"introspection costs", `{ __schema { types { name } } }`, nil, 1 + introspectedTypes, 1},
+		{"rateLimit", `{ rateLimit { cost } }`, nil, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := measure(t, tt.query, tt.vars)
+			if got.Nodes != tt.nodes || got.Requests != tt.requests || got.Points != cost.PointsOf(tt.requests) {
+				t.Errorf("Measure = %+v, want %d nodes, %d requests, %d points", got, tt.nodes, tt.requests, cost.PointsOf(tt.requests))
+			}
+		})
+	}
+}
+
+// TestMeasureSaturates nests lists far past any int64: the figures stop
+// at cost.Infinite instead of wrapping around.
+func TestMeasureSaturates(t *testing.T) {
+	q := `{ researcher(id: "1") { name } }`
+	for range 12 {
+		q = strings.Replace(q, "{ name }", `{ network(maxNodes: 2000) { nodes { researcher { name } } } }`, 1)
+	}
+	got := measure(t, q, nil)
+	if got.Nodes != cost.Infinite || got.Requests != cost.Infinite {
+		t.Errorf("Measure = %+v, want both figures at %d", got, cost.Infinite)
+	}
+}
+
+func TestPointsOf(t *testing.T) {
+	for requests, want := range map[int64]int64{0: 1, 1: 1, 100: 1, 101: 2, 1000: 10, cost.Infinite: (cost.Infinite + 99) / 100} {
+		if got := cost.PointsOf(requests); got != want {
+			t.Errorf("PointsOf(%d) = %d, want %d", requests, got, want)
+		}
+	}
+}
+
+func TestShapeOf(t *testing.T) {
+	tests := []struct {
+		name  string
+		query string
+		want  cost.Shape
+	}{
+		{"fields", `{ paper(id: "x") { title authors { name } } }`, cost.Shape{Fields: 4, RootFields: 1}},
+		{"aliases", `{ a: paper(id: "x") { t: title } paper(id: "y") { title } }`, cost.Shape{Fields: 4, Aliases: 2, RootFields: 2}},
+		{"root fields through fragments", `{ ...Q ... on Query { b: paper(id: "y") { title } } } fragment Q on Query { a: paper(id: "x") { title } }`,
+			cost.Shape{Fields: 4, Aliases: 2, RootFields: 2}},
+		{"fragments expand where spread", `{ paper(id: "x") { ...F ...F } } fragment F on Paper { title authors { name } }`,
+			cost.Shape{Fields: 7, RootFields: 1}},
+		{"directives", `{ paper(id: "x") @skip(if: false) @include(if: true) { title } }`, cost.Shape{Fields: 2, RootFields: 1, Directives: 2}},
+		{"a cycle counts once", `{ ...A } fragment A on Query { ...B paper(id: "x") { title } } fragment B on Query { ...A }`,
+			cost.Shape{Fields: 2, RootFields: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := parser.ParseQuery(&ast.Source{Input: tt.query})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cost.ShapeOf(doc); got != tt.want {
+				t.Errorf("ShapeOf = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestShapeOfFragmentBomb: fragments that each spread the next twice make
+// 2^60 fields once expanded; the measure saturates after a walk of each
+// fragment once.
+func TestShapeOfFragmentBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{ ...F0 }\n")
+	for i := range 60 {
+		b.WriteString("fragment F" + itoa(i) + " on Query { ...F" + itoa(i+1) + " ...F" + itoa(i+1) + " }\n")
+	}
+	b.WriteString("fragment F60 on Query { paper(id: \"x\") { title } }\n")
+	doc, err := parser.ParseQuery(&ast.Source{Input: b.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cost.ShapeOf(doc).Fields; got != 1<<61 && got != cost.Infinite {
+		t.Errorf("Fields = %d, want 2^61 or saturated", got)
+	}
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// FuzzMeasure prices any valid operation without panicking, within
+// [0, Infinite], and with at least one point.
+func FuzzMeasure(f *testing.F) {
+	for _, q := range []string{
+		`{ paper(id: "x") { authors(first: 3, after: 2) { researcher { sameName(first: 2) { name } } } } }`,
+		`query($n: Int) { searchPapers(first: $n) { nodes { title } facets { years { year } } } }`,
+		`{ researcher(id: "1") { network(maxNodes: 2000) { nodes { researcher { network { nodes { depth } } } } } } }`,
+		`{ __schema { types { fields { args { type { ofType { name } } } } } } }`,
+		`{ ...F } fragment F on Query { nodes(ids: ["a"]) { ... on Paper { title } } }`,
+	} {
+		f.Add(q, int64(5))
+	}
+	calc := cost.New(schema, resolvers.Bounds)
+	f.Fuzz(func(t *testing.T, query string, n int64) {
+		doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, 2000)
+		if err != nil {
+			return
+		}
+		if s := cost.ShapeOf(doc); s.Fields < 0 || s.Fields > cost.Infinite {
+			t.Fatalf("ShapeOf = %+v", s)
+		}
+		if errs := validator.Validate(schema, doc); errs != nil || len(doc.Operations) == 0 {
+			return
+		}
+		op := doc.Operations[0]
+		vars := map[string]any{}
+		for _, v := range op.VariableDefinitions {
+			if v.Type.Name() == "Int" && v.Type.Elem == nil {
+				vars[v.Variable] = n
+			}
+		}
+		coerced, err := validator.VariableValues(schema, op, vars)
+		if err != nil {
+			return
+		}
+		c := calc.Measure(doc, op, coerced)
+		if c.Nodes < 0 || c.Nodes > cost.Infinite || c.Requests < 0 || c.Requests > cost.Infinite || c.Points < 1 {
+			t.Fatalf("Measure(%q) = %+v", query, c)
+		}
+	})
+}

@@ -1,0 +1,114 @@
+package cost
+
+import "github.com/vektah/gqlparser/v2/ast"
+
+// Shape is what a parsed document holds, measured before validation, whose
+// cost grows with the square of the fields that share a response name: a
+// bound on the shape bounds the validation's work.
+type Shape struct {
+	// Fields counts the document's fields with every fragment spread
+	// expanded where it is spread, over all its operations.
+	Fields int64
+	// Aliases counts the fields written with an alias.
+	Aliases int64
+	// RootFields is the most top-level fields of one operation, fragments
+	// at the top level expanded.
+	RootFields int64
+	// Directives is the most directives on one field or fragment.
+	Directives int64
+}
+
+// ShapeOf measures doc, which need not be valid: unknown fragments count
+// nothing and a fragment that spreads itself counts once.
+func ShapeOf(doc *ast.QueryDocument) Shape {
+	m := shapeMeter{doc: doc, fields: map[string]int64{}, roots: map[string]int64{}}
+	for _, op := range doc.Operations {
+		m.directives(op.Directives)
+		m.shape.Fields = add(m.shape.Fields, m.expanded(op.SelectionSet))
+		m.shape.RootFields = max(m.shape.RootFields, m.rootFields(op.SelectionSet))
+	}
+	for _, f := range doc.Fragments {
+		m.directives(f.Directives)
+		m.written(f.SelectionSet)
+	}
+	for _, op := range doc.Operations {
+		m.written(op.SelectionSet)
+	}
+	return m.shape
+}
+
+type shapeMeter struct {
+	doc    *ast.QueryDocument
+	shape  Shape
+	fields map[string]int64 // expanded fields of each fragment
+	roots  map[string]int64 // top-level fields of each fragment
+}
+
+func (m *shapeMeter) directives(ds ast.DirectiveList) {
+	m.shape.Directives = max(m.shape.Directives, int64(len(ds)))
+}
+
+// written counts aliases and directives as written, each selection once.
+func (m *shapeMeter) written(set ast.SelectionSet) {
+	for _, s := range set {
+		switch s := s.(type) {
+		case *ast.Field:
+			if s.Alias != "" && s.Alias != s.Name {
+				m.shape.Aliases++
+			}
+			m.directives(s.Directives)
+			m.written(s.SelectionSet)
+		case *ast.InlineFragment:
+			m.directives(s.Directives)
+			m.written(s.SelectionSet)
+		case *ast.FragmentSpread:
+			m.directives(s.Directives)
+		}
+	}
+}
+
+func (m *shapeMeter) expanded(set ast.SelectionSet) int64 {
+	var n int64
+	for _, s := range set {
+		switch s := s.(type) {
+		case *ast.Field:
+			n = add(n, add(1, m.expanded(s.SelectionSet)))
+		case *ast.InlineFragment:
+			n = add(n, m.expanded(s.SelectionSet))
+		case *ast.FragmentSpread:
+			n = add(n, m.fragment(s.Name, m.fields, m.expanded))
+		}
+	}
+	return n
+}
+
+func (m *shapeMeter) rootFields(set ast.SelectionSet) int64 {
+	var n int64
+	for _, s := range set {
+		switch s := s.(type) {
+		case *ast.Field:
+			n = add(n, 1)
+		case *ast.InlineFragment:
+			n = add(n, m.rootFields(s.SelectionSet))
+		case *ast.FragmentSpread:
+			n = add(n, m.fragment(s.Name, m.roots, m.rootFields))
+		}
+	}
+	return n
+}
+
+// fragment measures a named fragment once with measure, remembering it in
+// memo.
+func (m *shapeMeter) fragment(name string, memo map[string]int64, measure func(ast.SelectionSet) int64) int64 {
+	if n, ok := memo[name]; ok {
+		return n
+	}
+	memo[name] = 0
+	def := m.doc.Fragments.ForName(name)
+	if def == nil {
+		return 0
+	}
+	n := measure(def.SelectionSet)
+	memo[name] = n
+	return n
+}

@@ -1,0 +1,409 @@
+package resolvers
+
+import (
+	"context"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/uptrace/bun"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/graph/model"
+)
+
+// rootLookups batches the root fields that look objects up by reference
+// (paper, papers, researcher, institution, node, nodes, category) across
+// one operation. gqlgen resolves root fields concurrently, one goroutine each,
+// so no loader sees them together without waiting on a timer. Instead the
+// first of them to run reads the operation's root selection, parses the
+// references of all of them (every alias), reads them with one statement
+// per kind of reference and walks the selections below them together with
+// the prefetcher; the others wait for it on a sync.Once and find their
+// objects read and everything below them primed. One alias or twelve
+// thousand cost the same statements; a single root costs what it did
+// before, and waits on nothing.
+//
+// The walk below merges the selections of the roots of each kind, so each
+// object is prefetched for the union of what the roots ask (more rows,
+// never more statements). Two roots asking the same nested field under
+// one alias with different arguments are the one case the union cannot
+// express: the second one's resolvers miss the cache and batch through
+// the loaders.
+type rootLookups struct {
+	op   *graphql.OperationContext
+	once sync.Once
+	err  error
+
+	mu           sync.Mutex
+	papers       map[paperRef]*db.Paper             // by arXiv id or DOI
+	researchers  map[researcherRef]*db.Researcher   // by external id
+	institutions map[institutionRef]*db.Institution // by ROR id or name
+	categories   map[string]*db.Category            // by code
+	// walked are the root fields whose selections the look-ahead walked.
+	walked map[*ast.Field]bool
+}
+
+// lookups returns the root lookups of ctx's operation, reading them when
+// the first root field asks.
+func (r *Resolver) lookups(ctx context.Context) (*rootLookups, *Loaders, error) {
+	l := loaders(ctx)
+	var op *graphql.OperationContext
+	if graphql.HasOperationContext(ctx) {
+		op = graphql.GetOperationContext(ctx)
+	}
+	l.rootsMu.Lock()
+	if l.roots == nil || l.roots.op != op {
+		l.roots = &rootLookups{op: op, papers: map[paperRef]*db.Paper{}, researchers: map[researcherRef]*db.Researcher{},
+			institutions: map[institutionRef]*db.Institution{}, categories: map[string]*db.Category{}, walked: map[*ast.Field]bool{}}
+	}
+	rl := l.roots
+	l.rootsMu.Unlock()
+	if op != nil && op.Operation != nil {
+		rl.once.Do(func() { rl.err = rl.readAll(ctx, r.db, l) })
+	}
+	return rl, l, rl.err
+}
+
+// readAll reads the references of every root lookup of the operation and
+// walks below them. A root whose arguments do not parse is left to its
+// resolver, which reports them.
+func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) error {
+	var prefs []paperRef
+	var rrefs []researcherRef
+	var irefs []institutionRef
+	var codes []string
+	var psel, rsel, isel ast.SelectionSet
+	for _, f := range graphql.CollectFields(rl.op, rl.op.Operation.SelectionSet, []string{"Query"}) {
+		args := f.ArgumentMap(rl.op.Variables)
+		switch f.Name {
+		case "paper", "papers":
+			refs, err := parsePaperRefs(idArgs(args))
+			if err != nil {
+				continue
+			}
+			prefs = append(prefs, refs...)
+			psel = append(psel, f.Selections...)
+		case "researcher":
+			s, _ := args["id"].(string)
+			ref, err := parseResearcherRef("id", s)
+			if err != nil {
+				continue
+			}
+			rrefs = append(rrefs, ref)
+			rsel = append(rsel, f.Selections...)
+		case "institution":
+			s, _ := args["ref"].(string)
+			ref, err := parseInstitutionRef("ref", s)
+			if err != nil {
+				continue
+			}
+			irefs = append(irefs, ref)
+			isel = append(isel, f.Selections...)
+		case "category":
+			// Nothing below a category is prefetched: its fields batch
+			// through their loaders.
+			if s, _ := args["code"].(string); checkText("code", s, codeText) == nil {
+				codes = append(codes, s)
+			}
+			continue
+		case "node", "nodes":
+			keys, err := parseNodeIDs(idArgs(args))
+			if err != nil {
+				continue
+			}
+			p, r, i := nodeRefs(keys)
+			prefs, rrefs, irefs = append(prefs, p...), append(rrefs, r...), append(irefs, i...)
+			psel, rsel, isel = append(psel, f.Selections...), append(rsel, f.Selections...), append(isel, f.Selections...)
+		default:
+			continue
+		}
+		rl.walked[f.Field] = true
+	}
+	ps, err := rl.findPapers(ctx, idb, l, prefs)
+	if err != nil {
+		return err
+	}
+	rs, err := rl.findResearchers(ctx, idb, l, rrefs)
+	if err != nil {
+		return err
+	}
+	is, err := rl.findInstitutions(ctx, idb, l, irefs)
+	if err != nil {
+		return err
+	}
+	if _, err := rl.findCategories(ctx, idb, codes); err != nil {
+		return err
+	}
+	p := &prefetcher{l: l, op: rl.op}
+	if err := p.papers(ctx, distinct(ps, func(x *db.Paper) int64 { return x.ID }), psel); err != nil {
+		return err
+	}
+	if err := p.researchers(ctx, rs, rsel); err != nil {
+		return err
+	}
+	return p.institutions(ctx, distinct(is, func(x *db.Institution) int64 { return x.ID }), isel)
+}
+
+// idArgs is the list of ids of a lookup by "id" or by "ids", with the
+// argument's name.
+func idArgs(args map[string]any) (string, []string) {
+	if s, ok := args["id"].(string); ok {
+		return "id", []string{s}
+	}
+	vs, _ := args["ids"].([]any)
+	ids := make([]string, len(vs))
+	for i, v := range vs {
+		ids[i], _ = v.(string)
+	}
+	return "ids", ids
+}
+
+// walkedBelow reports whether the look-ahead walked the selection of the
+// current root field.
+func (rl *rootLookups) walkedBelow(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	return fc != nil && rl.walked[fc.Field.Field]
+}
+
+// findPapers returns the papers refs name, in order, nil for none. It
+// reads those not read yet: one statement for arXiv ids and DOIs, one for
+// ids.
+func (rl *rootLookups) findPapers(ctx context.Context, idb bun.IDB, l *Loaders, refs []paperRef) ([]*db.Paper, error) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	var missing []paperRef
+	var arxivIDs, dois []string
+	var ids []int64
+	for _, ref := range refs {
+		if ref.id != 0 {
+			ids = append(ids, ref.id)
+		} else if _, ok := rl.papers[ref]; !ok {
+			rl.papers[ref] = nil
+			missing = append(missing, ref)
+			if ref.arxivID != "" {
+				arxivIDs = append(arxivIDs, ref.arxivID)
+			} else {
+				dois = append(dois, ref.doi)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		byArxiv, byDOI, err := db.PapersByRefs(ctx, idb, arxivIDs, dois)
+		if err != nil {
+			return nil, forget(rl.papers, missing, err)
+		}
+		for _, ref := range missing {
+			p := byArxiv[ref.arxivID]
+			if ref.arxivID == "" {
+				p = byDOI[ref.doi]
+			}
+			rl.papers[ref] = p
+			if p != nil {
+				l.papers.Prime(ctx, p.ID, p)
+			}
+		}
+	}
+	if err := l.papers.prime(ctx, ids); err != nil {
+		return nil, err
+	}
+	out := make([]*db.Paper, len(refs))
+	for i, ref := range refs {
+		if ref.id != 0 {
+			out[i], _ = l.papers.load(ctx, ref.id)
+		} else {
+			out[i] = rl.papers[ref]
+		}
+	}
+	return out, nil
+}
+
+// researcherColumns are the external id columns, in the order their
+// statements run.
+var researcherColumns = []db.ResearcherIDColumn{db.ByORCID, db.ByOpenAlex, db.ByS2}
+
+// findResearchers returns the researchers refs name, in order, nil for
+// none. It reads those not read yet: one statement for ids, one per kind
+// of external id.
+func (rl *rootLookups) findResearchers(ctx context.Context, idb bun.IDB, l *Loaders, refs []researcherRef) ([]*db.Researcher, error) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	var ids []int64
+	external := map[db.ResearcherIDColumn][]researcherRef{}
+	for _, ref := range refs {
+		if ref.id != 0 {
+			ids = append(ids, ref.id)
+		} else if _, ok := rl.researchers[ref]; !ok {
+			rl.researchers[ref] = nil
+			external[ref.column] = append(external[ref.column], ref)
+		}
+	}
+	for _, col := range researcherColumns {
+		missing := external[col]
+		if len(missing) == 0 {
+			continue
+		}
+		values := make([]string, len(missing))
+		for i, ref := range missing {
+			values[i] = ref.value
+		}
+		found, err := db.ResearchersByExternalIDs(ctx, idb, col, values)
+		if err != nil {
+			return nil, forget(rl.researchers, missing, err)
+		}
+		for _, ref := range missing {
+			x := found[ref.value]
+			rl.researchers[ref] = x
+			if x != nil {
+				l.researchers.Prime(ctx, x.ID, x)
+			}
+		}
+	}
+	if err := l.researchers.prime(ctx, ids); err != nil {
+		return nil, err
+	}
+	out := make([]*db.Researcher, len(refs))
+	for i, ref := range refs {
+		if ref.id != 0 {
+			out[i], _ = l.researchers.load(ctx, ref.id)
+		} else {
+			out[i] = rl.researchers[ref]
+		}
+	}
+	return out, nil
+}
+
+// findInstitutions returns the institutions refs name, in order, nil for
+// none. It reads those not read yet: one statement for ids, one for ROR
+// ids and names.
+func (rl *rootLookups) findInstitutions(ctx context.Context, idb bun.IDB, l *Loaders, refs []institutionRef) ([]*db.Institution, error) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	var ids []int64
+	var missing []institutionRef
+	var byName []db.InstitutionRef
+	for _, ref := range refs {
+		if ref.id != 0 {
+			ids = append(ids, ref.id)
+		} else if _, ok := rl.institutions[ref]; !ok {
+			rl.institutions[ref] = nil
+			missing = append(missing, ref)
+			byName = append(byName, ref.InstitutionRef)
+		}
+	}
+	if len(missing) > 0 {
+		found, err := db.InstitutionsByRefs(ctx, idb, byName)
+		if err != nil {
+			return nil, forget(rl.institutions, missing, err)
+		}
+		for _, ref := range missing {
+			x := found[ref.InstitutionRef]
+			rl.institutions[ref] = x
+			if x != nil {
+				l.institutions.Prime(ctx, x.ID, x)
+			}
+		}
+	}
+	if err := l.institutions.prime(ctx, ids); err != nil {
+		return nil, err
+	}
+	out := make([]*db.Institution, len(refs))
+	for i, ref := range refs {
+		if ref.id != 0 {
+			out[i], _ = l.institutions.load(ctx, ref.id)
+		} else {
+			out[i] = rl.institutions[ref]
+		}
+	}
+	return out, nil
+}
+
+// findCategories returns the categories codes name, in order, nil for
+// none, reading those not read yet with one statement.
+func (rl *rootLookups) findCategories(ctx context.Context, idb bun.IDB, codes []string) ([]*db.Category, error) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	var missing []string
+	for _, c := range codes {
+		if _, ok := rl.categories[c]; !ok {
+			rl.categories[c] = nil
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		found, err := db.CategoriesByCodes(ctx, idb, missing)
+		if err != nil {
+			return nil, forget(rl.categories, missing, err)
+		}
+		for _, c := range missing {
+			rl.categories[c] = found[c]
+		}
+	}
+	out := make([]*db.Category, len(codes))
+	for i, c := range codes {
+		out[i] = rl.categories[c]
+	}
+	return out, nil
+}
+
+// forget drops the entries of keys that failed to read, so that a later
+// lookup does not take them for unknown, and returns err.
+func forget[K comparable, V any](m map[K]V, keys []K, err error) error {
+	for _, k := range keys {
+		delete(m, k)
+	}
+	return err
+}
+
+// nodeKey is a global id taken apart.
+type nodeKey struct {
+	kind string
+	id   int64
+}
+
+// parseNodeIDs reads the global ids of the argument arg, at most MaxIDs.
+func parseNodeIDs(arg string, ids []string) ([]nodeKey, error) {
+	if len(ids) > MaxIDs {
+		return nil, badInput(arg, "at most %d ids, got %d", MaxIDs, len(ids))
+	}
+	keys := make([]nodeKey, len(ids))
+	for i, s := range ids {
+		if err := checkText(arg, s, idText); err != nil {
+			return nil, err
+		}
+		kind, id, ok := model.ParseGlobalID(s)
+		if !ok {
+			return nil, badInput(arg, "not a global id: %s", QuoteInput(s))
+		}
+		keys[i] = nodeKey{kind: kind, id: id}
+	}
+	return keys, nil
+}
+
+// nodeRefs are the references of keys, by kind.
+func nodeRefs(keys []nodeKey) (ps []paperRef, rs []researcherRef, is []institutionRef) {
+	for _, k := range keys {
+		switch k.kind {
+		case model.KindPaper:
+			ps = append(ps, paperRef{id: k.id})
+		case model.KindResearcher:
+			rs = append(rs, researcherRef{id: k.id})
+		case model.KindInstitution:
+			is = append(is, institutionRef{id: k.id})
+		}
+	}
+	return ps, rs, is
+}
+
+// distinct is xs without nils and repeats, in order.
+func distinct[T any](xs []*T, id func(*T) int64) []*T {
+	out := make([]*T, 0, len(xs))
+	seen := make(map[int64]bool, len(xs))
+	for _, x := range xs {
+		if x != nil && !seen[id(x)] {
+			seen[id(x)] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

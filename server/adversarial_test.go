@@ -1,0 +1,242 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	rtmetrics "runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
+)
+
+// heapLimit is the most heap any request of the adversarial suite may
+// make the process hold, as issue 8 asks.
+const heapLimit = 256 << 20
+
+// importLargeBylines imports the arXiv .abs fixtures, which hold the
+// largest real bylines (1411.4413 with 2,832 authors, 2103.11058 with
+// 969), and the 1992 Paperscape file for citations and co-authors.
+func importLargeBylines(t testing.TB, bdb *bun.DB) {
+	t.Helper()
+	for _, o := range []ingest.Options{
+		{Format: ingest.Abs, Paths: []string{"../demo/data/arxiv-abs-fixtures.tar.gz"}},
+		{Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"}},
+	} {
+		if _, err := ingest.Import(t.Context(), bdb, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readmeQuery is the README's first query.
+const readmeQuery = `query ResearcherPage($paper: String!, $first: Int!) {
+  paper(id: $paper) {
+    arxivId slug title published absUrl pdfUrl citedByCount citationCount
+    primaryCategory { code name }
+    categories { code name }
+    citations(first: 3) { totalCount nodes { arxivId } }
+    references(first: 3) { totalCount }
+    authors {
+      position role name
+      researcher {
+        id name slug paperCount hIndex archiveHIndex citationCount worksCount
+        authorPositions { role count }
+        positionKnownPaperCount
+        fields { category { code } count }
+        sameName { id name paperCount archiveHIndex }
+        mostCitedPaper { arxivId title citationCount }
+        papers(first: $first, sort: NEWEST) {
+          totalCount
+          pageInfo { hasNextPage endCursor }
+          nodes { arxivId title authors { position role researcher { id name archiveHIndex } } }
+        }
+        coauthors(first: 10) { totalCount nodes { researcher { id name } sharedPaperCount } }
+      }
+    }
+  }
+}`
+
+// repeat is n copies of s, each formatted with its index when s has a verb.
+func repeat(s string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if strings.Contains(s, "%d") {
+			fmt.Fprintf(&b, s, i)
+		} else {
+			b.WriteString(s)
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// fragmentBomb is a document whose fragments spread the next one twice, 40
+// deep: 2^40 fields once expanded.
+func fragmentBomb() string {
+	var b strings.Builder
+	b.WriteString("{ ...F0 }\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "fragment F%d on Query { ...F%d ...F%d }\n", i, i+1, i+1)
+	}
+	b.WriteString("fragment F40 on Query { paper(id: \"1\") { title } }\n")
+	return b.String()
+}
+
+// TestAdversarial sends the requests that took the server down before the
+// cost model, and more: each is refused before any SQL with its code, or
+// answered with no more objects than its priced node count, while the
+// heap stays under heapLimit.
+func TestAdversarial(t *testing.T) {
+	tests := []struct {
+		name     string
+		query    string
+		vars     map[string]any
+		wantCode string // "" when the request must be answered
+	}{
+		{name: "README query, 969-author paper", query: readmeQuery, vars: map[string]any{"paper": "2103.11058", "first": 5}},
+		{name: "README query, 2,832-author paper", query: readmeQuery, vars: map[string]any{"paper": "1411.4413", "first": 5}},
+		{name: "authors of co-authors' papers, 969 authors",
+			query: `{ paper(id:"2103.11058") { authors { researcher { papers(first:1) { nodes { authors { name } } } } } } }`},
+		{name: "authors of co-authors' papers, 2,832 authors",
+			query: `{ paper(id:"1411.4413") { authors { researcher { papers(first:1) { nodes { authors { name } } } } } } }`},
+		{name: "every page of a byline", query: `{ paper(id:"1411.4413") { authorCount authors(first: 100, after: 2800) { position name } } }`},
+		{name: "search fan-out", wantCode: codeNodeLimit,
+			query: `{ searchPapers(first: 100) { nodes { authors { researcher { papers(first: 100) { nodes { authors { researcher { name } } } } } } } } }`},
+		{name: "overflow under @skip", wantCode: codeNodeLimit,
+			query: `{ a: searchPapers(first: 100) { nodes { authors { researcher { papers(first: 100) { nodes { title } } } } } }
+				b: searchPapers(first: 2147483647) @skip(if: true) { nodes { title } }
+				c: searchPapers(first: 42949672) @include(if: false) { nodes { title } } }`},
+		{name: "nested networks", wantCode: codeNodeLimit,
+			query: `{ researcher(id: "1") { network(maxNodes: 2000) { nodes { researcher { network(maxNodes: 2000) { nodes { researcher {
+				network(maxNodes: 2000) { nodes { researcher { name } } } } } } } } } } }`},
+		{name: "10,000 repeated lookups", wantCode: codeTooLarge, query: "{" + repeat(`paper(id:"hep-th/9201001"){title}`, 10_000) + "}"},
+		{name: "1,500 repeated leaves", wantCode: codeTooLarge, query: `{ paper(id:"hep-th/9201001") {` + repeat("pdfUrl", 1_500) + "} }"},
+		{name: "500 aliased searches", wantCode: codeTooLarge, query: "{" + repeat(`s%d: searchPapers(query:"a*", first:1){ nodes { title } }`, 500) + "}"},
+		{name: "3,000 aliased schemas", wantCode: codeTooLarge, query: "{" + repeat(`s%d: __schema { types { name fields { name } } }`, 3_000) + "}"},
+		{name: "12,000 aliased lookups", wantCode: codeTooLarge, query: "{" + repeat(`p%d: paper(id:"hep-th/9201001"){title}`, 12_000) + "}"},
+		{name: "60 root fields", wantCode: codeTooLarge, query: "{" + repeat(`p%d: paper(id:"hep-th/9201001"){title}`, 60) + "}"},
+		{name: "fragment bomb", wantCode: codeTooLarge, query: fragmentBomb()},
+		{name: "directive flood", wantCode: codeTooLarge, query: `{ paper(id:"1") @skip(if:false) @include(if:true) @skip(if:false) @include(if:true) @skip(if:false) { title } }`},
+		{name: "schema with every list", query: `{ __schema { types { name fields { name args { name } } enumValues { name } } } }`},
+		{name: "50 aliased lookups", query: "{" + repeat(`p%d: paper(id:"hep-th/9201001"){title authors{name}}`, 50) + "}"},
+	}
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importLargeBylines(t, bdb)
+		statements := &db.StatementCounter{}
+		bdb.AddQueryHook(statements)
+		h := newTestServer(t, bdb, Config{}).Handler()
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				before := statements.Count()
+				var resp costedResponse
+				peak := peakHeap(func() {
+					rec := serve(h, post(t, map[string]any{"query": tt.query, "variables": tt.vars}, mediaJSON))
+					if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+						t.Fatalf("decode %.300q: %v", rec.Body.String(), err)
+					}
+				})
+				if peak > heapLimit {
+					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, heapLimit>>20)
+				}
+				t.Logf("heap peak %d MB, %d statements, cost %+v", peak>>20, statements.Count()-before, resp.Extensions.Cost)
+				if tt.wantCode != "" {
+					if got := resp.errorCode(); got != tt.wantCode {
+						t.Fatalf("code = %q, want %q (errors %+v)", got, tt.wantCode, resp.Errors)
+					}
+					if n := statements.Count() - before; n != 0 {
+						t.Errorf("%d SQL statements ran, want none", n)
+					}
+					return
+				}
+				if len(resp.Errors) > 0 {
+					t.Fatalf("errors %+v", resp.Errors)
+				}
+				if got, want := objects(resp.Data), resp.Extensions.Cost.NodeCount; got > want || got == 0 {
+					t.Errorf("answer holds %d objects, priced at %d", got, want)
+				}
+			})
+		}
+	})
+}
+
+// costedResponse is a GraphQL response with its cost extension.
+type costedResponse struct {
+	Data   any
+	Errors []struct {
+		Message    string
+		Extensions struct{ Code string }
+	}
+	Extensions struct {
+		Cost struct {
+			Cost, NodeCount, Limit, Remaining, Used, MaxCost, MaxNodes int
+			ResetAt                                                    time.Time
+		}
+	}
+}
+
+func (r costedResponse) errorCode() string {
+	if len(r.Errors) == 0 {
+		return ""
+	}
+	return r.Errors[0].Extensions.Code
+}
+
+// objects counts the JSON objects below the top of data: the objects of
+// the answer, which the node count bounds.
+func objects(data any) int {
+	n := 0
+	var walk func(v any, top bool)
+	walk = func(v any, top bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			if !top {
+				n++
+			}
+			for _, x := range v {
+				walk(x, false)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x, false)
+			}
+		}
+	}
+	walk(data, true)
+	return n
+}
+
+// peakHeap runs fn and returns the most heap the process held meanwhile,
+// sampled every millisecond, after a collection before it starts.
+func peakHeap(fn func()) uint64 {
+	runtime.GC()
+	sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { rtmetrics.Read(sample); return sample[0].Value.Uint64() }
+	var peak uint64
+	var wg sync.WaitGroup
+	ctx, stop := context.WithCancel(context.Background())
+	wg.Go(func() {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak = max(peak, read())
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	fn()
+	stop()
+	wg.Wait()
+	return max(peak, read())
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2"
+
+	"github.com/papergraph/papergraph/cost"
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/graph"
+	"github.com/papergraph/papergraph/ratelimit"
+	"github.com/papergraph/papergraph/resolvers"
+)
+
+// BenchmarkREADMEQuery serves the README's first query through the whole
+// server on SQLite, without and with an in-memory rate limiter. Compare
+// its time with BenchmarkCostOverhead, the cost extension's own work per
+// request:
+//
+//	go test ./server -run '^$' -bench 'READMEQuery|CostOverhead' -benchmem
+func BenchmarkREADMEQuery(b *testing.B) {
+	bdb := dbtest.Open(b, dbtest.New(b, "sqlite"))
+	importLargeBylines(b, bdb)
+	body, err := json.Marshal(map[string]any{"query": readmeQuery, "variables": map[string]any{"paper": "hep-th/9201001", "first": 5}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	limiter, err := ratelimit.NewMemory(1<<30, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name    string
+		limiter ratelimit.Limiter
+	}{{"no rate limit", nil}, {"rate limit in memory", limiter}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s, err := New(Config{DB: bdb, RateLimiter: bc.limiter, Logger: discardLogger()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := s.Handler()
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+				req.Header.Set("Content-Type", mediaJSON)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
+					b.Fatalf("status %d: %.300s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCostOverhead is what the cost extension does for each request
+// of the README's first query once its document is cached: hash the
+// document to find its shape checked, price the operation, spend the
+// points from an in-memory budget.
+func BenchmarkCostOverhead(b *testing.B) {
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	doc, errs := gqlparser.LoadQuery(schema, readmeQuery)
+	if errs != nil {
+		b.Fatal(errs)
+	}
+	c := newCostLimit(Config{MaxTokens: DefaultMaxTokens, MaxFields: DefaultMaxFields, MaxAliases: DefaultMaxAliases,
+		MaxRootFields: DefaultMaxRootFields, MaxDirectives: DefaultMaxDirectives})
+	c.calc = cost.New(schema, resolvers.Bounds)
+	ctx := context.Background()
+	params := &graphql.RawParams{Query: readmeQuery}
+	if err := c.MutateOperationParameters(ctx, params); err != nil {
+		b.Fatal(err)
+	}
+	limiter, err := ratelimit.NewMemory(1<<30, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	vars := map[string]any{"paper": "hep-th/9201001", "first": int64(5)}
+	b.ReportAllocs()
+	for b.Loop() {
+		key := sha256.Sum256([]byte(params.Query))
+		if _, ok := c.shaped.Get(ctx, string(key[:])); !ok {
+			b.Fatal("shape not cached")
+		}
+		m := c.calc.Measure(doc, doc.Operations[0], vars)
+		if _, err := limiter.Spend(ctx, "ip:192.0.2.1", int(m.Points)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

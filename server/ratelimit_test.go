@@ -1,0 +1,113 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ratelimit"
+)
+
+// limiters are the limiters of one hourly budget of limit points that the
+// rate-limit tests run with: in memory, and through Redis when
+// PAPERGRAPH_TEST_REDIS is set, each constructor making one "process" of
+// a budget shared by the limiters it returns.
+func limiters(t *testing.T, limit int) map[string]func() ratelimit.Limiter {
+	out := map[string]func() ratelimit.Limiter{}
+	m, err := ratelimit.NewMemory(limit, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["memory"] = func() ratelimit.Limiter { return m }
+	if url := os.Getenv("PAPERGRAPH_TEST_REDIS"); url != "" {
+		prefix := "test-" + rand.Text() + ":"
+		out["redis"] = func() ratelimit.Limiter {
+			rdb, err := ratelimit.DialRedis(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				keys, _ := rdb.Keys(t.Context(), "rate:"+prefix+"*").Result()
+				if len(keys) > 0 {
+					rdb.Del(t.Context(), keys...)
+				}
+				rdb.Close()
+			})
+			l, err := ratelimit.NewRedis(rdb, prefix, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+	}
+	return out
+}
+
+// TestRateLimit spends a budget of 5 points with one-point queries: each
+// answer states the budget in its headers and extensions.cost, the sixth
+// is refused with 429 before any SQL, and a dry run prices a query
+// without spending or running it. With Redis, two servers (two
+// processes) spend one budget.
+func TestRateLimit(t *testing.T) {
+	const limit = 5
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		statements := &db.StatementCounter{}
+		bdb.AddQueryHook(statements)
+		for name, limiter := range limiters(t, limit) {
+			t.Run(name, func(t *testing.T) {
+				servers := []http.Handler{
+					newTestServer(t, bdb, Config{RateLimiter: limiter()}).Handler(),
+					newTestServer(t, bdb, Config{RateLimiter: limiter()}).Handler(),
+				}
+				ask := func(i int, query string) (*costedResponse, http.Header, int) {
+					t.Helper()
+					rec := serve(servers[i%2], post(t, map[string]any{"query": query}, mediaJSON))
+					var resp costedResponse
+					if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+						t.Fatalf("decode %q: %v", rec.Body.String(), err)
+					}
+					return &resp, rec.Header(), rec.Code
+				}
+
+				dry, _, _ := ask(0, `{ rateLimit(dryRun: true) { cost nodeCount remaining } paper(id: "hep-th/9201001") { authors { name } } }`)
+				if got := dry.Data.(map[string]any); len(got) != 1 || got["rateLimit"].(map[string]any)["nodeCount"] != 102.0 || got["rateLimit"].(map[string]any)["remaining"] != float64(limit) {
+					t.Errorf("dry run: data %v, want only rateLimit with nodeCount 102 (itself, the paper, 100 authors) and %d remaining", got, limit)
+				}
+
+				for i := 1; i <= limit; i++ {
+					resp, h, code := ask(i, `{ paper(id: "hep-th/9201001") { title } }`)
+					if code != http.StatusOK || len(resp.Errors) > 0 {
+						t.Fatalf("query %d: status %d, errors %+v", i, code, resp.Errors)
+					}
+					c := resp.Extensions.Cost
+					if c.Cost != 1 || c.Limit != limit || c.Remaining != limit-i || c.Used != i {
+						t.Errorf("query %d: extensions.cost %+v, want cost 1, limit %d, remaining %d, used %d", i, c, limit, limit-i, i)
+					}
+					if got := h.Get("X-RateLimit-Remaining"); got != strconv.Itoa(limit-i) {
+						t.Errorf("query %d: X-RateLimit-Remaining %q, want %d", i, got, limit-i)
+					}
+				}
+				before := statements.Count()
+				resp, h, code := ask(0, `{ paper(id: "hep-th/9201001") { title } }`)
+				if code != http.StatusTooManyRequests || resp.errorCode() != codeRateLimited || h.Get("Retry-After") == "" || h.Get("X-RateLimit-Remaining") != "0" {
+					t.Errorf("spent budget: status %d, code %q, Retry-After %q, Remaining %q; want 429, %s, a delay, 0",
+						code, resp.errorCode(), h.Get("Retry-After"), h.Get("X-RateLimit-Remaining"), codeRateLimited)
+				}
+				if n := statements.Count() - before; n != 0 {
+					t.Errorf("%d statements ran for a refused request, want none", n)
+				}
+				rl, _, _ := ask(1, `{ rateLimit { limit cost remaining used } }`)
+				if code := rl.errorCode(); code != codeRateLimited {
+					t.Errorf("rateLimit with a spent budget: code %q, want %s", code, codeRateLimited)
+				}
+			})
+		}
+	})
+}
