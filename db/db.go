@@ -8,14 +8,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver dbtest uses
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/schema"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
@@ -33,18 +37,65 @@ const DefaultDSN = "papergraph.db"
 // "postgresql://…" is PostgreSQL; "sqlite:PATH" or a plain path is SQLite,
 // with SQLite's URI parameters after a "?" (see sqliteDSN): "?mode=ro"
 // opens it read-only, "?immutable=1" also for a file on read-only media.
-// It does not migrate; call Migrate.
+// It is the writer: imports and migrations go through it (on SQLite it is
+// the one connection that may write). It does not migrate; call Migrate.
 func Open(dsn string) (*bun.DB, error) {
+	return open(dsn, 0, false)
+}
+
+// Pool sizes: SQLiteReaders is OpenReader's default on SQLite (whose
+// writer has one connection), PostgresConns the default of either pool on
+// PostgreSQL.
+const (
+	SQLiteReaders = 4
+	PostgresConns = 16
+)
+
+// ReadStatementTimeout is PostgreSQL's statement_timeout on the serving
+// connections, unless the DSN sets one: a safety net for a statement
+// whose context never ends. The server's own deadlines are shorter.
+const ReadStatementTimeout = 30 * time.Second
+
+// OpenReader opens the pool the API serves from: conns connections (0
+// means SQLiteReaders or PostgresConns) that may only read. On SQLite
+// they run beside Open's writer thanks to WAL, with its pragmas and
+// query_only; on PostgreSQL each session is read-only and runs under
+// ReadStatementTimeout. A SQLite DSN with "?mode=ro" or "?immutable=1"
+// serves a read-only file the same way, leaving its journal mode alone.
+// An in-memory SQLite database cannot be shared between connections, so
+// it has no reader.
+func OpenReader(dsn string, conns int) (*bun.DB, error) {
+	return open(dsn, conns, true)
+}
+
+// open is the one connection builder behind Open and OpenReader: read
+// says whether the pool is a reader, conns how many connections it holds
+// (0: the default for its role and database).
+func open(dsn string, conns int, read bool) (*bun.DB, error) {
 	if dsn == "" {
 		dsn = DefaultDSN
 	}
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		sqldb, err := sql.Open("pgx", dsn)
+		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
 			return nil, err
 		}
-		sqldb.SetMaxOpenConns(16)
-		return bun.NewDB(sqldb, pgdialect.New()), nil
+		if conns <= 0 {
+			conns = PostgresConns
+		}
+		if read {
+			cfg.RuntimeParams["default_transaction_read_only"] = "on"
+			if _, set := cfg.RuntimeParams["statement_timeout"]; !set {
+				cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(ReadStatementTimeout.Milliseconds(), 10)
+			}
+		}
+		sqldb := stdlib.OpenDB(*cfg)
+		// As many idle connections as open ones: the default of two would
+		// close and reopen connections under any steady load.
+		sqldb.SetMaxOpenConns(conns)
+		sqldb.SetMaxIdleConns(conns)
+		sqldb.SetConnMaxIdleTime(5 * time.Minute)
+		return newDB(sqldb, pgdialect.New()), nil
 	}
 	path, params, readOnly := sqliteDSN(strings.TrimPrefix(dsn, "sqlite:"))
 	if path == "" {
@@ -53,23 +104,46 @@ func Open(dsn string) (*bun.DB, error) {
 	// WAL lets readers run beside the one writer; busy_timeout makes a
 	// second writer wait instead of failing at once; a 64 MiB page cache
 	// keeps the indexes an import and the derived figures walk in memory.
-	// A read-only database keeps the journal mode it has (setting it
-	// writes) and takes no write lock.
-	writable := "&_pragma=journal_mode(WAL)"
-	txlock := "&_txlock=immediate"
-	if readOnly {
-		writable, txlock = "", ""
+	// modernc applies each _pragma to every connection it opens. A
+	// read-only database keeps the journal mode it has (setting it writes)
+	// and takes no write lock.
+	pragmas := "_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)"
+	if !readOnly {
+		pragmas += "&_pragma=journal_mode(WAL)"
 	}
-	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+params+
-		"_pragma=foreign_keys(1)"+writable+"&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"+
-		"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)"+txlock)
+	switch {
+	case read && (path == ":memory:" || strings.Contains(params, "mode=memory")):
+		return nil, errors.New("sqlite: an in-memory database has no read pool; serve it from a file")
+	case read:
+		// Readers take no write lock, not even for a transaction.
+		pragmas += "&_pragma=query_only(1)"
+		if conns <= 0 {
+			conns = SQLiteReaders
+		}
+	default:
+		// SQLite allows one writer; an immediate transaction takes the
+		// write lock at BEGIN rather than failing at its first write.
+		if !readOnly {
+			pragmas += "&_txlock=immediate"
+		}
+		conns = 1
+	}
+	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+params+pragmas)
 	if err != nil {
 		return nil, err
 	}
-	// SQLite allows one writer; a single connection also keeps the
-	// per-connection pragmas above in force for every statement.
-	sqldb.SetMaxOpenConns(1)
-	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+	sqldb.SetMaxOpenConns(conns)
+	sqldb.SetMaxIdleConns(conns)
+	return newDB(sqldb, sqlitedialect.New()), nil
+}
+
+// newDB wraps sqldb for bun, with the hook that keeps each context to its
+// share of connections (see WithShare).
+func newDB(sqldb *sql.DB, d schema.Dialect) *bun.DB {
+	bdb := bun.NewDB(sqldb, d)
+	bdb.AddQueryHook(shareHook{})
+	return bdb
 }
 
 // IsPostgres reports whether db talks to PostgreSQL.

@@ -36,8 +36,9 @@ func readOnlyFixture(t *testing.T) string {
 	return strings.TrimPrefix(dsn, "sqlite:")
 }
 
-// checkServes opens dsn as serve does (Migrate, then reads) and checks
-// that the schema counts as current and the paper is there.
+// checkServes opens dsn as serve does (Migrate through the writer, then
+// reads from the read pool) and checks that the schema counts as current
+// and the paper is there.
 func checkServes(t *testing.T, dsn string) {
 	t.Helper()
 	bdb, err := db.Open(dsn)
@@ -57,6 +58,18 @@ func checkServes(t *testing.T, dsn string) {
 	}
 	if _, err := bdb.NewInsert().Model(&db.Paper{ArxivID: "2401.00003", Title: "x"}).Exec(ctx); err == nil {
 		t.Error("a write to the read-only database succeeded")
+	}
+	// serve answers from a read pool beside the writer.
+	rdb, err := db.OpenReader(dsn, 0)
+	if err != nil {
+		t.Fatalf("OpenReader: %v", err)
+	}
+	defer rdb.Close()
+	if err := db.Ping(ctx, rdb); err != nil {
+		t.Fatalf("Ping the read pool: %v", err)
+	}
+	if s, err := db.Count(ctx, rdb); err != nil || s.Papers != 1 {
+		t.Errorf("Count from the read pool = %+v, %v; want 1 paper", s, err)
 	}
 }
 

@@ -328,9 +328,9 @@ func TestSearchExportAtShutdown(t *testing.T) {
 	slow := &slowQueries{}
 	bdb.AddQueryHook(slow)
 	slow.on.Store(true)
-	defer func(n int, d time.Duration) { searchExportPage, shutdownCancelAfter = n, d }(searchExportPage, shutdownCancelAfter)
-	searchExportPage, shutdownCancelAfter = 1, 100*time.Millisecond
-	s := newTestServer(t, bdb, Config{})
+	defer func(n int) { searchExportPage = n }(searchExportPage)
+	searchExportPage = 1
+	s := newTestServer(t, bdb, Config{ShutdownGrace: 100 * time.Millisecond})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

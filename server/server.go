@@ -15,6 +15,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
@@ -24,6 +25,14 @@ const (
 	DefaultAddr         = ":8080"
 	DefaultMaxDepth     = 12
 	DefaultMaxBodyBytes = 1 << 20
+	// DefaultStatementShare is how many SQL statements one request runs at
+	// once: a share of the pool (db.SQLiteReaders, db.PostgresConns), so
+	// that one request with hundreds of root fields leaves connections to
+	// the others.
+	DefaultStatementShare = 2
+	// DefaultShutdownGrace is how long a shutdown waits for the requests
+	// in flight before it cancels them.
+	DefaultShutdownGrace = 15 * time.Second
 )
 
 // Timeouts of the HTTP server. A query gets less time than the response
@@ -35,20 +44,28 @@ const (
 	queryTimeout      = 20 * time.Second
 	writeTimeout      = 30 * time.Second
 	idleTimeout       = 2 * time.Minute
-	shutdownTimeout   = 15 * time.Second
+	// abortWait bounds the wait for cancelled requests to answer.
+	abortWait = 5 * time.Second
 )
-
-// shutdownCancelAfter is how long a shutdown waits for running requests
-// before it cancels them, leaving them the rest of shutdownTimeout to
-// end their answers. A variable so that tests can shorten it.
-var shutdownCancelAfter = shutdownTimeout - 3*time.Second
 
 // Config is what New needs. DB is required; zero values of the other
 // fields take the defaults above.
 type Config struct {
-	// DB is the migrated database the API reads. New adds a query hook to
-	// it that counts statements for /metrics.
+	// DB is the migrated database the API reads, in production
+	// db.OpenReader's pool: the server never writes. New adds a query hook
+	// to it that counts statements for /metrics.
 	DB *bun.DB
+	// ReadyDB answers /readyz, so that a busy DB does not make the server
+	// look down: in production a db.OpenReader pool of one connection of
+	// its own. Nil means DB.
+	ReadyDB *bun.DB
+	// StatementShare is how many statements one request may run at once
+	// (see db.WithShare).
+	StatementShare int
+	// ShutdownGrace is how long Serve (and Run, on each of its listeners)
+	// waits for requests in flight once its context ends; then it cancels
+	// them with errShutdown and gives them abortWait to answer.
+	ShutdownGrace time.Duration
 
 	// Addr is the address Run listens on.
 	Addr string
@@ -103,7 +120,13 @@ type Config struct {
 type Server struct {
 	addr    string
 	log     *slog.Logger
+	grace   time.Duration
 	handler http.Handler
+	// base is the parent of every request's context, on every listener;
+	// Abort cancels it with errShutdown, and with it their resolvers and
+	// SQL.
+	base  context.Context
+	abort context.CancelCauseFunc
 	// metricsAddr and metrics are the separate /metrics listener, if any.
 	metricsAddr string
 	metrics     http.Handler
@@ -141,6 +164,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.ReadyDB == nil {
+		cfg.ReadyDB = cfg.DB
+	}
+	if cfg.StatementShare <= 0 {
+		cfg.StatementShare = DefaultStatementShare
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
 	cors, err := newCORSPolicy(cfg.CORSOrigins)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -171,14 +203,18 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("POST /graphql", api)
 	mux.Handle("OPTIONS /graphql", api)
 	mux.HandleFunc("GET /healthz", healthz)
-	mux.Handle("GET /readyz", readyz(cfg.DB, cfg.Logger))
+	mux.Handle("GET /readyz", readyz(cfg.ReadyDB, cfg.Logger))
 	// Exports spend the budgets GraphQL requests do (see spendPoints).
 	exports := http.NewServeMux()
 	handleExports(exports, cfg.DB, cfg.Logger)
 	exports.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 	mux.Handle("/export/", rateHeaders(cfg.RateLimiter, cfg.APIKeys, cfg.TrustedProxies, exports))
 
-	s := &Server{addr: cfg.Addr, log: cfg.Logger, metricsAddr: cfg.MetricsAddr}
+	base, abort := context.WithCancelCause(context.Background())
+	s := &Server{
+		addr: cfg.Addr, log: cfg.Logger, grace: cfg.ShutdownGrace, base: base, abort: abort,
+		metricsAddr: cfg.MetricsAddr,
+	}
 	if cfg.MetricsAddr == "" {
 		mux.Handle("GET /metrics", m.handler())
 	} else {
@@ -186,7 +222,7 @@ func New(cfg Config) (*Server, error) {
 		metrics.Handle("GET /metrics", m.handler())
 		s.metrics = secureHeaders(metrics)
 	}
-	s.handler = observe(cfg.Logger, secureHeaders(mux))
+	s.handler = observe(cfg.Logger, secureHeaders(withShare(cfg.StatementShare, mux)))
 	return s, nil
 }
 
@@ -222,20 +258,29 @@ func (s *Server) Run(ctx context.Context) error {
 	return errors.Join(err, <-metricsDone)
 }
 
-// Serve serves on ln until ctx is cancelled, then shuts down gracefully:
-// it stops accepting connections and waits (up to shutdownTimeout) for
-// the requests in flight. It returns nil after a clean shutdown.
+// Serve serves on ln until ctx is cancelled, then shuts down: it stops
+// accepting connections and waits for the requests in flight, up to the
+// grace period (Config.ShutdownGrace) or until Abort. Then it cancels the
+// requests still running with errShutdown, so that their SQL stops and a
+// streaming export ends with the line that says it is cut short, and
+// waits a little (abortWait) for their answers before it closes their
+// connections. It returns nil after a clean shutdown. A Server serves
+// once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return s.serve(ctx, ln, s.handler, "api")
 }
 
+// serve is Serve for one listener, ln, that answers with handler; what
+// names its routes in the log. Run serves the API and the metrics
+// address with it, each with the same shutdown.
 func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handler, what string) error {
-	// Requests still running when the shutdown is about to give up on
-	// them are cancelled with errShutdown, so that a long export ends
-	// with the line that says it is cut short rather than with the
-	// connection.
+	// The requests' contexts keep ctx's values but not its cancellation,
+	// which starts the shutdown; they end at the end of the grace period
+	// or on Abort.
 	base, cancelRequests := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelRequests(nil)
+	stopAbort := context.AfterFunc(s.base, func() { cancelRequests(context.Cause(s.base)) })
+	defer stopAbort()
 	srv := &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return base },
 		Handler:           handler,
@@ -254,18 +299,36 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handle
 		return err
 	case <-ctx.Done():
 	}
-	s.log.Info("shutting down", "routes", what)
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	s.log.Info("shutting down", "routes", what, "grace", s.grace)
+	graceCtx, cancel := context.WithTimeout(base, s.grace)
 	defer cancel()
-	late := time.AfterFunc(shutdownCancelAfter, func() { cancelRequests(errShutdown) })
-	defer late.Stop()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	if err := srv.Shutdown(graceCtx); err != nil {
+		s.log.Warn("shutdown: cancelling the requests still running", "routes", what, "err", err)
+		cancelRequests(errShutdown)
+		// The cancelled requests still answer: a streaming export with
+		// the line that says it is cut short, a query with its errors.
+		abortCtx, cancel := context.WithTimeout(context.Background(), abortWait)
+		defer cancel()
+		if err := srv.Shutdown(abortCtx); err != nil {
+			srv.Close()
+			return fmt.Errorf("shutdown: %s requests still running %v after they were cancelled: %w", what, abortWait, err)
+		}
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// Abort cancels the requests in flight at once, as a second interrupt
+// during a shutdown should.
+func (s *Server) Abort() { s.abort(errShutdown) }
+
+// withShare gives each request its share of the database's connections.
+func withShare(n int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(db.WithShare(r.Context(), n)))
+	})
 }
 
 // withTimeout cancels a request's context after d.

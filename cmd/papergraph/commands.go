@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -219,7 +221,45 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeLimiter()
-	bdb, err := openDB(ctx, *dsn)
+	// The API only reads, through a pool of its own; /readyz has one
+	// more connection, so that a busy pool does not make it fail. Both
+	// connect when first used, after prepareToServe.
+	reader, err := db.OpenReader(*dsn, 0)
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	probe, err := db.OpenReader(*dsn, 1)
+	if err != nil {
+		return err
+	}
+	defer probe.Close()
+	if err := prepareToServe(ctx, *dsn, *loadDemo, stdout, stderr); err != nil {
+		return err
+	}
+	var list []string
+	if *origins != "" {
+		list = strings.Split(*origins, ",")
+	}
+	cfg.DB, cfg.ReadyDB, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = reader, probe, *addr, list, logger, limiter
+	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
+	srv, err := server.New(cfg)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	fmt.Fprintf(stdout, "papergraph on %s: %s\n", redactDSN(*dsn), prod.where(*addr))
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go abortOnSecondSignal(ctx, stopped, srv)
+	return srv.Run(ctx)
+}
+
+// prepareToServe migrates the database through the writer, loads the
+// demo set into an empty, writable SQLite database if asked to and no
+// import is running, and says whether an import is running or
+// unfinished. The writer is closed before serving starts.
+func prepareToServe(ctx context.Context, dsn string, loadDemo bool, stdout, stderr io.Writer) error {
+	bdb, err := openDB(ctx, dsn)
 	if err != nil {
 		return err
 	}
@@ -228,7 +268,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if *loadDemo && importing == nil && !db.IsPostgres(bdb) && !db.ReadOnlyDSN(*dsn) {
+	if loadDemo && importing == nil && !db.IsPostgres(bdb) && !db.ReadOnlyDSN(dsn) {
 		if err := loadDemoIfEmpty(ctx, bdb, stdout, stderr); err != nil {
 			return err
 		}
@@ -245,18 +285,25 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "papergraph: an import into this database was stopped before it finished: search and some lists are slow or empty "+
 			"until it ends; run it again or run `papergraph migrate`")
 	}
-	var list []string
-	if *origins != "" {
-		list = strings.Split(*origins, ",")
+	return nil
+}
+
+// abortOnSecondSignal waits for the interrupt that ended ctx to come again
+// during the shutdown, and then cancels the requests still running.
+func abortOnSecondSignal(ctx context.Context, stopped <-chan struct{}, srv *server.Server) {
+	select {
+	case <-ctx.Done():
+	case <-stopped:
+		return
 	}
-	cfg.DB, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = bdb, *addr, list, logger, limiter
-	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
-	srv, err := server.New(cfg)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	select {
+	case <-again:
+		srv.Abort()
+	case <-stopped:
 	}
-	fmt.Fprintf(stdout, "papergraph on %s: %s\n", redactDSN(*dsn), prod.where(*addr))
-	return srv.Run(ctx)
 }
 
 // clientFlags reads the API keys file and the trusted proxies into cfg.
