@@ -1,6 +1,8 @@
 package resolvers_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/99designs/gqlgen/client"
@@ -10,33 +12,28 @@ import (
 	"github.com/papergraph/papergraph/db/dbtest"
 )
 
-// contractQuery is the researcher page's query, as the issue states it.
-const contractQuery = `query ResearcherPage($paper: String!, $first: Int!) {
-  paper(id: $paper) {
-    arxivId slug title published absUrl pdfUrl citedByCount citationCount
-    primaryCategory { code name }
-    categories { code name }
-    citations(first: 3) { totalCount nodes { arxivId } }
-    references(first: 3) { totalCount }
-    authors {
-      position role name
-      researcher {
-        id name slug paperCount hIndex archiveHIndex citationCount worksCount
-        authorPositions { role count }
-        positionKnownPaperCount
-        fields { category { code } count }
-        sameName { id name paperCount archiveHIndex }
-        mostCitedPaper { arxivId title citationCount }
-        papers(first: $first, sort: NEWEST) {
-          totalCount
-          pageInfo { hasNextPage endCursor }
-          nodes { arxivId title authors { position role researcher { id name archiveHIndex } } }
-        }
-        coauthors(first: 10) { totalCount nodes { researcher { id name } sharedPaperCount } }
-      }
-    }
-  }
-}`
+// contractQuery is the researcher page's query, as the issue states it
+// and the README's first query shows it (TestREADMEFirstQuery).
+var contractQuery = string(must(os.ReadFile("testdata/researcher-page.graphql")))
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestREADMEFirstQuery checks that the README's first query is the one
+// the contract tests measure.
+func TestREADMEFirstQuery(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), contractQuery) {
+		t.Error("README.md does not show testdata/researcher-page.graphql as its first query")
+	}
+}
 
 // contractStatements is the number of SQL statements the contract query
 // costs, whatever the page size and however many authors and papers:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	rtmetrics "runtime/metrics"
 	"strings"
@@ -37,33 +38,15 @@ func importLargeBylines(t testing.TB, bdb *bun.DB) {
 	}
 }
 
-// readmeQuery is the README's first query.
-const readmeQuery = `query ResearcherPage($paper: String!, $first: Int!) {
-  paper(id: $paper) {
-    arxivId slug title published absUrl pdfUrl citedByCount citationCount
-    primaryCategory { code name }
-    categories { code name }
-    citations(first: 3) { totalCount nodes { arxivId } }
-    references(first: 3) { totalCount }
-    authors {
-      position role name
-      researcher {
-        id name slug paperCount hIndex archiveHIndex citationCount worksCount
-        authorPositions { role count }
-        positionKnownPaperCount
-        fields { category { code } count }
-        sameName { id name paperCount archiveHIndex }
-        mostCitedPaper { arxivId title citationCount }
-        papers(first: $first, sort: NEWEST) {
-          totalCount
-          pageInfo { hasNextPage endCursor }
-          nodes { arxivId title authors { position role researcher { id name archiveHIndex } } }
-        }
-        coauthors(first: 10) { totalCount nodes { researcher { id name } sharedPaperCount } }
-      }
-    }
-  }
-}`
+// readmeQuery is the README's first query, which the resolvers' contract
+// tests measure.
+var readmeQuery = func() string {
+	b, err := os.ReadFile("../resolvers/testdata/researcher-page.graphql")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // repeat is n copies of s, each formatted with its index when s has a verb.
 func repeat(s string, n int) string {
