@@ -105,3 +105,44 @@ func (shareHook) AfterQuery(ctx context.Context, _ *bun.QueryEvent) {
 		s.release()
 	}
 }
+
+// Shares hands out one share per client, so that all the requests of one
+// client together run at most n statements at once: a client that sends
+// many heavy requests side by side waits on itself, not on everyone.
+// A client's share lives while it has requests under way.
+type Shares struct {
+	n        int
+	mu       sync.Mutex
+	byClient map[string]*clientShare
+}
+
+type clientShare struct {
+	share
+	requests int
+}
+
+// NewShares returns Shares of n statements per client.
+func NewShares(n int) *Shares {
+	return &Shares{n: max(n, 1), byClient: map[string]*clientShare{}}
+}
+
+// Join returns a context whose statements, and those of every context
+// derived from it, spend client's share, and the function that ends the
+// request's part in it.
+func (s *Shares) Join(ctx context.Context, client string) (context.Context, func()) {
+	s.mu.Lock()
+	cs := s.byClient[client]
+	if cs == nil {
+		cs = &clientShare{share: share{free: s.n}}
+		s.byClient[client] = cs
+	}
+	cs.requests++
+	s.mu.Unlock()
+	return context.WithValue(ctx, shareKey{}, &cs.share), func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if cs.requests--; cs.requests == 0 {
+			delete(s.byClient, client)
+		}
+	}
+}

@@ -62,8 +62,8 @@ func (g *hogGate) mostAtOnce() int {
 }
 
 // TestRequestShare: a request of 50 aliased searches runs no more than its
-// share of statements at once, and while it holds its whole share another
-// request is answered.
+// client's share of statements at once, and while it holds the whole share
+// another client's request is answered.
 func TestRequestShare(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
@@ -95,7 +95,10 @@ func TestRequestShare(t *testing.T) {
 			<-gate.held
 		}
 
-		resp := decode(t, serve(h, post(t, map[string]string{"query": `{ paper(id: "hep-th/9201001") { title } }`}, mediaJSON)))
+		// From another client: the hog's client has its whole share.
+		other := post(t, map[string]string{"query": `{ paper(id: "hep-th/9201001") { title } }`}, mediaJSON)
+		other.RemoteAddr = "198.51.100.1:1234"
+		resp := decode(t, serve(h, other))
 		if len(resp.Errors) > 0 || !strings.Contains(string(resp.Data), "Kontsevich") {
 			t.Errorf("a request beside the hog: data %s, errors %+v", resp.Data, resp.Errors)
 		}
@@ -249,4 +252,39 @@ func TestServesFromReader(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestClientShare: the requests of one client together run no more than
+// its share of statements at once, while another client's request is
+// answered.
+func TestClientShare(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
+	if err != nil || !sum.OK() {
+		t.Fatalf("import: %+v, %v", sum, err)
+	}
+	h := newTestServer(t, bdb, Config{}).Handler()
+	gate := &hogGate{held: make(chan struct{}, 1000), open: make(chan struct{})}
+	bdb.AddQueryHook(gate)
+	const hogs = 4
+	var wg sync.WaitGroup
+	for range hogs {
+		req := post(t, map[string]string{"query": `{ a: searchPapers(query: "a*", first: 1) { totalCount } b: searchPapers(query: "b*", first: 1) { totalCount } }`}, mediaJSON)
+		req.Header.Set(requestIDHeader, "hog")
+		req.RemoteAddr = "192.0.2.66:1234"
+		wg.Go(func() { serve(h, req) })
+	}
+	for range DefaultStatementShare {
+		<-gate.held
+	}
+	other := post(t, map[string]string{"query": `{ paper(id: "hep-th/9201001") { title } }`}, mediaJSON)
+	other.RemoteAddr = "198.51.100.1:1234"
+	if resp := decode(t, serve(h, other)); len(resp.Errors) > 0 || !strings.Contains(string(resp.Data), "Kontsevich") {
+		t.Errorf("another client beside the hogs: data %s, errors %+v", resp.Data, resp.Errors)
+	}
+	close(gate.open)
+	wg.Wait()
+	if got := gate.mostAtOnce(); got != DefaultStatementShare {
+		t.Errorf("%d requests of one client ran %d statements at once, want their share of %d", hogs, got, DefaultStatementShare)
+	}
 }

@@ -32,8 +32,11 @@ type exchange struct {
 	client  string
 	rate    *ratelimit.Result
 	limited bool
-	// limiter is the server's rate limiter, nil when there is none.
-	limiter ratelimit.Limiter
+	// limiter is the server's rate limiter, nil when there is none;
+	// unknownKey says the request sent an API key the server did not
+	// issue.
+	limiter    ratelimit.Limiter
+	unknownKey bool
 }
 
 type exchangeKey struct{}
@@ -143,28 +146,37 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 	})
 }
 
-// rateHeaders names each request's rate-limit budget (its API key's when
-// it sends one of keys, else its address, read through trustedProxies)
-// and states it in the X-RateLimit-* headers of the answer, which is a 429
-// with Retry-After when the cost extension refused the request for it. A
-// request that sends a key not among keys is refused with 401.
-func rateHeaders(limiter ratelimit.Limiter, keys *ratelimit.Keys, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
+// identify names each request's client: its API key's when it sends one
+// of keys, else its address, read through trustedProxies. The client's
+// name keys its rate-limit budget and its share of the database.
+func identify(keys *ratelimit.Keys, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ex := exchangeFrom(r.Context())
-		ex.limiter = limiter
 		if keys != nil {
 			client, err := keys.Client(r)
-			if err != nil {
-				w.Header().Set("Content-Type", "application/json")
-				w.Header().Set("WWW-Authenticate", `Bearer realm="papergraph"`)
-				w.WriteHeader(http.StatusUnauthorized)
-				_, _ = w.Write([]byte(`{"errors":[{"message":"unknown API key: send one the server issued, or none","extensions":{"code":"UNAUTHENTICATED"}}]}` + "\n"))
-				return
-			}
-			ex.client = client
+			ex.client, ex.unknownKey = client, err != nil
 		}
 		if ex.client == "" {
 			ex.client = ratelimit.ClientKey(r, trustedProxies)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rateHeaders states the request's budget in the X-RateLimit-* headers of
+// the answer, which is a 429 with Retry-After when the cost extension
+// refused the request for it. A request that sent an API key the server
+// did not issue is refused with 401.
+func rateHeaders(limiter ratelimit.Limiter, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex := exchangeFrom(r.Context())
+		ex.limiter = limiter
+		if ex.unknownKey {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="papergraph"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"errors":[{"message":"unknown API key: send one the server issued, or none","extensions":{"code":"UNAUTHENTICATED"}}]}` + "\n"))
+			return
 		}
 		next.ServeHTTP(&rateWriter{ResponseWriter: w, ex: ex}, r)
 	})

@@ -25,10 +25,11 @@ const (
 	DefaultAddr         = ":8080"
 	DefaultMaxDepth     = 12
 	DefaultMaxBodyBytes = 1 << 20
-	// DefaultStatementShare is how many SQL statements one request runs at
-	// once: a share of the pool (db.SQLiteReaders, db.PostgresConns), so
-	// that one request with hundreds of root fields leaves connections to
-	// the others.
+	// DefaultStatementShare is how many SQL statements one client runs at
+	// once, all its requests together: a share of the pool
+	// (db.SQLiteReaders, db.PostgresConns), so that a request with hundreds
+	// of root fields, or a client with many heavy requests side by side,
+	// leaves connections to the others.
 	DefaultStatementShare = 2
 	// DefaultShutdownGrace is how long a shutdown waits for the requests
 	// in flight before it cancels them.
@@ -59,8 +60,8 @@ type Config struct {
 	// look down: in production a db.OpenReader pool of one connection of
 	// its own. Nil means DB.
 	ReadyDB *bun.DB
-	// StatementShare is how many statements one request may run at once
-	// (see db.WithShare).
+	// StatementShare is how many statements one client (see identify)
+	// may run at once, all its requests together (see db.Shares).
 	StatementShare int
 	// ShutdownGrace is how long Serve (and Run, on each of its listeners)
 	// waits for requests in flight once its context ends; then it cancels
@@ -191,7 +192,7 @@ func New(cfg Config) (*Server, error) {
 		m.names.known = docs.names
 	}
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
-	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, cfg.APIKeys, cfg.TrustedProxies, gql)))))
+	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
 
 	mux := http.NewServeMux()
 	if cfg.DisableGraphiQL {
@@ -208,7 +209,7 @@ func New(cfg Config) (*Server, error) {
 	exports := http.NewServeMux()
 	handleExports(exports, cfg.DB, cfg.Logger)
 	exports.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
-	mux.Handle("/export/", rateHeaders(cfg.RateLimiter, cfg.APIKeys, cfg.TrustedProxies, exports))
+	mux.Handle("/export/", rateHeaders(cfg.RateLimiter, exports))
 
 	base, abort := context.WithCancelCause(context.Background())
 	s := &Server{
@@ -222,7 +223,7 @@ func New(cfg Config) (*Server, error) {
 		metrics.Handle("GET /metrics", m.handler())
 		s.metrics = secureHeaders(metrics)
 	}
-	s.handler = observe(cfg.Logger, secureHeaders(withShare(cfg.StatementShare, mux)))
+	s.handler = observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux))))
 	return s, nil
 }
 
@@ -324,10 +325,13 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handle
 // during a shutdown should.
 func (s *Server) Abort() { s.abort(errShutdown) }
 
-// withShare gives each request its share of the database's connections.
-func withShare(n int, next http.Handler) http.Handler {
+// withShare gives each client its share of the database's connections,
+// spent by all its requests together.
+func withShare(shares *db.Shares, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(db.WithShare(r.Context(), n)))
+		ctx, done := shares.Join(r.Context(), exchangeFrom(r.Context()).client)
+		defer done()
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
