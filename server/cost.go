@@ -77,7 +77,7 @@ type costLimit struct {
 	calc *cost.Calculator
 	// shaped remembers the hashes of documents that passed the shape
 	// check, so that a cached document is not parsed twice.
-	shaped *lru.LRU[[sha256.Size]byte]
+	shaped *lru.LRU[bool]
 }
 
 var _ interface {
@@ -88,7 +88,7 @@ var _ interface {
 } = (*costLimit)(nil)
 
 func newCostLimit(cfg Config) *costLimit {
-	return &costLimit{cfg: cfg, shaped: lru.New[[sha256.Size]byte](1000)}
+	return &costLimit{cfg: cfg, shaped: lru.New[bool](1000)}
 }
 
 func (*costLimit) ExtensionName() string { return "CostLimit" }
@@ -137,7 +137,7 @@ func (c *costLimit) MutateOperationParameters(ctx context.Context, params *graph
 			return refusal(codeTooLarge, "the document has %s %s, over the limit of %d", count(l.got), l.what, l.limit)
 		}
 	}
-	c.shaped.Add(ctx, string(key[:]), key)
+	c.shaped.Add(ctx, string(key[:]), true)
 	return nil
 }
 
@@ -168,7 +168,9 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.O
 	ex := exchangeFrom(ctx)
 	res, err := c.cfg.RateLimiter.Spend(ctx, ex.client, spend)
 	if err != nil && !errors.Is(err, ratelimit.ErrCostOverLimit) {
-		return refusal(codeRateLimited, "the request's budget could not be read: %v", ctx.Err())
+		// The limiter falls back to memory when Redis fails, so this is
+		// a request that ended while it waited.
+		return refusal(codeRateLimited, "the request's budget could not be read before the request ended")
 	}
 	ex.rate = &res
 	b.Limit, b.Remaining, b.Used, b.ResetAt = res.Limit, res.Remaining, res.Used, res.Reset.UTC()
