@@ -18,6 +18,10 @@ import (
 // no statement of their own. A shape the walk does not know still works;
 // its resolvers miss the cache and batch through the loaders as usual.
 
+// lookAhead switches the prefetcher on; the benchmarks switch it off to
+// record what it saves (BenchmarkContractQuery/lookahead=off).
+var lookAhead = true
+
 type prefetcher struct {
 	l  *Loaders
 	op *graphql.OperationContext
@@ -32,7 +36,7 @@ var (
 // prefetchBelow walks the current field's selection for its result objs.
 func prefetchBelow[T any](ctx context.Context, l *Loaders, objs []T, walk func(*prefetcher, context.Context, []T, ast.SelectionSet) error) error {
 	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || len(objs) == 0 {
+	if fc == nil || len(objs) == 0 || !lookAhead {
 		return nil
 	}
 	p := &prefetcher{l: l, op: graphql.GetOperationContext(ctx)}

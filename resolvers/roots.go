@@ -135,6 +135,9 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	if _, err := rl.findCategories(ctx, idb, codes); err != nil {
 		return err
 	}
+	if !lookAhead {
+		return nil
+	}
 	p := &prefetcher{l: l, op: rl.op}
 	if err := p.papers(ctx, distinct(ps, func(x *db.Paper) int64 { return x.ID }), psel); err != nil {
 		return err
