@@ -3,7 +3,7 @@ package resolvers
 // SetLookAhead switches the look-ahead on or off for the benchmarks that
 // record what it saves; it returns the previous setting.
 func SetLookAhead(on bool) bool {
-	was := lookAhead
-	lookAhead = on
+	was := lookAheadOn
+	lookAheadOn = on
 	return was
 }

@@ -13,22 +13,26 @@ import (
 )
 
 // missWait is how long a loader collects keys after a cache miss. The
-// prefetcher fills loaders from the query's look-ahead, so the usual
-// resolver never misses; a miss comes from a shape the prefetcher does not
-// walk, and a short wait still batches its siblings.
+// look-ahead (lookahead.go) fills loaders from the query's selection, so
+// the usual resolver never misses; a miss comes from a shape the
+// look-ahead does not know, and a short wait still batches its siblings.
 const missWait = 200 * time.Microsecond
 
-// loader is a dataloader whose cache the prefetcher can also fill: fetch
-// reads many keys in one statement and returns the rows it found.
+// loader is a dataloader whose cache the look-ahead can also fill: fetch
+// reads many keys in one statement and returns the rows it found. Its
+// verbs are load and loadMany for resolvers (answered from the cache, or
+// batched with the siblings that miss too), read for the look-ahead (the
+// keys not cached, in one statement, now) and put for a row read
+// elsewhere.
 type loader[K comparable, V any] struct {
-	*dataloader.Loader[K, V]
+	dl    *dataloader.Loader[K, V]
 	cache *dataloader.InMemoryCache[K, V]
 	fetch func(context.Context, []K) (map[K]V, error)
 }
 
 func newLoader[K comparable, V any](fetch func(context.Context, []K) (map[K]V, error)) *loader[K, V] {
 	l := &loader[K, V]{cache: dataloader.NewCache[K, V](), fetch: fetch}
-	l.Loader = dataloader.NewBatchedLoader(l.batch,
+	l.dl = dataloader.NewBatchedLoader(l.batch,
 		dataloader.WithCache[K, V](l.cache), dataloader.WithWait[K, V](missWait))
 	return l
 }
@@ -49,20 +53,32 @@ func (l *loader[K, V]) batch(ctx context.Context, keys []K) []*dataloader.Result
 }
 
 // load returns the value of one key. A cached key, the common case once
-// the prefetcher has run, is answered from the cache directly: the
+// the look-ahead has run, is answered from the cache directly: the
 // dataloader's own Load allocates a channel, a thunk and a trace closure
 // even for a hit.
 func (l *loader[K, V]) load(ctx context.Context, k K) (V, error) {
 	if t, ok := l.cache.Get(ctx, k); ok {
 		return t()
 	}
-	return l.Load(ctx, k)()
+	return l.dl.Load(ctx, k)()
 }
 
-// prime reads the keys not yet cached, in one statement and without
-// waiting, and caches every one of them, those with no row as the zero
-// value.
-func (l *loader[K, V]) prime(ctx context.Context, keys []K) error {
+// loadMany returns the values of keys in their order, those not cached
+// batched with the siblings that miss too.
+func (l *loader[K, V]) loadMany(ctx context.Context, keys []K) ([]V, error) {
+	vs, errs := l.dl.LoadMany(ctx, keys)()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return vs, nil
+}
+
+// read returns the values of keys in their order, reading those not yet
+// cached in one statement and without waiting, and caching every one of
+// them, those with no row as the zero value.
+func (l *loader[K, V]) read(ctx context.Context, keys []K) ([]V, error) {
 	var missing []K
 	seen := make(map[K]bool, len(keys))
 	for _, k := range keys {
@@ -71,31 +87,82 @@ func (l *loader[K, V]) prime(ctx context.Context, keys []K) error {
 			missing = append(missing, k)
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	if len(missing) > 0 {
+		rows, err := l.fetch(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range missing {
+			l.put(ctx, k, rows[k])
+		}
 	}
-	rows, err := l.fetch(ctx, missing)
-	if err != nil {
-		return err
+	out := make([]V, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = l.load(ctx, k); err != nil {
+			return nil, err
+		}
 	}
-	for _, k := range missing {
-		l.Prime(ctx, k, rows[k])
-	}
-	return nil
+	return out, nil
+}
+
+// put caches v, a row read by another statement, for k.
+func (l *loader[K, V]) put(ctx context.Context, k K, v V) {
+	l.dl.Prime(ctx, k, v)
+}
+
+// paperParent is the parent of a paper list: a row id, or a category
+// code for db.CategoryPapers.
+type paperParent struct {
+	id   int64
+	code string
 }
 
 // paperPageKey names a page of a paper list of one parent.
-type paperPageKey[P db.PaperParent] struct {
+type paperPageKey struct {
 	list   db.PaperList
-	parent P
+	parent paperParent
 	args   db.PageArgs
 }
 
-// paperTotalKey names the length of a paper list of one parent.
-type paperTotalKey[P db.PaperParent] struct {
+// paperTotalKey names a figure of a whole paper list of one parent: its
+// length or its facets.
+type paperTotalKey struct {
 	list     db.PaperList
-	parent   P
+	parent   paperParent
 	category string
+}
+
+func (k paperPageKey) total() paperTotalKey {
+	return paperTotalKey{list: k.list, parent: k.parent, category: k.args.Category}
+}
+
+// byPaperParent reads a figure of paper lists of one kind for parents,
+// keyed as the db package keys them: by code for category lists, by id
+// otherwise.
+func byPaperParent[V any](list db.PaperList, parents []paperParent,
+	byID func([]int64) (map[int64]V, error), byCode func([]string) (map[string]V, error)) (map[paperParent]V, error) {
+	out := make(map[paperParent]V, len(parents))
+	if list == db.CategoryPapers {
+		codes := make([]string, len(parents))
+		for i, p := range parents {
+			codes[i] = p.code
+		}
+		rows, err := byCode(codes)
+		for code, v := range rows {
+			out[paperParent{code: code}] = v
+		}
+		return out, err
+	}
+	ids := make([]int64, len(parents))
+	for i, p := range parents {
+		ids[i] = p.id
+	}
+	rows, err := byID(ids)
+	for id, v := range rows {
+		out[paperParent{id: id}] = v
+	}
+	return out, err
 }
 
 // pageKey names a page of a list of one parent that has no other argument
@@ -105,38 +172,17 @@ type pageKey struct {
 	args   db.PageArgs
 }
 
-// paperLoaders read the pages and totals of paper lists whose parents are
-// keyed by P.
-type paperLoaders[P db.PaperParent] struct {
-	pages          *loader[paperPageKey[P], db.Page[*db.Paper]]
-	totals         *loader[paperTotalKey[P], int]
-	categoryFacets *loader[paperTotalKey[P], []db.CategoryCount]
-	yearFacets     *loader[paperTotalKey[P], []db.YearCount]
-}
-
-func newPaperLoaders[P db.PaperParent](idb bun.IDB) paperLoaders[P] {
-	return paperLoaders[P]{
-		pages: newLoader(grouped(func(k paperPageKey[P]) paperPageKey[P] { return paperPageKey[P]{list: k.list, args: k.args} },
-			func(ctx context.Context, g paperPageKey[P], parents []P) (map[P]db.Page[*db.Paper], error) {
-				return db.PaperPages(ctx, idb, g.list, parents, g.args)
-			}, func(k paperPageKey[P]) P { return k.parent })),
-		totals: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P]int, error) {
-			return db.PaperTotals(ctx, idb, g.list, parents, g.category)
-		})),
-		categoryFacets: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P][]db.CategoryCount, error) {
-			return db.CategoryFacets[P](ctx, idb, db.ListSet(g.list, parents, g.category))
-		})),
-		yearFacets: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P][]db.YearCount, error) {
-			return db.YearFacets[P](ctx, idb, db.ListSet(g.list, parents, g.category))
-		})),
-	}
-}
-
-// listGrouped makes the fetch of a figure over whole paper lists: one
+// listFigure makes the fetch of a figure over whole paper lists: one
 // statement per list and category, for all their parents.
-func listGrouped[P db.PaperParent, V any](fetch func(context.Context, paperTotalKey[P], []P) (map[P]V, error)) func(context.Context, []paperTotalKey[P]) (map[paperTotalKey[P]]V, error) {
-	return grouped(func(k paperTotalKey[P]) paperTotalKey[P] { return paperTotalKey[P]{list: k.list, category: k.category} },
-		fetch, func(k paperTotalKey[P]) P { return k.parent })
+func listFigure[V any](idb bun.IDB, read func(context.Context, bun.IDB, db.PaperSet) (map[int64]V, error), readByCode func(context.Context, bun.IDB, db.PaperSet) (map[string]V, error)) func(context.Context, []paperTotalKey) (map[paperTotalKey]V, error) {
+	return grouped(func(k paperTotalKey) paperTotalKey { return paperTotalKey{list: k.list, category: k.category} },
+		func(ctx context.Context, g paperTotalKey, parents []paperParent) (map[paperParent]V, error) {
+			return byPaperParent(g.list, parents,
+				func(ids []int64) (map[int64]V, error) { return read(ctx, idb, db.ListSet(g.list, ids, g.category)) },
+				func(codes []string) (map[string]V, error) {
+					return readByCode(ctx, idb, db.ListSet(g.list, codes, g.category))
+				})
+		}, func(k paperTotalKey) paperParent { return k.parent })
 }
 
 // pageLoader reads the pages of a list with only page arguments.
@@ -159,9 +205,11 @@ type Loaders struct {
 	fields                      *loader[int64, []db.ResearcherFieldRow]
 	sameName                    *loader[countKey, []*db.Researcher]
 	researcherInstitutions      *loader[int64, []*db.Institution]
-	institutionNames            *loader[int64, []db.InstitutionName]
-	paperLists                  paperLoaders[int64]
-	categoryPaperLists          paperLoaders[string]
+	otherNames                  *loader[int64, []db.InstitutionName]
+	paperPages                  *loader[paperPageKey, db.Page[*db.Paper]]
+	paperTotals                 *loader[paperTotalKey, int]
+	categoryFacets              *loader[paperTotalKey, []db.CategoryCount]
+	yearFacets                  *loader[paperTotalKey, []db.YearCount]
 	coauthorPages               *loader[pageKey, db.Page[*db.CoauthorRow]]
 	coauthorTotals              *loader[int64, int]
 	institutionResearcherPages  *loader[pageKey, db.Page[*db.InstitutionResearcherRow]]
@@ -214,10 +262,28 @@ func NewLoaders(idb bun.IDB) *Loaders {
 			func(ctx context.Context, g countKey, ids []int64) (map[int64][]*db.Researcher, error) {
 				return db.SameNameByResearcherIDs(ctx, idb, ids, g.n)
 			}, func(k countKey) int64 { return k.parent })),
-		researcherInstitutions:      newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
-		institutionNames:            newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
-		paperLists:                  newPaperLoaders[int64](idb),
-		categoryPaperLists:          newPaperLoaders[string](idb),
+		researcherInstitutions: newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
+		otherNames:             newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
+		paperPages: newLoader(grouped(func(k paperPageKey) paperPageKey { return paperPageKey{list: k.list, args: k.args} },
+			func(ctx context.Context, g paperPageKey, parents []paperParent) (map[paperParent]db.Page[*db.Paper], error) {
+				return byPaperParent(g.list, parents,
+					func(ids []int64) (map[int64]db.Page[*db.Paper], error) {
+						return db.PaperPages(ctx, idb, g.list, ids, g.args)
+					},
+					func(codes []string) (map[string]db.Page[*db.Paper], error) {
+						return db.PaperPages(ctx, idb, g.list, codes, g.args)
+					})
+			}, func(k paperPageKey) paperParent { return k.parent })),
+		paperTotals: newLoader(grouped(func(k paperTotalKey) paperTotalKey { return paperTotalKey{list: k.list, category: k.category} },
+			func(ctx context.Context, g paperTotalKey, parents []paperParent) (map[paperParent]int, error) {
+				return byPaperParent(g.list, parents,
+					func(ids []int64) (map[int64]int, error) { return db.PaperTotals(ctx, idb, g.list, ids, g.category) },
+					func(codes []string) (map[string]int, error) {
+						return db.PaperTotals(ctx, idb, g.list, codes, g.category)
+					})
+			}, func(k paperTotalKey) paperParent { return k.parent })),
+		categoryFacets:              newLoader(listFigure(idb, db.CategoryFacets[int64], db.CategoryFacets[string])),
+		yearFacets:                  newLoader(listFigure(idb, db.YearFacets[int64], db.YearFacets[string])),
 		coauthorPages:               pageLoader(idb, db.CoauthorPages),
 		coauthorTotals:              newLoader(bind(idb, db.CoauthorTotals)),
 		institutionResearcherPages:  pageLoader(idb, db.InstitutionResearcherPages),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/papergraph/papergraph/db"
@@ -50,10 +49,7 @@ func networkNodes[V any](ctx context.Context, l *loader[int64, *V], g *network.G
 	for i, n := range g.Nodes {
 		ids[i] = n.ID
 	}
-	if err := l.prime(ctx, ids); err != nil {
-		return nil, err
-	}
-	return values(ctx, l, ids)
+	return l.read(ctx, ids)
 }
 
 // networkEdges are g's edges between nodes with an object (present[i] for
@@ -101,9 +97,7 @@ func (r *Resolver) researcherNetwork(ctx context.Context, id int64, depth, maxNo
 			out.Nodes = append(out.Nodes, &model.ResearcherNetworkNode{Researcher: wrapResearcher(rs[i]), Depth: n.Depth, PaperCount: n.PaperCount})
 		}
 	}
-	return out, prefetchBelow(ctx, l, nonNil(rs), func(p *prefetcher, ctx context.Context, rs []*db.Researcher, sel ast.SelectionSet) error {
-		return p.researchers(ctx, rs, p.below(sel, "ResearcherNetwork", "nodes", "ResearcherNetworkNode", "researcher"))
-	})
+	return out, lookAhead(ctx, "Researcher", nonNil(rs), "ResearcherNetwork", "nodes", "ResearcherNetworkNode", "researcher")
 }
 
 func (r *Resolver) institutionNetwork(ctx context.Context, id int64, depth, maxNodes, minWeight *int) (*model.InstitutionNetwork, error) {
@@ -126,9 +120,7 @@ func (r *Resolver) institutionNetwork(ctx context.Context, id int64, depth, maxN
 			out.Nodes = append(out.Nodes, &model.InstitutionNetworkNode{Institution: wrapInstitution(is[i]), Depth: n.Depth, PaperCount: n.PaperCount})
 		}
 	}
-	return out, prefetchBelow(ctx, l, nonNil(is), func(p *prefetcher, ctx context.Context, is []*db.Institution, sel ast.SelectionSet) error {
-		return p.institutions(ctx, is, p.below(sel, "InstitutionNetwork", "nodes", "InstitutionNetworkNode", "institution"))
-	})
+	return out, lookAhead(ctx, "Institution", nonNil(is), "InstitutionNetwork", "nodes", "InstitutionNetworkNode", "institution")
 }
 
 func (r *Resolver) citationNetwork(ctx context.Context, id int64, depth, maxNodes *int) (*model.CitationNetwork, error) {
@@ -151,9 +143,7 @@ func (r *Resolver) citationNetwork(ctx context.Context, id int64, depth, maxNode
 			out.Nodes = append(out.Nodes, &model.CitationNetworkNode{Paper: wrapPaper(ps[i]), Depth: n.Depth})
 		}
 	}
-	return out, prefetchBelow(ctx, l, nonNil(ps), func(p *prefetcher, ctx context.Context, ps []*db.Paper, sel ast.SelectionSet) error {
-		return p.papers(ctx, ps, p.below(sel, "CitationNetwork", "nodes", "CitationNetworkNode", "paper"))
-	})
+	return out, lookAhead(ctx, "Paper", nonNil(ps), "CitationNetwork", "nodes", "CitationNetworkNode", "paper")
 }
 
 // collaboratorKey names the first n collaborators of an institution.
@@ -188,12 +178,12 @@ func institutionCollaborators(ctx context.Context, id int64, first *int) ([]*mod
 	for i, w := range ws {
 		ids[i] = w.ID
 	}
-	is, errs := l.institutions.LoadMany(ctx, ids)()
+	is, err := l.institutions.loadMany(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := []*model.InstitutionCollaborator{}
 	for i, w := range ws {
-		if errs != nil && errs[i] != nil {
-			return nil, errs[i]
-		}
 		if is[i] != nil {
 			out = append(out, &model.InstitutionCollaborator{Institution: wrapInstitution(is[i]), SharedPaperCount: w.Weight})
 		}
@@ -238,14 +228,14 @@ func (r *Resolver) collaborationPath(ctx context.Context, from, to string, maxDe
 		pids = append(pids, s.PaperIDs...)
 	}
 	l := loaders(ctx)
-	rs, err := primed(ctx, l.researchers, rids)
+	rs, err := found(ctx, l.researchers, rids)
 	if err != nil {
 		return nil, err
 	}
 	if len(rs) != len(steps) {
 		return nil, nil // a path from an unknown researcher to themself
 	}
-	ps, err := primed(ctx, l.papers, pids)
+	ps, err := found(ctx, l.papers, pids)
 	if err != nil {
 		return nil, err
 	}
@@ -259,17 +249,8 @@ func (r *Resolver) collaborationPath(ctx context.Context, from, to string, maxDe
 		}
 		out.Steps[i] = st
 	}
-	for _, err := range []error{
-		prefetchBelow(ctx, l, rs, func(p *prefetcher, ctx context.Context, rs []*db.Researcher, sel ast.SelectionSet) error {
-			return p.researchers(ctx, rs, p.below(sel, "CollaborationPath", "steps", "CollaborationStep", "researcher"))
-		}),
-		prefetchBelow(ctx, l, ps, func(p *prefetcher, ctx context.Context, ps []*db.Paper, sel ast.SelectionSet) error {
-			return p.papers(ctx, ps, p.below(sel, "CollaborationPath", "steps", "CollaborationStep", "papers"))
-		}),
-	} {
-		if err != nil {
-			return nil, err
-		}
+	if err := lookAhead(ctx, "Researcher", rs, "CollaborationPath", "steps", "CollaborationStep", "researcher"); err != nil {
+		return nil, err
 	}
-	return out, nil
+	return out, lookAhead(ctx, "Paper", ps, "CollaborationPath", "steps", "CollaborationStep", "papers")
 }

@@ -19,7 +19,7 @@ import (
 // first of them to run reads the operation's root selection, parses the
 // references of all of them (every alias), reads them with one statement
 // per kind of reference and walks the selections below them together with
-// the prefetcher; the others wait for it on a sync.Once and find their
+// the look-ahead; the others wait for it on a sync.Once and find their
 // objects read and everything below them primed. One alias or twelve
 // thousand cost the same statements; a single root costs what it did
 // before, and waits on nothing.
@@ -73,7 +73,7 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	var rrefs []researcherRef
 	var irefs []institutionRef
 	var codes []string
-	var psel, rsel, isel ast.SelectionSet
+	var psel, rsel, isel, csel ast.SelectionSet
 	for _, f := range graphql.CollectFields(rl.op, rl.op.Operation.SelectionSet, []string{"Query"}) {
 		args := f.ArgumentMap(rl.op.Variables)
 		switch f.Name {
@@ -101,12 +101,12 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 			irefs = append(irefs, ref)
 			isel = append(isel, f.Selections...)
 		case "category":
-			// Nothing below a category is prefetched: its fields batch
-			// through their loaders.
-			if s, _ := args["code"].(string); checkText("code", s, codeText) == nil {
-				codes = append(codes, s)
+			s, _ := args["code"].(string)
+			if checkText("code", s, codeText) != nil {
+				continue
 			}
-			continue
+			codes = append(codes, s)
+			csel = append(csel, f.Selections...)
 		case "node", "nodes":
 			keys, err := parseNodeIDs(idArgs(args))
 			if err != nil {
@@ -132,20 +132,26 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	if err != nil {
 		return err
 	}
-	if _, err := rl.findCategories(ctx, idb, codes); err != nil {
+	cs, err := rl.findCategories(ctx, idb, codes)
+	if err != nil || !lookAheadOn {
 		return err
 	}
-	if !lookAhead {
-		return nil
+	w := &walker{l: l, op: rl.op}
+	for _, level := range []struct {
+		typ  string
+		objs []any
+		sel  ast.SelectionSet
+	}{
+		{"Paper", all(distinct(ps, func(x *db.Paper) int64 { return x.ID })), psel},
+		{"Researcher", all(distinct(rs, func(x *db.Researcher) int64 { return x.ID })), rsel},
+		{"Institution", all(distinct(is, func(x *db.Institution) int64 { return x.ID })), isel},
+		{"Category", all(nonNil(cs)), csel},
+	} {
+		if err := w.walk(ctx, level.typ, level.objs, level.sel); err != nil {
+			return err
+		}
 	}
-	p := &prefetcher{l: l, op: rl.op}
-	if err := p.papers(ctx, distinct(ps, func(x *db.Paper) int64 { return x.ID }), psel); err != nil {
-		return err
-	}
-	if err := p.researchers(ctx, rs, rsel); err != nil {
-		return err
-	}
-	return p.institutions(ctx, distinct(is, func(x *db.Institution) int64 { return x.ID }), isel)
+	return nil
 }
 
 // idArgs is the list of ids of a lookup by "id" or by "ids", with the
@@ -203,17 +209,18 @@ func (rl *rootLookups) findPapers(ctx context.Context, idb bun.IDB, l *Loaders, 
 			}
 			rl.papers[ref] = p
 			if p != nil {
-				l.papers.Prime(ctx, p.ID, p)
+				l.papers.put(ctx, p.ID, p)
 			}
 		}
 	}
-	if err := l.papers.prime(ctx, ids); err != nil {
+	byID, err := l.papers.read(ctx, ids)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]*db.Paper, len(refs))
 	for i, ref := range refs {
 		if ref.id != 0 {
-			out[i], _ = l.papers.load(ctx, ref.id)
+			out[i], byID = byID[0], byID[1:]
 		} else {
 			out[i] = rl.papers[ref]
 		}
@@ -258,17 +265,18 @@ func (rl *rootLookups) findResearchers(ctx context.Context, idb bun.IDB, l *Load
 			x := found[ref.value]
 			rl.researchers[ref] = x
 			if x != nil {
-				l.researchers.Prime(ctx, x.ID, x)
+				l.researchers.put(ctx, x.ID, x)
 			}
 		}
 	}
-	if err := l.researchers.prime(ctx, ids); err != nil {
+	byID, err := l.researchers.read(ctx, ids)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]*db.Researcher, len(refs))
 	for i, ref := range refs {
 		if ref.id != 0 {
-			out[i], _ = l.researchers.load(ctx, ref.id)
+			out[i], byID = byID[0], byID[1:]
 		} else {
 			out[i] = rl.researchers[ref]
 		}
@@ -303,17 +311,18 @@ func (rl *rootLookups) findInstitutions(ctx context.Context, idb bun.IDB, l *Loa
 			x := found[ref.InstitutionRef]
 			rl.institutions[ref] = x
 			if x != nil {
-				l.institutions.Prime(ctx, x.ID, x)
+				l.institutions.put(ctx, x.ID, x)
 			}
 		}
 	}
-	if err := l.institutions.prime(ctx, ids); err != nil {
+	byID, err := l.institutions.read(ctx, ids)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]*db.Institution, len(refs))
 	for i, ref := range refs {
 		if ref.id != 0 {
-			out[i], _ = l.institutions.load(ctx, ref.id)
+			out[i], byID = byID[0], byID[1:]
 		} else {
 			out[i] = rl.institutions[ref]
 		}
