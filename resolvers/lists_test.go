@@ -191,7 +191,9 @@ func TestPartialPapersAnswerWhole(t *testing.T) {
 			WHERE p.arxiv_id = ? AND a.position = 1`, paper)
 		var resp struct {
 			Paper      map[string]any
-			Researcher struct{ Papers struct{ Nodes []map[string]any } }
+			Researcher struct {
+				Papers struct{ Nodes []map[string]any }
+			}
 		}
 		newClient(bdb).MustPost(`query($paper: String!, $rid: String!) { paper(id: $paper) { `+sel+` }
 			researcher(id: $rid) { papers(first: 100) { nodes { `+sel+` } } } }`, &resp,

@@ -1,9 +1,12 @@
 package resolvers
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/arxivid"
 	"github.com/papergraph/papergraph/db"
@@ -119,4 +122,47 @@ func parseInstitutionRef(arg, s string) (institutionRef, error) {
 		return institutionRef{}, badInput(arg, "not an institution id, ROR id or name: %s", QuoteInput(s))
 	}
 	return ref, nil
+}
+
+// The references GraphQL takes are parsed here only; the HTTP exports
+// resolve theirs through the three functions below, so that a path takes
+// every form the matching GraphQL argument takes. A malformed reference is
+// an error wrapping an *InputError.
+
+// ResearcherByRef resolves s, in any form `researcher(id:)` takes, to a
+// researcher id: 0 when no researcher has the external id (a statement
+// for one).
+func ResearcherByRef(ctx context.Context, idb bun.IDB, s string) (int64, error) {
+	id, err := (&Resolver{db: idb}).researcherID(ctx, "id", s)
+	return max(id, 0), err
+}
+
+// InstitutionByRef resolves s, in any form `institution(ref:)` takes, to
+// an institution id: 0 when no institution has the ROR id or name (a
+// statement for one).
+func InstitutionByRef(ctx context.Context, idb bun.IDB, s string) (int64, error) {
+	id, err := (&Resolver{db: idb}).institutionID(ctx, "ref", s)
+	return max(id, 0), err
+}
+
+// PaperByRef reads the paper s names, in any form `paper(id:)` takes: nil
+// when there is none.
+func PaperByRef(ctx context.Context, idb bun.IDB, s string) (*db.Paper, error) {
+	ref, err := parsePaperRef("id", s)
+	if err != nil {
+		return nil, err
+	}
+	byArxiv, byDOI, err := db.PapersByRefs(ctx, idb, nonEmpty(ref.arxivID), nonEmpty(ref.doi))
+	if err != nil || ref.arxivID == "" {
+		return byDOI[ref.doi], err
+	}
+	return byArxiv[ref.arxivID], nil
+}
+
+// nonEmpty is s as a list, empty when s is.
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }

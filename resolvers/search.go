@@ -60,18 +60,11 @@ func (r *Resolver) paperSearch(ctx context.Context, query *string, filter *model
 		s.ResearcherID = id
 	}
 	if filter.Institution != nil {
-		ref, err := parseInstitutionRef("filter.institution", *filter.Institution)
+		id, err := r.institutionID(ctx, "filter.institution", *filter.Institution)
 		if err != nil {
 			return s, err
 		}
-		s.InstitutionID = ref.id
-		if ref.id == 0 {
-			x, err := db.InstitutionByRef(ctx, r.db, ref.InstitutionRef)
-			if err != nil {
-				return s, err
-			}
-			s.InstitutionID = foundID(x, func(x *db.Institution) int64 { return x.ID })
-		}
+		s.InstitutionID = id
 	}
 	return s, nil
 }
