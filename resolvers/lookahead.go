@@ -41,9 +41,10 @@ type step struct {
 // of picks the loader, key names what the field reads of one parent
 // given the field's arguments (ok false: nothing to read for it; an error:
 // arguments the field's resolver refuses, so nothing is read), and
-// children are the objects of type next that one value leads to.
+// children appends to out the objects of type next that one value leads
+// to.
 func follow[P any, K comparable, V any](of func(*Loaders) *loader[K, V], key func(args map[string]any) (func(P) (K, bool), error),
-	next string, children func(K, V) []any) step {
+	next string, children func(out []any, k K, v V) []any) step {
 	return step{next: next, read: func(ctx context.Context, l *Loaders, parents []any, args map[string]any) ([]any, error) {
 		keyOf, err := key(args)
 		if err != nil {
@@ -66,24 +67,24 @@ func follow[P any, K comparable, V any](of func(*Loaders) *loader[K, V], key fun
 		}
 		var out []any
 		for i, v := range vs {
-			out = append(out, children(keys[i], v)...)
+			out = children(out, keys[i], v)
 		}
 		return out, nil
 	}}
 }
 
 // hop is the step of a field whose value is at hand in its parent: no
-// statement, only the objects of type next it leads to. key, when the
-// field takes arguments, builds the objects from them.
-func hop[P any](next string, key func(args map[string]any) (func(P) []any, error)) step {
+// statement, only the object of type next each parent leads to, built
+// from the field's arguments when it takes some.
+func hop[P any](next string, key func(args map[string]any) (func(P) any, error)) step {
 	return step{next: next, read: func(_ context.Context, _ *Loaders, parents []any, args map[string]any) ([]any, error) {
 		children, err := key(args)
 		if err != nil {
 			return nil, nil // the field's resolver reports it
 		}
-		var out []any
-		for _, p := range parents {
-			out = append(out, children(p.(P))...)
+		out := make([]any, len(parents))
+		for i, p := range parents {
+			out[i] = children(p.(P))
 		}
 		return out, nil
 	}}
@@ -99,15 +100,24 @@ func always[P, K any](key func(P) K) func(P) (K, bool) {
 	return func(p P) (K, bool) { return key(p), true }
 }
 
-// one and all are the children of a value that is one object or a list.
-func one[T any](x *T) []any {
+// one and all append the children of a value that is one object or a
+// list of them.
+func one[K, T any](out []any, _ K, x *T) []any {
 	if x == nil {
-		return nil
+		return out
 	}
-	return []any{x}
+	return append(out, x)
 }
 
-func all[T any](xs []T) []any {
+func all[K, T any](out []any, _ K, xs []T) []any {
+	for _, x := range xs {
+		out = append(out, x)
+	}
+	return out
+}
+
+// anys is xs as the objects of a level.
+func anys[T any](xs []T) []any {
 	out := make([]any, len(xs))
 	for i, x := range xs {
 		out[i] = x
@@ -116,12 +126,12 @@ func all[T any](xs []T) []any {
 }
 
 // Keys and children of the objects of the levels.
-func paperID(p *db.Paper) int64                    { return p.ID }
-func researcherID(r *db.Researcher) int64          { return r.ID }
-func institutionID(i *db.Institution) int64        { return i.ID }
-func same[K any](k K) K                            { return k }
-func sameOf[T any](x T) []any                      { return []any{x} }
-func pageItems[K, T any](_ K, pg db.Page[T]) []any { return all(pg.Items) }
+func paperID(p *db.Paper) int64                               { return p.ID }
+func researcherID(r *db.Researcher) int64                     { return r.ID }
+func institutionID(i *db.Institution) int64                   { return i.ID }
+func same[K any](k K) K                                       { return k }
+func sameOf[T any](x T) any                                   { return x }
+func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return all(out, k, pg.Items) }
 
 // lookAheads is the look-ahead's table: for each field "Type.field" that
 // resolves through a loader, how to read it for a whole level. The types
@@ -154,7 +164,7 @@ func lookAheadTable() map[string]step {
 	}
 	categories := follow(func(l *Loaders) *loader[int64, []db.Category] { return l.categories }, plain(always(paperID)), "", nil)
 	otherNames := follow(func(l *Loaders) *loader[int64, []db.InstitutionName] { return l.otherNames }, plain(always(institutionID)), "", nil)
-	affiliations := func(next string, children func(bylineKey, []db.AffiliationRow) []any) step {
+	affiliations := func(next string, children func([]any, bylineKey, []db.AffiliationRow) []any) step {
 		return follow(func(l *Loaders) *loader[bylineKey, []db.AffiliationRow] { return l.affiliations },
 			plain(always(func(a *model.Authorship) bylineKey { return bylineKey{paper: a.PaperID, window: a.Window} })), next, children)
 	}
@@ -164,10 +174,11 @@ func lookAheadTable() map[string]step {
 				ia := intArgs(args, "first", "after")
 				w, err := authorWindow(ia[0], ia[1])
 				return always(func(p *db.Paper) bylineKey { return bylineKey{paper: p.ID, window: w} }), err
-			}, "Authorship", func(k bylineKey, as []db.Authorship) []any {
-				out := make([]any, len(as))
+			}, "Authorship", func(out []any, k bylineKey, as []db.Authorship) []any {
+				ms := make([]model.Authorship, len(as))
 				for i, a := range as {
-					out[i] = &model.Authorship{Authorship: a, Window: k.window}
+					ms[i] = model.Authorship{Authorship: a, Window: k.window}
+					out = append(out, &ms[i])
 				}
 				return out
 			}),
@@ -177,10 +188,9 @@ func lookAheadTable() map[string]step {
 		"Paper.references":      paperConnection(db.References, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
 
 		"Authorship.researcher": follow(researchers, plain(func(a *model.Authorship) (int64, bool) { return a.ResearcherID, a.ResearcherID != 0 }),
-			"Researcher", func(_ int64, r *db.Researcher) []any { return one(r) }),
+			"Researcher", one[int64, db.Researcher]),
 		"Authorship.affiliations": affiliations("", nil),
-		"Authorship.institutions": affiliations("Institution", func(_ bylineKey, rows []db.AffiliationRow) []any {
-			var out []any
+		"Authorship.institutions": affiliations("Institution", func(out []any, _ bylineKey, rows []db.AffiliationRow) []any {
 			for _, row := range rows {
 				if row.Institution != nil {
 					out = append(out, row.Institution)
@@ -194,13 +204,13 @@ func lookAheadTable() map[string]step {
 			func(args map[string]any) (func(*db.Researcher) (countKey, bool), error) {
 				n, err := countArg("first", intArgs(args, "first")[0], DefaultSameName, MaxSameName)
 				return always(func(r *db.Researcher) countKey { return countKey{parent: r.ID, n: n} }), err
-			}, "Researcher", func(_ countKey, rs []*db.Researcher) []any { return all(rs) }),
+			}, "Researcher", all[countKey, *db.Researcher]),
 		"Researcher.mostCitedPaper": follow(papers, plain(func(r *db.Researcher) (int64, bool) { return r.MostCitedPaperID, r.MostCitedPaperID != 0 }),
-			"Paper", func(_ int64, p *db.Paper) []any { return one(p) }),
+			"Paper", one[int64, db.Paper]),
 		"Researcher.papers":    paperConnection(db.ResearcherPapers, func(r *db.Researcher) paperParent { return paperParent{id: r.ID} }),
 		"Researcher.coauthors": connection(coauthorCursors, "CoauthorConnection", researcherID),
 		"Researcher.institutions": follow(func(l *Loaders) *loader[int64, []*db.Institution] { return l.researcherInstitutions },
-			plain(always(researcherID)), "Institution", func(_ int64, is []*db.Institution) []any { return all(is) }),
+			plain(always(researcherID)), "Institution", all[int64, *db.Institution]),
 
 		"Institution.names":       otherNames,
 		"Institution.aliases":     otherNames,
@@ -211,21 +221,21 @@ func lookAheadTable() map[string]step {
 			func(args map[string]any) (func(*db.Institution) (collaboratorKey, bool), error) {
 				n, err := collaboratorCount(intArgs(args, "first")[0])
 				return always(func(i *db.Institution) collaboratorKey { return collaboratorKey{institution: i.ID, n: n} }), err
-			}, "InstitutionCollaborator", func(_ collaboratorKey, ws []network.Weighted) []any { return all(ws) }),
+			}, "InstitutionCollaborator", all[collaboratorKey, network.Weighted]),
 		"InstitutionCollaborator.institution": follow(func(l *Loaders) *loader[int64, *db.Institution] { return l.institutions },
-			plain(always(func(w network.Weighted) int64 { return w.ID })), "Institution", func(_ int64, i *db.Institution) []any { return one(i) }),
+			plain(always(func(w network.Weighted) int64 { return w.ID })), "Institution", one[int64, db.Institution]),
 
 		"Category.papers": paperConnection(db.CategoryPapers, func(c *db.Category) paperParent { return paperParent{code: c.Code} }),
 		"Category.topResearchers": follow(func(l *Loaders) *loader[topKey, []*db.ResearcherCount] { return l.topResearchers },
 			func(args map[string]any) (func(*db.Category) (topKey, bool), error) {
 				n, err := topResearcherCount(intArgs(args, "first")[0])
 				return always(func(c *db.Category) topKey { return topKey{code: c.Code, n: n} }), err
-			}, "CategoryResearcher", func(_ topKey, rows []*db.ResearcherCount) []any { return all(rows) }),
-		"CategoryResearcher.researcher": hop("Researcher", plain(func(r *db.ResearcherCount) []any { return []any{&r.Researcher} })),
+			}, "CategoryResearcher", all[topKey, *db.ResearcherCount]),
+		"CategoryResearcher.researcher": hop("Researcher", plain(func(r *db.ResearcherCount) any { return &r.Researcher })),
 
 		"PaperConnection.totalCount": follow(func(l *Loaders) *loader[paperTotalKey, int] { return l.paperTotals },
 			plain(always(paperPageKey.total)), "", nil),
-		"PaperConnection.facets": hop("PaperFacets", plain(func(k paperPageKey) []any { return []any{k.total()} })),
+		"PaperConnection.facets": hop("PaperFacets", plain(func(k paperPageKey) any { return k.total() })),
 		"PaperFacets.categories": follow(func(l *Loaders) *loader[paperTotalKey, []db.CategoryCount] { return l.categoryFacets },
 			plain(always(same[paperTotalKey])), "", nil),
 		"PaperFacets.years": follow(func(l *Loaders) *loader[paperTotalKey, []db.YearCount] { return l.yearFacets },
@@ -241,22 +251,21 @@ func lookAheadTable() map[string]step {
 		"CoauthorConnection.nodes":    follow(coauthorPages, plain(always(same[pageKey])), "Coauthor", pageItems[pageKey, *db.CoauthorRow]),
 		"CoauthorConnection.edges":    follow(coauthorPages, plain(always(same[pageKey])), "CoauthorEdge", pageItems[pageKey, *db.CoauthorRow]),
 		"CoauthorEdge.node":           hop("Coauthor", plain(sameOf[*db.CoauthorRow])),
-		"Coauthor.researcher":         hop("Researcher", plain(func(r *db.CoauthorRow) []any { return []any{&r.Researcher} })),
+		"Coauthor.researcher":         hop("Researcher", plain(func(r *db.CoauthorRow) any { return &r.Researcher })),
 
 		"InstitutionResearcherConnection.totalCount": follow(func(l *Loaders) *loader[int64, int] { return l.institutionResearcherTotals },
 			plain(always(func(k pageKey) int64 { return k.parent })), "", nil),
 		"InstitutionResearcherConnection.pageInfo": follow(irPages, plain(always(same[pageKey])), "", nil),
 		"InstitutionResearcherConnection.nodes": follow(irPages, plain(always(same[pageKey])), "Researcher",
-			func(_ pageKey, pg db.Page[*db.InstitutionResearcherRow]) []any {
-				out := make([]any, len(pg.Items))
-				for i, r := range pg.Items {
-					out[i] = &r.Researcher
+			func(out []any, _ pageKey, pg db.Page[*db.InstitutionResearcherRow]) []any {
+				for _, r := range pg.Items {
+					out = append(out, &r.Researcher)
 				}
 				return out
 			}),
 		"InstitutionResearcherConnection.edges": follow(irPages, plain(always(same[pageKey])), "InstitutionResearcherEdge",
 			pageItems[pageKey, *db.InstitutionResearcherRow]),
-		"InstitutionResearcherEdge.node": hop("Researcher", plain(func(r *db.InstitutionResearcherRow) []any { return []any{&r.Researcher} })),
+		"InstitutionResearcherEdge.node": hop("Researcher", plain(func(r *db.InstitutionResearcherRow) any { return &r.Researcher })),
 
 		"ResearcherEdge.node":  hop("Researcher", plain(sameOf[*db.Researcher])),
 		"InstitutionEdge.node": hop("Institution", plain(sameOf[*db.Institution])),
@@ -272,18 +281,18 @@ func lookAheadTable() map[string]step {
 // paperConnection is the step of a paper list field of parents of type
 // P: the level below is the page each parent's arguments name.
 func paperConnection[P any](list db.PaperList, parent func(P) paperParent) step {
-	return hop("PaperConnection", func(args map[string]any) (func(P) []any, error) {
+	return hop("PaperConnection", func(args map[string]any) (func(P) any, error) {
 		a, err := rawPageArgs(paperCursors, args)
-		return func(p P) []any { return []any{paperPageKey{list: list, parent: parent(p), args: a}} }, err
+		return func(p P) any { return paperPageKey{list: list, parent: parent(p), args: a} }, err
 	})
 }
 
 // connection is the step of a list field with only page arguments
 // (co-authors, an institution's researchers), of type conn.
 func connection[P any](list listKind, conn string, id func(P) int64) step {
-	return hop(conn, func(args map[string]any) (func(P) []any, error) {
+	return hop(conn, func(args map[string]any) (func(P) any, error) {
 		a, err := rawPageArgs(list, args)
-		return func(p P) []any { return []any{pageKey{parent: id(p), args: a}} }, err
+		return func(p P) any { return pageKey{parent: id(p), args: a} }, err
 	})
 }
 
@@ -365,7 +374,7 @@ func lookAhead[T any](ctx context.Context, typ string, objs []T, path ...string)
 		return nil
 	}
 	w := &walker{l: loaders(ctx), op: graphql.GetOperationContext(ctx)}
-	return w.walk(ctx, typ, all(objs), w.below(fc.Field.Selections, path...))
+	return w.walk(ctx, typ, anys(objs), w.below(fc.Field.Selections, path...))
 }
 
 // lookAheadPage walks below the items of a page of a connection of type

@@ -133,20 +133,32 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 		return err
 	}
 	cs, err := rl.findCategories(ctx, idb, codes)
-	if err != nil || !lookAheadOn {
+	if err != nil {
 		return err
 	}
+	return rl.walkBelow(ctx, l, []rootLevel{
+		{"Paper", anys(distinct(ps, func(x *db.Paper) int64 { return x.ID })), psel},
+		{"Researcher", anys(distinct(rs, func(x *db.Researcher) int64 { return x.ID })), rsel},
+		{"Institution", anys(distinct(is, func(x *db.Institution) int64 { return x.ID })), isel},
+		{"Category", anys(nonNil(cs)), csel},
+	})
+}
+
+// rootLevel is what the roots of one kind found, and the union of their
+// selections.
+type rootLevel struct {
+	typ  string
+	objs []any
+	sel  ast.SelectionSet
+}
+
+// walkBelow walks the look-ahead below the objects the roots found.
+func (rl *rootLookups) walkBelow(ctx context.Context, l *Loaders, levels []rootLevel) error {
+	if !lookAheadOn {
+		return nil
+	}
 	w := &walker{l: l, op: rl.op}
-	for _, level := range []struct {
-		typ  string
-		objs []any
-		sel  ast.SelectionSet
-	}{
-		{"Paper", all(distinct(ps, func(x *db.Paper) int64 { return x.ID })), psel},
-		{"Researcher", all(distinct(rs, func(x *db.Researcher) int64 { return x.ID })), rsel},
-		{"Institution", all(distinct(is, func(x *db.Institution) int64 { return x.ID })), isel},
-		{"Category", all(nonNil(cs)), csel},
-	} {
+	for _, level := range levels {
 		if err := w.walk(ctx, level.typ, level.objs, level.sel); err != nil {
 			return err
 		}
