@@ -41,40 +41,39 @@ func networkError(err error) error {
 	return err
 }
 
-// networkNodes reads the objects of g's nodes through l, those not cached
-// in one statement, and returns them in node order; a node whose object
-// is gone is nil.
-func networkNodes[V any](ctx context.Context, l *loader[int64, *V], g *network.Graph) ([]*V, error) {
+// networkOf is the part that the three network fields share: it reads
+// the objects of g's nodes through l (those not cached, in one
+// statement), makes a node of each found one with node, keeps the edges
+// between found ones (their ends global ids of kind), and walks the
+// look-ahead below the nodes' objects, of GraphQL type typ, at path. A nil
+// g, no such subject, is an empty network.
+func networkOf[V, N any](ctx context.Context, g *network.Graph, l *loader[int64, *V], kind string,
+	node func(*V, network.Node) N, typ string, path ...string) ([]N, []*model.NetworkEdge, error) {
+	nodes, edges := []N{}, []*model.NetworkEdge{}
+	if g == nil {
+		return nodes, edges, nil
+	}
 	ids := make([]int64, len(g.Nodes))
 	for i, n := range g.Nodes {
 		ids[i] = n.ID
 	}
-	return l.read(ctx, ids)
-}
-
-// networkEdges are g's edges between nodes with an object (present[i] for
-// g.Nodes[i]), their ends as global ids of kind.
-func networkEdges(g *network.Graph, present []bool, kind string) []*model.NetworkEdge {
-	ok := make(map[int64]bool, len(g.Nodes))
-	for i, n := range g.Nodes {
-		ok[n.ID] = present[i]
+	vs, err := l.read(ctx, ids)
+	if err != nil {
+		return nil, nil, err
 	}
-	out := []*model.NetworkEdge{}
-	for _, e := range g.Edges {
-		if ok[e.Source] && ok[e.Target] {
-			out = append(out, &model.NetworkEdge{Source: model.GlobalID(kind, e.Source), Target: model.GlobalID(kind, e.Target), Weight: e.Weight})
+	found := make(map[int64]bool, len(g.Nodes))
+	for i, n := range g.Nodes {
+		if vs[i] != nil {
+			found[n.ID] = true
+			nodes = append(nodes, node(vs[i], n))
 		}
 	}
-	return out
-}
-
-// present reports which of xs are not nil.
-func present[T any](xs []*T) []bool {
-	out := make([]bool, len(xs))
-	for i, x := range xs {
-		out[i] = x != nil
+	for _, e := range g.Edges {
+		if found[e.Source] && found[e.Target] {
+			edges = append(edges, &model.NetworkEdge{Source: model.GlobalID(kind, e.Source), Target: model.GlobalID(kind, e.Target), Weight: e.Weight})
+		}
 	}
-	return out
+	return nodes, edges, lookAhead(ctx, typ, nonNil(vs), path...)
 }
 
 func (r *Resolver) researcherNetwork(ctx context.Context, id int64, depth, maxNodes, minWeight *int) (*model.ResearcherNetwork, error) {
@@ -83,21 +82,14 @@ func (r *Resolver) researcherNetwork(ctx context.Context, id int64, depth, maxNo
 		return nil, err
 	}
 	g, err := network.Researcher(ctx, r.db, id, o)
-	if err != nil || g == nil {
-		return &model.ResearcherNetwork{Nodes: []*model.ResearcherNetworkNode{}, Edges: []*model.NetworkEdge{}}, networkError(err)
-	}
-	l := loaders(ctx)
-	rs, err := networkNodes(ctx, l.researchers, g)
 	if err != nil {
-		return nil, err
+		return nil, networkError(err)
 	}
-	out := &model.ResearcherNetwork{Nodes: []*model.ResearcherNetworkNode{}, Edges: networkEdges(g, present(rs), model.KindResearcher), Truncated: g.Truncated}
-	for i, n := range g.Nodes {
-		if rs[i] != nil {
-			out.Nodes = append(out.Nodes, &model.ResearcherNetworkNode{Researcher: wrapResearcher(rs[i]), Depth: n.Depth, PaperCount: n.PaperCount})
-		}
-	}
-	return out, lookAhead(ctx, "Researcher", nonNil(rs), "ResearcherNetwork", "nodes", "ResearcherNetworkNode", "researcher")
+	nodes, edges, err := networkOf(ctx, g, loaders(ctx).researchers, model.KindResearcher,
+		func(x *db.Researcher, n network.Node) *model.ResearcherNetworkNode {
+			return &model.ResearcherNetworkNode{Researcher: wrapResearcher(x), Depth: n.Depth, PaperCount: n.PaperCount}
+		}, "Researcher", "ResearcherNetwork", "nodes", "ResearcherNetworkNode", "researcher")
+	return &model.ResearcherNetwork{Nodes: nodes, Edges: edges, Truncated: g != nil && g.Truncated}, err
 }
 
 func (r *Resolver) institutionNetwork(ctx context.Context, id int64, depth, maxNodes, minWeight *int) (*model.InstitutionNetwork, error) {
@@ -106,21 +98,14 @@ func (r *Resolver) institutionNetwork(ctx context.Context, id int64, depth, maxN
 		return nil, err
 	}
 	g, err := network.Institution(ctx, r.db, id, o)
-	if err != nil || g == nil {
-		return &model.InstitutionNetwork{Nodes: []*model.InstitutionNetworkNode{}, Edges: []*model.NetworkEdge{}}, networkError(err)
-	}
-	l := loaders(ctx)
-	is, err := networkNodes(ctx, l.institutions, g)
 	if err != nil {
-		return nil, err
+		return nil, networkError(err)
 	}
-	out := &model.InstitutionNetwork{Nodes: []*model.InstitutionNetworkNode{}, Edges: networkEdges(g, present(is), model.KindInstitution), Truncated: g.Truncated}
-	for i, n := range g.Nodes {
-		if is[i] != nil {
-			out.Nodes = append(out.Nodes, &model.InstitutionNetworkNode{Institution: wrapInstitution(is[i]), Depth: n.Depth, PaperCount: n.PaperCount})
-		}
-	}
-	return out, lookAhead(ctx, "Institution", nonNil(is), "InstitutionNetwork", "nodes", "InstitutionNetworkNode", "institution")
+	nodes, edges, err := networkOf(ctx, g, loaders(ctx).institutions, model.KindInstitution,
+		func(x *db.Institution, n network.Node) *model.InstitutionNetworkNode {
+			return &model.InstitutionNetworkNode{Institution: wrapInstitution(x), Depth: n.Depth, PaperCount: n.PaperCount}
+		}, "Institution", "InstitutionNetwork", "nodes", "InstitutionNetworkNode", "institution")
+	return &model.InstitutionNetwork{Nodes: nodes, Edges: edges, Truncated: g != nil && g.Truncated}, err
 }
 
 func (r *Resolver) citationNetwork(ctx context.Context, id int64, depth, maxNodes *int) (*model.CitationNetwork, error) {
@@ -129,21 +114,14 @@ func (r *Resolver) citationNetwork(ctx context.Context, id int64, depth, maxNode
 		return nil, err
 	}
 	g, err := network.Citations(ctx, r.db, id, o)
-	if err != nil || g == nil {
-		return &model.CitationNetwork{Nodes: []*model.CitationNetworkNode{}, Edges: []*model.NetworkEdge{}}, networkError(err)
-	}
-	l := loaders(ctx)
-	ps, err := networkNodes(ctx, l.papers, g)
 	if err != nil {
-		return nil, err
+		return nil, networkError(err)
 	}
-	out := &model.CitationNetwork{Nodes: []*model.CitationNetworkNode{}, Edges: networkEdges(g, present(ps), model.KindPaper), Truncated: g.Truncated}
-	for i, n := range g.Nodes {
-		if ps[i] != nil {
-			out.Nodes = append(out.Nodes, &model.CitationNetworkNode{Paper: wrapPaper(ps[i]), Depth: n.Depth})
-		}
-	}
-	return out, lookAhead(ctx, "Paper", nonNil(ps), "CitationNetwork", "nodes", "CitationNetworkNode", "paper")
+	nodes, edges, err := networkOf(ctx, g, loaders(ctx).papers, model.KindPaper,
+		func(x *db.Paper, n network.Node) *model.CitationNetworkNode {
+			return &model.CitationNetworkNode{Paper: wrapPaper(x), Depth: n.Depth}
+		}, "Paper", "CitationNetwork", "nodes", "CitationNetworkNode", "paper")
+	return &model.CitationNetwork{Nodes: nodes, Edges: edges, Truncated: g != nil && g.Truncated}, err
 }
 
 // collaboratorKey names the first n collaborators of an institution.
