@@ -137,30 +137,51 @@ func (k paperPageKey) total() paperTotalKey {
 	return paperTotalKey{list: k.list, parent: k.parent, category: k.args.Category}
 }
 
-// byPaperParent reads a figure of paper lists of one kind for parents,
-// keyed as the db package keys them: by code for category lists, by id
-// otherwise.
-func byPaperParent[V any](list db.PaperList, parents []paperParent,
-	byID func([]int64) (map[int64]V, error), byCode func([]string) (map[string]V, error)) (map[paperParent]V, error) {
-	out := make(map[paperParent]V, len(parents))
-	if list == db.CategoryPapers {
-		codes := make([]string, len(parents))
-		for i, p := range parents {
-			codes[i] = p.code
-		}
-		rows, err := byCode(codes)
-		for code, v := range rows {
-			out[paperParent{code: code}] = v
-		}
-		return out, err
-	}
-	ids := make([]int64, len(parents))
+// paperListKey is the key of something of a paper list of one parent
+// (a page or a figure): split takes it apart into its group (the list
+// and its arguments, without the parent), its list and its parent.
+type paperListKey[K any] interface {
+	comparable
+	split() (group K, list db.PaperList, parent paperParent)
+}
+
+func (k paperPageKey) split() (paperPageKey, db.PaperList, paperParent) {
+	return paperPageKey{list: k.list, args: k.args}, k.list, k.parent
+}
+
+func (k paperTotalKey) split() (paperTotalKey, db.PaperList, paperParent) {
+	return paperTotalKey{list: k.list, category: k.category}, k.list, k.parent
+}
+
+// paperListFetch makes the fetch of something of paper lists: one
+// statement per group of keys, for all their parents, which byCode reads
+// for category lists and byID for the others, as the db package keys
+// them.
+func paperListFetch[K paperListKey[K], V any](byID func(context.Context, K, []int64) (map[int64]V, error),
+	byCode func(context.Context, K, []string) (map[string]V, error)) func(context.Context, []K) (map[K]V, error) {
+	return grouped(func(k K) K { g, _, _ := k.split(); return g },
+		func(ctx context.Context, g K, parents []paperParent) (map[paperParent]V, error) {
+			if _, list, _ := g.split(); list == db.CategoryPapers {
+				return rekeyed(parents, func(p paperParent) string { return p.code }, func(c string) paperParent { return paperParent{code: c} },
+					func(codes []string) (map[string]V, error) { return byCode(ctx, g, codes) })
+			}
+			return rekeyed(parents, func(p paperParent) int64 { return p.id }, func(id int64) paperParent { return paperParent{id: id} },
+				func(ids []int64) (map[int64]V, error) { return byID(ctx, g, ids) })
+		}, func(k K) paperParent { _, _, p := k.split(); return p })
+}
+
+// rekeyed reads parents through read, which takes them as of makes them,
+// and keys its rows back with back.
+func rekeyed[P comparable, V any](parents []paperParent, of func(paperParent) P, back func(P) paperParent,
+	read func([]P) (map[P]V, error)) (map[paperParent]V, error) {
+	keys := make([]P, len(parents))
 	for i, p := range parents {
-		ids[i] = p.id
+		keys[i] = of(p)
 	}
-	rows, err := byID(ids)
-	for id, v := range rows {
-		out[paperParent{id: id}] = v
+	rows, err := read(keys)
+	out := make(map[paperParent]V, len(rows))
+	for k, v := range rows {
+		out[back(k)] = v
 	}
 	return out, err
 }
@@ -170,19 +191,6 @@ func byPaperParent[V any](list db.PaperList, parents []paperParent,
 type pageKey struct {
 	parent int64
 	args   db.PageArgs
-}
-
-// listFigure makes the fetch of a figure over whole paper lists: one
-// statement per list and category, for all their parents.
-func listFigure[V any](idb bun.IDB, read func(context.Context, bun.IDB, db.PaperSet) (map[int64]V, error), readByCode func(context.Context, bun.IDB, db.PaperSet) (map[string]V, error)) func(context.Context, []paperTotalKey) (map[paperTotalKey]V, error) {
-	return grouped(func(k paperTotalKey) paperTotalKey { return paperTotalKey{list: k.list, category: k.category} },
-		func(ctx context.Context, g paperTotalKey, parents []paperParent) (map[paperParent]V, error) {
-			return byPaperParent(g.list, parents,
-				func(ids []int64) (map[int64]V, error) { return read(ctx, idb, db.ListSet(g.list, ids, g.category)) },
-				func(codes []string) (map[string]V, error) {
-					return readByCode(ctx, idb, db.ListSet(g.list, codes, g.category))
-				})
-		}, func(k paperTotalKey) paperParent { return k.parent })
 }
 
 // pageLoader reads the pages of a list with only page arguments.
@@ -264,26 +272,34 @@ func NewLoaders(idb bun.IDB) *Loaders {
 			}, func(k countKey) int64 { return k.parent })),
 		researcherInstitutions: newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
 		otherNames:             newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
-		paperPages: newLoader(grouped(func(k paperPageKey) paperPageKey { return paperPageKey{list: k.list, args: k.args} },
-			func(ctx context.Context, g paperPageKey, parents []paperParent) (map[paperParent]db.Page[*db.Paper], error) {
-				return byPaperParent(g.list, parents,
-					func(ids []int64) (map[int64]db.Page[*db.Paper], error) {
-						return db.PaperPages(ctx, idb, g.list, ids, g.args)
-					},
-					func(codes []string) (map[string]db.Page[*db.Paper], error) {
-						return db.PaperPages(ctx, idb, g.list, codes, g.args)
-					})
-			}, func(k paperPageKey) paperParent { return k.parent })),
-		paperTotals: newLoader(grouped(func(k paperTotalKey) paperTotalKey { return paperTotalKey{list: k.list, category: k.category} },
-			func(ctx context.Context, g paperTotalKey, parents []paperParent) (map[paperParent]int, error) {
-				return byPaperParent(g.list, parents,
-					func(ids []int64) (map[int64]int, error) { return db.PaperTotals(ctx, idb, g.list, ids, g.category) },
-					func(codes []string) (map[string]int, error) {
-						return db.PaperTotals(ctx, idb, g.list, codes, g.category)
-					})
-			}, func(k paperTotalKey) paperParent { return k.parent })),
-		categoryFacets:              newLoader(listFigure(idb, db.CategoryFacets[int64], db.CategoryFacets[string])),
-		yearFacets:                  newLoader(listFigure(idb, db.YearFacets[int64], db.YearFacets[string])),
+		paperPages: newLoader(paperListFetch(
+			func(ctx context.Context, g paperPageKey, ids []int64) (map[int64]db.Page[*db.Paper], error) {
+				return db.PaperPages(ctx, idb, g.list, ids, g.args)
+			},
+			func(ctx context.Context, g paperPageKey, codes []string) (map[string]db.Page[*db.Paper], error) {
+				return db.PaperPages(ctx, idb, g.list, codes, g.args)
+			})),
+		paperTotals: newLoader(paperListFetch(
+			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64]int, error) {
+				return db.PaperTotals(ctx, idb, g.list, ids, g.category)
+			},
+			func(ctx context.Context, g paperTotalKey, codes []string) (map[string]int, error) {
+				return db.PaperTotals(ctx, idb, g.list, codes, g.category)
+			})),
+		categoryFacets: newLoader(paperListFetch(
+			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64][]db.CategoryCount, error) {
+				return db.CategoryFacets[int64](ctx, idb, db.ListSet(g.list, ids, g.category))
+			},
+			func(ctx context.Context, g paperTotalKey, codes []string) (map[string][]db.CategoryCount, error) {
+				return db.CategoryFacets[string](ctx, idb, db.ListSet(g.list, codes, g.category))
+			})),
+		yearFacets: newLoader(paperListFetch(
+			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64][]db.YearCount, error) {
+				return db.YearFacets[int64](ctx, idb, db.ListSet(g.list, ids, g.category))
+			},
+			func(ctx context.Context, g paperTotalKey, codes []string) (map[string][]db.YearCount, error) {
+				return db.YearFacets[string](ctx, idb, db.ListSet(g.list, codes, g.category))
+			})),
 		coauthorPages:               pageLoader(idb, db.CoauthorPages),
 		coauthorTotals:              newLoader(bind(idb, db.CoauthorTotals)),
 		institutionResearcherPages:  pageLoader(idb, db.InstitutionResearcherPages),
