@@ -154,7 +154,7 @@ func sameName(ctx context.Context, id int64, first *int) ([]*model.Researcher, e
 	if err != nil {
 		return nil, err
 	}
-	rs, err := loaders(ctx).sameName.load(ctx, countKey{parent: id, n: n})
+	rs, err := loaders(ctx).sameName.load(ctx, countKey[int64]{parent: id, n: n})
 	return wrapAll(rs, wrapResearcher), err
 }
 

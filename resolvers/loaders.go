@@ -211,7 +211,7 @@ type Loaders struct {
 	categories                  *loader[int64, []db.Category]
 	affiliations                *loader[bylineKey, []db.AffiliationRow]
 	fields                      *loader[int64, []db.ResearcherFieldRow]
-	sameName                    *loader[countKey, []*db.Researcher]
+	sameName                    *loader[countKey[int64], []*db.Researcher]
 	researcherInstitutions      *loader[int64, []*db.Institution]
 	otherNames                  *loader[int64, []db.InstitutionName]
 	paperPages                  *loader[paperPageKey, db.Page[*db.Paper]]
@@ -222,8 +222,8 @@ type Loaders struct {
 	coauthorTotals              *loader[int64, int]
 	institutionResearcherPages  *loader[pageKey, db.Page[*db.InstitutionResearcherRow]]
 	institutionResearcherTotals *loader[int64, int]
-	topResearchers              *loader[topKey, []*db.ResearcherCount]
-	collaborators               *loader[collaboratorKey, []network.Weighted]
+	topResearchers              *loader[countKey[string], []*db.ResearcherCount]
+	collaborators               *loader[countKey[int64], []network.Weighted]
 
 	rootsMu sync.Mutex
 	roots   *rootLookups
@@ -236,9 +236,18 @@ type bylineKey struct {
 }
 
 // countKey names the first n items of a list of one parent.
-type countKey struct {
-	parent int64
+type countKey[P comparable] struct {
+	parent P
 	n      int
+}
+
+// countLoader reads the first n items of lists of one kind: one statement
+// per n, for all its parents.
+func countLoader[P comparable, V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []P, int) (map[P]V, error)) *loader[countKey[P], V] {
+	return newLoader(grouped(func(k countKey[P]) countKey[P] { return countKey[P]{n: k.n} },
+		func(ctx context.Context, g countKey[P], parents []P) (map[P]V, error) {
+			return fetch(ctx, idb, parents, g.n)
+		}, func(k countKey[P]) P { return k.parent }))
 }
 
 // bylineLoader reads windows of bylines: one statement per window for all
@@ -250,26 +259,17 @@ func bylineLoader[V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int
 		}, func(k bylineKey) int64 { return k.paper }))
 }
 
-// topKey names the top n researchers of a category.
-type topKey struct {
-	code string
-	n    int
-}
-
 // NewLoaders returns fresh loaders reading from idb.
 func NewLoaders(idb bun.IDB) *Loaders {
 	return &Loaders{
-		papers:       newLoader(bind(idb, db.PapersByIDs)),
-		researchers:  newLoader(bind(idb, db.ResearchersByIDs)),
-		institutions: newLoader(bind(idb, db.InstitutionsByIDs)),
-		authorships:  bylineLoader(idb, db.AuthorshipsByPaperIDs),
-		categories:   newLoader(bind(idb, db.CategoriesByPaperIDs)),
-		affiliations: bylineLoader(idb, db.AffiliationsByPaperIDs),
-		fields:       newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
-		sameName: newLoader(grouped(func(k countKey) countKey { return countKey{n: k.n} },
-			func(ctx context.Context, g countKey, ids []int64) (map[int64][]*db.Researcher, error) {
-				return db.SameNameByResearcherIDs(ctx, idb, ids, g.n)
-			}, func(k countKey) int64 { return k.parent })),
+		papers:                 newLoader(bind(idb, db.PapersByIDs)),
+		researchers:            newLoader(bind(idb, db.ResearchersByIDs)),
+		institutions:           newLoader(bind(idb, db.InstitutionsByIDs)),
+		authorships:            bylineLoader(idb, db.AuthorshipsByPaperIDs),
+		categories:             newLoader(bind(idb, db.CategoriesByPaperIDs)),
+		affiliations:           bylineLoader(idb, db.AffiliationsByPaperIDs),
+		fields:                 newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
+		sameName:               countLoader(idb, db.SameNameByResearcherIDs),
 		researcherInstitutions: newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
 		otherNames:             newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
 		paperPages: newLoader(paperListFetch(
@@ -304,14 +304,8 @@ func NewLoaders(idb bun.IDB) *Loaders {
 		coauthorTotals:              newLoader(bind(idb, db.CoauthorTotals)),
 		institutionResearcherPages:  pageLoader(idb, db.InstitutionResearcherPages),
 		institutionResearcherTotals: newLoader(bind(idb, db.InstitutionResearcherTotals)),
-		topResearchers: newLoader(grouped(func(k topKey) topKey { return topKey{n: k.n} },
-			func(ctx context.Context, g topKey, codes []string) (map[string][]*db.ResearcherCount, error) {
-				return db.CategoryTopResearchers(ctx, idb, codes, g.n)
-			}, func(k topKey) string { return k.code })),
-		collaborators: newLoader(grouped(func(k collaboratorKey) collaboratorKey { return collaboratorKey{n: k.n} },
-			func(ctx context.Context, g collaboratorKey, ids []int64) (map[int64][]network.Weighted, error) {
-				return network.Collaborators(ctx, idb, ids, g.n)
-			}, func(k collaboratorKey) int64 { return k.institution })),
+		topResearchers:              countLoader(idb, db.CategoryTopResearchers),
+		collaborators:               countLoader(idb, network.Collaborators),
 	}
 }
 

@@ -200,11 +200,11 @@ func lookAheadTable() map[string]step {
 		}),
 
 		"Researcher.fields": follow(func(l *Loaders) *loader[int64, []db.ResearcherFieldRow] { return l.fields }, plain(always(researcherID)), "", nil),
-		"Researcher.sameName": follow(func(l *Loaders) *loader[countKey, []*db.Researcher] { return l.sameName },
-			func(args map[string]any) (func(*db.Researcher) (countKey, bool), error) {
+		"Researcher.sameName": follow(func(l *Loaders) *loader[countKey[int64], []*db.Researcher] { return l.sameName },
+			func(args map[string]any) (func(*db.Researcher) (countKey[int64], bool), error) {
 				n, err := countArg("first", intArgs(args, "first")[0], DefaultSameName, MaxSameName)
-				return always(func(r *db.Researcher) countKey { return countKey{parent: r.ID, n: n} }), err
-			}, "Researcher", all[countKey, *db.Researcher]),
+				return always(func(r *db.Researcher) countKey[int64] { return countKey[int64]{parent: r.ID, n: n} }), err
+			}, "Researcher", all[countKey[int64], *db.Researcher]),
 		"Researcher.mostCitedPaper": follow(papers, plain(func(r *db.Researcher) (int64, bool) { return r.MostCitedPaperID, r.MostCitedPaperID != 0 }),
 			"Paper", one[int64, db.Paper]),
 		"Researcher.papers":    paperConnection(db.ResearcherPapers, func(r *db.Researcher) paperParent { return paperParent{id: r.ID} }),
@@ -217,20 +217,20 @@ func lookAheadTable() map[string]step {
 		"Institution.acronyms":    otherNames,
 		"Institution.papers":      paperConnection(db.InstitutionPapers, func(i *db.Institution) paperParent { return paperParent{id: i.ID} }),
 		"Institution.researchers": connection(institutionResearcherCursors, "InstitutionResearcherConnection", institutionID),
-		"Institution.collaborators": follow(func(l *Loaders) *loader[collaboratorKey, []network.Weighted] { return l.collaborators },
-			func(args map[string]any) (func(*db.Institution) (collaboratorKey, bool), error) {
+		"Institution.collaborators": follow(func(l *Loaders) *loader[countKey[int64], []network.Weighted] { return l.collaborators },
+			func(args map[string]any) (func(*db.Institution) (countKey[int64], bool), error) {
 				n, err := collaboratorCount(intArgs(args, "first")[0])
-				return always(func(i *db.Institution) collaboratorKey { return collaboratorKey{institution: i.ID, n: n} }), err
-			}, "InstitutionCollaborator", all[collaboratorKey, network.Weighted]),
+				return always(func(i *db.Institution) countKey[int64] { return countKey[int64]{parent: i.ID, n: n} }), err
+			}, "InstitutionCollaborator", all[countKey[int64], network.Weighted]),
 		"InstitutionCollaborator.institution": follow(func(l *Loaders) *loader[int64, *db.Institution] { return l.institutions },
 			plain(always(func(w network.Weighted) int64 { return w.ID })), "Institution", one[int64, db.Institution]),
 
 		"Category.papers": paperConnection(db.CategoryPapers, func(c *db.Category) paperParent { return paperParent{code: c.Code} }),
-		"Category.topResearchers": follow(func(l *Loaders) *loader[topKey, []*db.ResearcherCount] { return l.topResearchers },
-			func(args map[string]any) (func(*db.Category) (topKey, bool), error) {
+		"Category.topResearchers": follow(func(l *Loaders) *loader[countKey[string], []*db.ResearcherCount] { return l.topResearchers },
+			func(args map[string]any) (func(*db.Category) (countKey[string], bool), error) {
 				n, err := topResearcherCount(intArgs(args, "first")[0])
-				return always(func(c *db.Category) topKey { return topKey{code: c.Code, n: n} }), err
-			}, "CategoryResearcher", all[topKey, *db.ResearcherCount]),
+				return always(func(c *db.Category) countKey[string] { return countKey[string]{parent: c.Code, n: n} }), err
+			}, "CategoryResearcher", all[countKey[string], *db.ResearcherCount]),
 		"CategoryResearcher.researcher": hop("Researcher", plain(func(r *db.ResearcherCount) any { return &r.Researcher })),
 
 		"PaperConnection.totalCount": follow(func(l *Loaders) *loader[paperTotalKey, int] { return l.paperTotals },

@@ -124,12 +124,6 @@ func (r *Resolver) citationNetwork(ctx context.Context, id int64, depth, maxNode
 	return &model.CitationNetwork{Nodes: nodes, Edges: edges, Truncated: g != nil && g.Truncated}, err
 }
 
-// collaboratorKey names the first n collaborators of an institution.
-type collaboratorKey struct {
-	institution int64
-	n           int
-}
-
 // collaboratorCount is Institution.collaborators' first, checked.
 func collaboratorCount(first *int) (int, error) {
 	n := 10
@@ -148,7 +142,7 @@ func institutionCollaborators(ctx context.Context, id int64, first *int) ([]*mod
 		return nil, err
 	}
 	l := loaders(ctx)
-	ws, err := l.collaborators.load(ctx, collaboratorKey{institution: id, n: n})
+	ws, err := l.collaborators.load(ctx, countKey[int64]{parent: id, n: n})
 	if err != nil {
 		return nil, err
 	}

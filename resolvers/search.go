@@ -359,7 +359,7 @@ func categoryTopResearchers(ctx context.Context, code string, first *int) ([]*mo
 	if err != nil {
 		return nil, err
 	}
-	rows, err := loaders(ctx).topResearchers.load(ctx, topKey{code: code, n: n})
+	rows, err := loaders(ctx).topResearchers.load(ctx, countKey[string]{parent: code, n: n})
 	out := make([]*model.CategoryResearcher, len(rows))
 	for i, x := range rows {
 		out[i] = &model.CategoryResearcher{Researcher: wrapResearcher(&x.Researcher), PaperCount: x.Count}
