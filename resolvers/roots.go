@@ -187,57 +187,78 @@ func (rl *rootLookups) walkedBelow(ctx context.Context) bool {
 	return fc != nil && rl.walked[fc.Field.Field]
 }
 
+// findByRef is what the find methods share: of refs, those with an id
+// are read through l (the ones not cached, in one statement), the others
+// are looked up in seen, where those not seen yet are first read with
+// lookup and remembered, and their objects put in l. It returns the
+// objects in the order of refs, nil for none.
+func findByRef[R comparable, V any](ctx context.Context, mu *sync.Mutex, seen map[R]*V, l *loader[int64, *V], refs []R,
+	idOf func(R) int64, objID func(*V) int64, lookup func(missing []R) (map[R]*V, error)) ([]*V, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	var ids []int64
+	var missing []R
+	for _, ref := range refs {
+		if id := idOf(ref); id != 0 {
+			ids = append(ids, id)
+		} else if _, ok := seen[ref]; !ok {
+			seen[ref] = nil
+			missing = append(missing, ref)
+		}
+	}
+	if len(missing) > 0 {
+		found, err := lookup(missing)
+		if err != nil {
+			return nil, forget(seen, missing, err)
+		}
+		for _, ref := range missing {
+			x := found[ref]
+			seen[ref] = x
+			if x != nil {
+				l.put(ctx, objID(x), x)
+			}
+		}
+	}
+	byID, err := l.read(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*V, len(refs))
+	for i, ref := range refs {
+		if idOf(ref) != 0 {
+			out[i], byID = byID[0], byID[1:]
+		} else {
+			out[i] = seen[ref]
+		}
+	}
+	return out, nil
+}
+
 // findPapers returns the papers refs name, in order, nil for none. It
 // reads those not read yet: one statement for arXiv ids and DOIs, one for
 // ids.
 func (rl *rootLookups) findPapers(ctx context.Context, idb bun.IDB, l *Loaders, refs []paperRef) ([]*db.Paper, error) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	var missing []paperRef
-	var arxivIDs, dois []string
-	var ids []int64
-	for _, ref := range refs {
-		if ref.id != 0 {
-			ids = append(ids, ref.id)
-		} else if _, ok := rl.papers[ref]; !ok {
-			rl.papers[ref] = nil
-			missing = append(missing, ref)
-			if ref.arxivID != "" {
-				arxivIDs = append(arxivIDs, ref.arxivID)
-			} else {
-				dois = append(dois, ref.doi)
+	return findByRef(ctx, &rl.mu, rl.papers, l.papers, refs, func(r paperRef) int64 { return r.id }, func(p *db.Paper) int64 { return p.ID },
+		func(missing []paperRef) (map[paperRef]*db.Paper, error) {
+			var arxivIDs, dois []string
+			for _, ref := range missing {
+				if ref.arxivID != "" {
+					arxivIDs = append(arxivIDs, ref.arxivID)
+				} else {
+					dois = append(dois, ref.doi)
+				}
 			}
-		}
-	}
-	if len(missing) > 0 {
-		byArxiv, byDOI, err := db.PapersByRefs(ctx, idb, arxivIDs, dois)
-		if err != nil {
-			return nil, forget(rl.papers, missing, err)
-		}
-		for _, ref := range missing {
-			p := byArxiv[ref.arxivID]
-			if ref.arxivID == "" {
-				p = byDOI[ref.doi]
+			byArxiv, byDOI, err := db.PapersByRefs(ctx, idb, arxivIDs, dois)
+			found := make(map[paperRef]*db.Paper, len(missing))
+			for _, ref := range missing {
+				if ref.arxivID != "" {
+					found[ref] = byArxiv[ref.arxivID]
+				} else {
+					found[ref] = byDOI[ref.doi]
+				}
 			}
-			rl.papers[ref] = p
-			if p != nil {
-				l.papers.put(ctx, p.ID, p)
-			}
-		}
-	}
-	byID, err := l.papers.read(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*db.Paper, len(refs))
-	for i, ref := range refs {
-		if ref.id != 0 {
-			out[i], byID = byID[0], byID[1:]
-		} else {
-			out[i] = rl.papers[ref]
-		}
-	}
-	return out, nil
+			return found, err
+		})
 }
 
 // researcherColumns are the external id columns, in the order their
@@ -248,98 +269,48 @@ var researcherColumns = []db.ResearcherIDColumn{db.ByORCID, db.ByOpenAlex, db.By
 // none. It reads those not read yet: one statement for ids, one per kind
 // of external id.
 func (rl *rootLookups) findResearchers(ctx context.Context, idb bun.IDB, l *Loaders, refs []researcherRef) ([]*db.Researcher, error) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	var ids []int64
-	external := map[db.ResearcherIDColumn][]researcherRef{}
-	for _, ref := range refs {
-		if ref.id != 0 {
-			ids = append(ids, ref.id)
-		} else if _, ok := rl.researchers[ref]; !ok {
-			rl.researchers[ref] = nil
-			external[ref.column] = append(external[ref.column], ref)
-		}
-	}
-	for _, col := range researcherColumns {
-		missing := external[col]
-		if len(missing) == 0 {
-			continue
-		}
-		values := make([]string, len(missing))
-		for i, ref := range missing {
-			values[i] = ref.value
-		}
-		found, err := db.ResearchersByExternalIDs(ctx, idb, col, values)
-		if err != nil {
-			return nil, forget(rl.researchers, missing, err)
-		}
-		for _, ref := range missing {
-			x := found[ref.value]
-			rl.researchers[ref] = x
-			if x != nil {
-				l.researchers.put(ctx, x.ID, x)
+	return findByRef(ctx, &rl.mu, rl.researchers, l.researchers, refs, func(r researcherRef) int64 { return r.id },
+		func(x *db.Researcher) int64 { return x.ID },
+		func(missing []researcherRef) (map[researcherRef]*db.Researcher, error) {
+			values := map[db.ResearcherIDColumn][]string{}
+			for _, ref := range missing {
+				values[ref.column] = append(values[ref.column], ref.value)
 			}
-		}
-	}
-	byID, err := l.researchers.read(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*db.Researcher, len(refs))
-	for i, ref := range refs {
-		if ref.id != 0 {
-			out[i], byID = byID[0], byID[1:]
-		} else {
-			out[i] = rl.researchers[ref]
-		}
-	}
-	return out, nil
+			found := make(map[researcherRef]*db.Researcher, len(missing))
+			for _, col := range researcherColumns {
+				if len(values[col]) == 0 {
+					continue
+				}
+				byValue, err := db.ResearchersByExternalIDs(ctx, idb, col, values[col])
+				if err != nil {
+					return nil, err
+				}
+				for _, v := range values[col] {
+					found[researcherRef{column: col, value: v}] = byValue[v]
+				}
+			}
+			return found, nil
+		})
 }
 
 // findInstitutions returns the institutions refs name, in order, nil for
 // none. It reads those not read yet: one statement for ids, one for ROR
 // ids and names.
 func (rl *rootLookups) findInstitutions(ctx context.Context, idb bun.IDB, l *Loaders, refs []institutionRef) ([]*db.Institution, error) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	var ids []int64
-	var missing []institutionRef
-	var byName []db.InstitutionRef
-	for _, ref := range refs {
-		if ref.id != 0 {
-			ids = append(ids, ref.id)
-		} else if _, ok := rl.institutions[ref]; !ok {
-			rl.institutions[ref] = nil
-			missing = append(missing, ref)
-			byName = append(byName, ref.InstitutionRef)
-		}
-	}
-	if len(missing) > 0 {
-		found, err := db.InstitutionsByRefs(ctx, idb, byName)
-		if err != nil {
-			return nil, forget(rl.institutions, missing, err)
-		}
-		for _, ref := range missing {
-			x := found[ref.InstitutionRef]
-			rl.institutions[ref] = x
-			if x != nil {
-				l.institutions.put(ctx, x.ID, x)
+	return findByRef(ctx, &rl.mu, rl.institutions, l.institutions, refs, func(r institutionRef) int64 { return r.id },
+		func(x *db.Institution) int64 { return x.ID },
+		func(missing []institutionRef) (map[institutionRef]*db.Institution, error) {
+			byName := make([]db.InstitutionRef, len(missing))
+			for i, ref := range missing {
+				byName[i] = ref.InstitutionRef
 			}
-		}
-	}
-	byID, err := l.institutions.read(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*db.Institution, len(refs))
-	for i, ref := range refs {
-		if ref.id != 0 {
-			out[i], byID = byID[0], byID[1:]
-		} else {
-			out[i] = rl.institutions[ref]
-		}
-	}
-	return out, nil
+			byRef, err := db.InstitutionsByRefs(ctx, idb, byName)
+			found := make(map[institutionRef]*db.Institution, len(missing))
+			for _, ref := range missing {
+				found[ref] = byRef[ref.InstitutionRef]
+			}
+			return found, err
+		})
 }
 
 // findCategories returns the categories codes name, in order, nil for
