@@ -138,8 +138,8 @@ func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return all(out, 
 // of a level's objects are fixed by the level's GraphQL type:
 //
 //	Paper, PaperEdge                   *db.Paper
-//	Researcher                         *db.Researcher
-//	Institution                        *db.Institution
+//	Researcher, ResearcherEdge         *db.Researcher
+//	Institution, InstitutionEdge       *db.Institution
 //	Category                           *db.Category
 //	Authorship                         *model.Authorship
 //	PaperConnection                    paperPageKey
