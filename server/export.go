@@ -105,14 +105,14 @@ func notInput(err error) error {
 	return err
 }
 
-// handleExports adds the export routes to mux. Old-style arXiv ids hold a
-// slash, so the paper route takes the rest of the path and splits the
-// file name off its end.
 // exportPoints is what a network export costs of its client's budget, and
 // a search export for each page of searchExportPage papers: the price of
 // the GraphQL query that reads as much.
 const exportPoints = 1
 
+// handleExports adds the export routes to mux. Old-style arXiv ids and
+// DOIs hold slashes, so the paper route takes the rest of the path and
+// splits the file name off its end.
 func handleExports(mux *http.ServeMux, bdb *bun.DB, log *slog.Logger) {
 	serve := func(s exportSubject, split func(*http.Request) (ref, file string)) http.Handler {
 		return withTimeout(queryTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
