@@ -133,6 +133,23 @@ var rootLists = []rootList{
 		item: "totalCount", want: 4,
 	},
 	{
+		name: "researcher",
+		// 1 the researcher by id; 2 a page of co-authors; 3 their total;
+		// 4 a page of papers; 5 the categories facet of the papers; 6 the
+		// years facet; 7 authorships of the papers; 8 affiliations of
+		// those, with their institutions; 9 same_name profiles.
+		query: `query($id: String!, $n: Int) { researcher(id: $id) {
+			coauthors(first: $n) { totalCount pageInfo { endCursor } edges { cursor node { researcher { name } } } }
+			papers(first: $n) { facets { categories { count } years { year } }
+				edges { node { title authors { affiliations institutions { name } } } } }
+			sameName { name } } }`,
+		vars: func(t *testing.T, bdb bun.IDB) []client.Option {
+			return []client.Option{client.Var("id", strconv.FormatInt(scalar[int64](t, bdb,
+				"SELECT id FROM researchers ORDER BY paper_count DESC, id LIMIT 1"), 10))}
+		},
+		item: "title", want: 9,
+	},
+	{
 		name: "institution",
 		// 1 the institution by id; 2 a page of its researchers;
 		// 3 researcher_categories of those; 4 a page of its papers;
