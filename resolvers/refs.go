@@ -124,6 +124,41 @@ func parseInstitutionRef(arg, s string) (institutionRef, error) {
 	return ref, nil
 }
 
+// researcherID resolves a reference in any form `researcher(id:)` takes
+// (a statement for an external id) to an id, or to -1, which names
+// nobody, when no researcher has the external id; arg names the argument
+// in the error.
+func (r *Resolver) researcherID(ctx context.Context, arg, s string) (int64, error) {
+	ref, err := parseResearcherRef(arg, s)
+	if err != nil || ref.id != 0 {
+		return ref.id, err
+	}
+	x, err := db.ResearcherByExternalID(ctx, r.db, ref.column, ref.value)
+	return foundID(x, func(x *db.Researcher) int64 { return x.ID }), err
+}
+
+// institutionID resolves a reference in any form `institution(ref:)`
+// takes (a statement for a ROR id or a name) to an id, or to -1, which
+// names nothing, when no institution has it; arg names the argument in
+// the error.
+func (r *Resolver) institutionID(ctx context.Context, arg, s string) (int64, error) {
+	ref, err := parseInstitutionRef(arg, s)
+	if err != nil || ref.id != 0 {
+		return ref.id, err
+	}
+	x, err := db.InstitutionByRef(ctx, r.db, ref.InstitutionRef)
+	return foundID(x, func(x *db.Institution) int64 { return x.ID }), err
+}
+
+// foundID is x's id, or -1 (which names nobody, so that the filter
+// matches no paper) when x was not found.
+func foundID[T any](x *T, id func(*T) int64) int64 {
+	if x == nil {
+		return -1
+	}
+	return id(x)
+}
+
 // The references GraphQL takes are parsed here only; the HTTP exports
 // resolve theirs through the three functions below, so that a path takes
 // every form the matching GraphQL argument takes. A malformed reference is

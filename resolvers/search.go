@@ -69,15 +69,6 @@ func (r *Resolver) paperSearch(ctx context.Context, query *string, filter *model
 	return s, nil
 }
 
-// foundID is x's id, or -1 (which names nobody, so that the filter
-// matches no paper) when x was not found.
-func foundID[T any](x *T, id func(*T) int64) int64 {
-	if x == nil {
-		return -1
-	}
-	return id(x)
-}
-
 // SearchArgs checks searchPapers' query, filter and sort, resolves the
 // researcher and institution the filter names (a statement each when
 // named by an external id or a name), and returns the search and its
