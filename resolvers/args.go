@@ -20,7 +20,7 @@ const defaultPage = 20
 // MaxIDs is the most ids `nodes` and `papers` take at once.
 const MaxIDs = 1000
 
-// pageArgs checks a connection's arguments. The prefetcher and the
+// pageArgs checks a connection's arguments. The look-ahead and the
 // resolvers both call it, so that they name a page by the same key.
 func pageArgs(list listKind, first, last *int, after, before, category *string, order db.PaperOrder) (db.PageArgs, error) {
 	a := db.PageArgs{Order: order}
@@ -42,12 +42,12 @@ func pageArgs(list listKind, first, last *int, after, before, category *string, 
 	}
 	var err error
 	if after != nil {
-		if a.After, err = parseCursor("after", *after, list.tag(a.Order)); err != nil {
+		if a.After, err = decodeCursor("after", *after, list.tag(a.Order)); err != nil {
 			return a, err
 		}
 	}
 	if before != nil {
-		if a.Before, err = parseCursor("before", *before, list.tag(a.Order)); err != nil {
+		if a.Before, err = decodeCursor("before", *before, list.tag(a.Order)); err != nil {
 			return a, err
 		}
 	}
@@ -125,9 +125,9 @@ func rawPageArgs(list listKind, args map[string]any) (db.PageArgs, error) {
 type listKind uint8
 
 const (
-	paperLists listKind = iota
-	coauthorLists
-	institutionResearcherLists
+	paperCursors listKind = iota
+	coauthorCursors
+	institutionResearcherCursors
 )
 
 var paperCursorTags = [...]string{
@@ -138,53 +138,91 @@ var paperCursorTags = [...]string{
 // only.
 func (k listKind) tag(o db.PaperOrder) string {
 	switch k {
-	case coauthorLists:
+	case coauthorCursors:
 		return "coauthors"
-	case institutionResearcherLists:
+	case institutionResearcherCursors:
 		return "institution-researchers"
 	}
 	return paperCursorTags[o]
 }
 
-// Cursors are "<tag>:<key>:<id>" in unpadded URL-safe base64, the key
-// empty for NULL, the tag that of the list (see listKind.tag).
-func cursorString(c db.Cursor, tag string) string {
+// Cursors are "<tag>:<key>:<id>" in unpadded URL-safe base64, followed
+// by ":<name>" in lists ordered by name: the tag is that of the list (see
+// listKind.tag and the search tags), key the sort key (empty for NULL; the
+// paper count in lists by name), id the row's, name the name key, which
+// may hold colons. encodeCursor and decodeCursor are the codec; the
+// functions below them fit it to the db package's two cursor types.
+func encodeCursor(tag string, c db.Cursor) string {
+	return encodeCursorFields(tag, c.Key, c.Null, c.ID, nil)
+}
+
+func encodeNameCursor(tag string, c db.NameCursor) string {
+	return encodeCursorFields(tag, int64(c.Count), false, c.ID, &c.Key)
+}
+
+func decodeCursor(arg, s, tag string) (db.Cursor, error) {
+	key, null, id, _, err := decodeCursorFields(arg, s, tag, false)
+	if err != nil {
+		return db.Cursor{}, err
+	}
+	return db.Cursor{Set: true, Key: key, Null: null, ID: id}, nil
+}
+
+func decodeNameCursor(arg, s, tag string) (db.NameCursor, error) {
+	count, _, id, name, err := decodeCursorFields(arg, s, tag, true)
+	if err != nil {
+		return db.NameCursor{}, err
+	}
+	return db.NameCursor{Set: true, Count: int(count), ID: id, Key: name}, nil
+}
+
+func encodeCursorFields(tag string, key int64, null bool, id int64, name *string) string {
 	b := make([]byte, 0, 64)
 	b = append(b, tag...)
 	b = append(b, ':')
-	if !c.Null {
-		b = strconv.AppendInt(b, c.Key, 10)
+	if !null {
+		b = strconv.AppendInt(b, key, 10)
 	}
 	b = append(b, ':')
-	b = strconv.AppendInt(b, c.ID, 10)
+	b = strconv.AppendInt(b, id, 10)
+	if name != nil {
+		b = append(b, ':')
+		b = append(b, *name...)
+	}
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// parseCursor reads a cursor of the list tag names; arg names the
-// argument in the error.
-func parseCursor(arg, s, tag string) (db.Cursor, error) {
+// decodeCursorFields reads a cursor of the list tag names, with a name
+// when named; arg names the argument in the error.
+func decodeCursorFields(arg, s, tag string, named bool) (key int64, null bool, id int64, name string, err error) {
 	if err := checkText(arg, s, idText); err != nil {
-		return db.Cursor{}, err
+		return 0, false, 0, "", err
 	}
 	bad := badInput(arg, "not a cursor of this list: %s", QuoteInput(s))
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return db.Cursor{}, bad
+		return 0, false, 0, "", bad
 	}
-	parts := strings.Split(string(b), ":")
-	if len(parts) != 3 || parts[0] != tag {
-		return db.Cursor{}, bad
+	want := 3
+	if named {
+		want = 4
 	}
-	c := db.Cursor{Set: true, Null: parts[1] == ""}
-	if !c.Null {
-		if c.Key, err = strconv.ParseInt(parts[1], 10, 64); err != nil {
-			return db.Cursor{}, bad
+	parts := strings.SplitN(string(b), ":", want)
+	if len(parts) != want || parts[0] != tag || (named && parts[1] == "") {
+		return 0, false, 0, "", bad
+	}
+	if null = parts[1] == ""; !null {
+		if key, err = strconv.ParseInt(parts[1], 10, 64); err != nil {
+			return 0, false, 0, "", bad
 		}
 	}
-	if c.ID, err = strconv.ParseInt(parts[2], 10, 64); err != nil {
-		return db.Cursor{}, bad
+	if id, err = strconv.ParseInt(parts[2], 10, 64); err != nil {
+		return 0, false, 0, "", bad
 	}
-	return c, nil
+	if named {
+		name = parts[3]
+	}
+	return key, null, id, name, nil
 }
 
 // authorWindow checks the arguments of Paper.authors.

@@ -154,7 +154,7 @@ func sameName(ctx context.Context, id int64, first *int) ([]*model.Researcher, e
 	if err != nil {
 		return nil, err
 	}
-	rs, err := loaders(ctx).sameName.load(ctx, countKey{parent: id, n: n})
+	rs, err := loaders(ctx).sameName.load(ctx, countKey[int64]{parent: id, n: n})
 	return wrapAll(rs, wrapResearcher), err
 }
 
@@ -163,10 +163,10 @@ func researcherInstitutions(ctx context.Context, id int64) ([]*model.Institution
 	return wrapAll(firstN(is, maxResearcherInstitutions), wrapInstitution), err
 }
 
-// institutionNames returns an institution's other names of a kind, or of
-// every kind when kind is empty.
-func institutionNames(ctx context.Context, id int64, kind string) ([]*db.InstitutionName, error) {
-	ns, err := loaders(ctx).institutionNames.load(ctx, id)
+// otherNames returns an institution's other names (aliases, acronyms,
+// labels) of a kind, or of every kind when kind is empty.
+func otherNames(ctx context.Context, id int64, kind string) ([]*db.InstitutionName, error) {
+	ns, err := loaders(ctx).otherNames.load(ctx, id)
 	out := []*db.InstitutionName{}
 	for i := range ns {
 		if (kind == "" || ns[i].Kind == kind) && len(out) < maxInstitutionNames {
@@ -176,8 +176,8 @@ func institutionNames(ctx context.Context, id int64, kind string) ([]*db.Institu
 	return out, err
 }
 
-func institutionNameStrings(ctx context.Context, id int64, kind string) ([]string, error) {
-	ns, err := institutionNames(ctx, id, kind)
+func otherNameStrings(ctx context.Context, id int64, kind string) ([]string, error) {
+	ns, err := otherNames(ctx, id, kind)
 	out := make([]string, len(ns))
 	for i, n := range ns {
 		out[i] = n.Name
@@ -185,8 +185,9 @@ func institutionNameStrings(ctx context.Context, id int64, kind string) ([]strin
 	return out, err
 }
 
-// asksPage reports whether the connection being resolved is asked for
-// its items or page info, not only for its total.
+// asksPage reports whether the connection being resolved, of type conn,
+// is asked for anything that needs its page (nodes, edges or pageInfo),
+// not only for its total and facets, which are read apart.
 func asksPage(ctx context.Context, conn string) bool {
 	for _, f := range graphql.CollectFieldsCtx(ctx, []string{conn}) {
 		if f.Name != "totalCount" && f.Name != "facets" && f.Name != "__typename" {
@@ -196,55 +197,69 @@ func asksPage(ctx context.Context, conn string) bool {
 	return false
 }
 
-func pageInfo[T any](pg db.Page[T], cursor func(T) string) *model.PageInfo {
+// fillPage is the one connection builder: the nodes, edges and page info
+// of page pg, where node makes an item's node and edge its edge from the
+// item, its node and its cursor.
+func fillPage[T, N, E any](pg db.Page[T], cursor func(T) string, node func(T) N, edge func(T, N, string) E) ([]N, []E, *model.PageInfo) {
+	nodes := make([]N, len(pg.Items))
+	edges := make([]E, len(pg.Items))
+	for i, x := range pg.Items {
+		nodes[i] = node(x)
+		edges[i] = edge(x, nodes[i], cursor(x))
+	}
 	info := &model.PageInfo{HasNextPage: pg.HasNext, HasPreviousPage: pg.HasPrev}
 	if n := len(pg.Items); n > 0 {
 		start, end := cursor(pg.Items[0]), cursor(pg.Items[n-1])
 		info.StartCursor, info.EndCursor = &start, &end
 	}
-	return info
+	return nodes, edges, info
 }
 
-func paperList[P db.PaperParent](ctx context.Context, ls paperLoaders[P], list db.PaperList, parent P, first *int, after *string, last *int, before, category *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	args, err := pageArgs(paperLists, first, last, after, before, category, paperOrder(sort))
+// listPage reads the page k names through pages, unless the connection
+// being resolved, of type conn, asks only for its total and facets: then
+// ok is false.
+func listPage[K comparable, T any](ctx context.Context, conn string, pages *loader[K, db.Page[T]], k K) (pg db.Page[T], ok bool, err error) {
+	if !asksPage(ctx, conn) {
+		return pg, false, nil
+	}
+	pg, err = pages.load(ctx, k)
+	return pg, err == nil, err
+}
+
+func paperEdge(_ *db.Paper, n *model.Paper, cursor string) *model.PaperEdge {
+	return &model.PaperEdge{Cursor: cursor, Node: n}
+}
+
+// paperCursor is the cursor function of a paper list in order o.
+func paperCursor(o db.PaperOrder) func(*db.Paper) string {
+	tag := paperCursors.tag(o)
+	return func(p *db.Paper) string { return encodeCursor(tag, db.PaperCursor(p, o)) }
+}
+
+func paperList(ctx context.Context, list db.PaperList, parent paperParent, first *int, after *string, last *int, before, category *string, sort *model.PaperSort) (*model.PaperConnection, error) {
+	args, err := pageArgs(paperCursors, first, last, after, before, category, paperOrder(sort))
 	if err != nil {
 		return nil, err
 	}
-	key := paperTotalKey[P]{list: list, parent: parent, category: args.Category}
+	l := loaders(ctx)
+	k := paperPageKey{list: list, parent: parent, args: args}
 	conn := &model.PaperConnection{
 		PageInfo: &model.PageInfo{},
-		Total:    func(ctx context.Context) (int, error) { return ls.totals.load(ctx, key) },
+		Total:    func(ctx context.Context) (int, error) { return l.paperTotals.load(ctx, k.total()) },
 		FacetCounts: &model.PaperFacets{
-			CategoryCounts: func(ctx context.Context) ([]db.CategoryCount, error) { return ls.categoryFacets.load(ctx, key) },
-			YearCounts:     func(ctx context.Context) ([]db.YearCount, error) { return ls.yearFacets.load(ctx, key) },
+			CategoryCounts: func(ctx context.Context) ([]db.CategoryCount, error) { return l.categoryFacets.load(ctx, k.total()) },
+			YearCounts:     func(ctx context.Context) ([]db.YearCount, error) { return l.yearFacets.load(ctx, k.total()) },
 		},
 	}
-	if !asksPage(ctx, "PaperConnection") {
-		return conn, nil
+	pg, ok, err := listPage(ctx, "PaperConnection", l.paperPages, k)
+	if ok {
+		conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg, paperCursor(args.Order), wrapPaper, paperEdge)
 	}
-	pg, err := ls.pages.load(ctx, paperPageKey[P]{list: list, parent: parent, args: args})
-	if err != nil {
-		return nil, err
-	}
-	fillPaperPage(conn, pg, args.Order)
-	return conn, nil
-}
-
-// fillPaperPage puts the page pg of a list in order o into conn.
-func fillPaperPage(conn *model.PaperConnection, pg db.Page[*db.Paper], o db.PaperOrder) {
-	tag := paperLists.tag(o)
-	cursor := func(p *db.Paper) string { return cursorString(db.PaperCursor(p, o), tag) }
-	conn.Nodes = make([]*model.Paper, len(pg.Items))
-	conn.Edges = make([]*model.PaperEdge, len(pg.Items))
-	for i, p := range pg.Items {
-		conn.Nodes[i] = wrapPaper(p)
-		conn.Edges[i] = &model.PaperEdge{Cursor: cursor(p), Node: conn.Nodes[i]}
-	}
-	conn.PageInfo = pageInfo(pg, cursor)
+	return conn, err
 }
 
 func coauthorList(ctx context.Context, parent int64, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error) {
-	args, err := pageArgs(coauthorLists, first, last, after, before, nil, 0)
+	args, err := pageArgs(coauthorCursors, first, last, after, before, nil, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -253,27 +268,23 @@ func coauthorList(ctx context.Context, parent int64, first *int, after *string, 
 		PageInfo: &model.PageInfo{},
 		Total:    func(ctx context.Context) (int, error) { return l.coauthorTotals.load(ctx, parent) },
 	}
-	if !asksPage(ctx, "CoauthorConnection") {
-		return conn, nil
+	pg, ok, err := listPage(ctx, "CoauthorConnection", l.coauthorPages, pageKey{parent: parent, args: args})
+	if ok {
+		tag := coauthorCursors.tag(0)
+		conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg,
+			func(c *db.CoauthorRow) string { return encodeCursor(tag, db.CoauthorCursor(c)) },
+			func(c *db.CoauthorRow) *model.Coauthor {
+				return &model.Coauthor{Researcher: wrapResearcher(&c.Researcher), SharedPaperCount: c.Shared}
+			},
+			func(_ *db.CoauthorRow, n *model.Coauthor, cursor string) *model.CoauthorEdge {
+				return &model.CoauthorEdge{Cursor: cursor, Node: n}
+			})
 	}
-	pg, err := l.coauthorPages.load(ctx, pageKey{parent: parent, args: args})
-	if err != nil {
-		return nil, err
-	}
-	tag := coauthorLists.tag(0)
-	cursor := func(c *db.CoauthorRow) string { return cursorString(db.CoauthorCursor(c), tag) }
-	conn.Nodes = make([]*model.Coauthor, len(pg.Items))
-	conn.Edges = make([]*model.CoauthorEdge, len(pg.Items))
-	for i, c := range pg.Items {
-		conn.Nodes[i] = &model.Coauthor{Researcher: wrapResearcher(&c.Researcher), SharedPaperCount: c.Shared}
-		conn.Edges[i] = &model.CoauthorEdge{Cursor: cursor(c), Node: conn.Nodes[i]}
-	}
-	conn.PageInfo = pageInfo(pg, cursor)
-	return conn, nil
+	return conn, err
 }
 
 func institutionResearcherList(ctx context.Context, parent int64, first *int, after *string, last *int, before *string) (*model.InstitutionResearcherConnection, error) {
-	args, err := pageArgs(institutionResearcherLists, first, last, after, before, nil, 0)
+	args, err := pageArgs(institutionResearcherCursors, first, last, after, before, nil, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -282,26 +293,27 @@ func institutionResearcherList(ctx context.Context, parent int64, first *int, af
 		PageInfo: &model.PageInfo{},
 		Total:    func(ctx context.Context) (int, error) { return l.institutionResearcherTotals.load(ctx, parent) },
 	}
-	if !asksPage(ctx, "InstitutionResearcherConnection") {
-		return conn, nil
+	pg, ok, err := listPage(ctx, "InstitutionResearcherConnection", l.institutionResearcherPages, pageKey{parent: parent, args: args})
+	if ok {
+		tag := institutionResearcherCursors.tag(0)
+		conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg,
+			func(r *db.InstitutionResearcherRow) string {
+				return encodeCursor(tag, db.InstitutionResearcherCursor(r))
+			},
+			func(r *db.InstitutionResearcherRow) *model.Researcher { return wrapResearcher(&r.Researcher) },
+			func(r *db.InstitutionResearcherRow, n *model.Researcher, cursor string) *model.InstitutionResearcherEdge {
+				return &model.InstitutionResearcherEdge{Cursor: cursor, Node: n, PaperCount: r.PaperCount}
+			})
 	}
-	pg, err := l.institutionResearcherPages.load(ctx, pageKey{parent: parent, args: args})
-	if err != nil {
-		return nil, err
-	}
-	tag := institutionResearcherLists.tag(0)
-	cursor := func(r *db.InstitutionResearcherRow) string {
-		return cursorString(db.InstitutionResearcherCursor(r), tag)
-	}
-	conn.Nodes = make([]*model.Researcher, len(pg.Items))
-	conn.Edges = make([]*model.InstitutionResearcherEdge, len(pg.Items))
-	for i, r := range pg.Items {
-		conn.Nodes[i] = wrapResearcher(&r.Researcher)
-		conn.Edges[i] = &model.InstitutionResearcherEdge{Cursor: cursor(r), Node: conn.Nodes[i], PaperCount: r.PaperCount}
-	}
-	conn.PageInfo = pageInfo(pg, cursor)
-	return conn, nil
+	return conn, err
 }
+
+// paperTextFields are the Paper fields that show what papers of list
+// pages lack (db.PaperPages reads them without their long text): in
+// gqlgen.yml each has a resolver, which reads the whole row through
+// fullPaper, and the look-ahead reads those rows for them (lookAheads).
+// TestPaperTextFields checks that the three agree.
+var paperTextFields = []string{"abstract", "byline", "comments", "journalRef", "reportNo", "license"}
 
 // fullPaper is p with every column: papers of list pages are read without
 // their long text (see db.PaperPages), which this reads by id.

@@ -2,14 +2,18 @@ package resolvers_test
 
 import (
 	"context"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/99designs/gqlgen/client"
 	"github.com/uptrace/bun"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/resolvers"
 )
 
 // institutionsQuery lists the institutions of a paper's authors with their
@@ -158,5 +162,55 @@ func TestForeignCursors(t *testing.T) {
 				t.Errorf("%s with %q: got %+v, want BAD_USER_INPUT naming %s", tt.query, tt.cursor, errs, tt.arg)
 			}
 		}
+	})
+}
+
+// TestPartialPapersAnswerWhole checks that a paper read for a list page,
+// without its long text (db.PaperPages), answers every field without
+// arguments as the paper read whole does: the fields that show what pages
+// leave out must each have a resolver that reads the whole row.
+func TestPartialPapersAnswerWhole(t *testing.T) {
+	var leaves []string
+	schema := resolvers.NewSchema(nil).Schema()
+	for _, f := range schema.Types["Paper"].Fields {
+		kind := schema.Types[f.Type.Name()].Kind
+		if len(f.Arguments) == 0 && (kind == ast.Scalar || kind == ast.Enum) {
+			leaves = append(leaves, f.Name)
+		}
+	}
+	if len(leaves) < 15 {
+		t.Fatalf("only %d leaves of Paper: %v", len(leaves), leaves)
+	}
+	sel := strings.Join(leaves, " ")
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		paper := scalar[string](t, bdb, `SELECT p.arxiv_id FROM papers p JOIN authorships a ON a.paper_id = p.id
+			WHERE p.arxiv_id IS NOT NULL AND p.abstract <> '' AND p.comments <> '' AND a.position = 1 AND a.researcher_id IS NOT NULL
+			ORDER BY p.id LIMIT 1`)
+		rid := scalar[int64](t, bdb, `SELECT a.researcher_id FROM authorships a JOIN papers p ON p.id = a.paper_id
+			WHERE p.arxiv_id = ? AND a.position = 1`, paper)
+		var resp struct {
+			Paper      map[string]any
+			Researcher struct {
+				Papers struct{ Nodes []map[string]any }
+			}
+		}
+		newClient(bdb).MustPost(`query($paper: String!, $rid: String!) { paper(id: $paper) { `+sel+` }
+			researcher(id: $rid) { papers(first: 100) { nodes { `+sel+` } } } }`, &resp,
+			client.Var("paper", paper), client.Var("rid", strconv.FormatInt(rid, 10)))
+		if resp.Paper["abstract"] == nil {
+			t.Fatalf("paper %s has no abstract: not a test of the long text", paper)
+		}
+		for _, n := range resp.Researcher.Papers.Nodes {
+			if n["arxivId"] == paper {
+				for _, f := range leaves {
+					if !reflect.DeepEqual(n[f], resp.Paper[f]) {
+						t.Errorf("%s: %v on a list page, %v read whole", f, n[f], resp.Paper[f])
+					}
+				}
+				return
+			}
+		}
+		t.Fatalf("%s is not among the papers of its first author", paper)
 	})
 }

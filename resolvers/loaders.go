@@ -13,22 +13,26 @@ import (
 )
 
 // missWait is how long a loader collects keys after a cache miss. The
-// prefetcher fills loaders from the query's look-ahead, so the usual
-// resolver never misses; a miss comes from a shape the prefetcher does not
-// walk, and a short wait still batches its siblings.
+// look-ahead (lookahead.go) fills loaders from the query's selection, so
+// the usual resolver never misses; a miss comes from a shape the
+// look-ahead does not know, and a short wait still batches its siblings.
 const missWait = 200 * time.Microsecond
 
-// loader is a dataloader whose cache the prefetcher can also fill: fetch
-// reads many keys in one statement and returns the rows it found.
+// loader is a dataloader whose cache the look-ahead can also fill: fetch
+// reads many keys in one statement and returns the rows it found. Its
+// verbs are load and loadMany for resolvers (answered from the cache, or
+// batched with the siblings that miss too), read for the look-ahead (the
+// keys not cached, in one statement, now) and put for a row read
+// elsewhere.
 type loader[K comparable, V any] struct {
-	*dataloader.Loader[K, V]
+	dl    *dataloader.Loader[K, V]
 	cache *dataloader.InMemoryCache[K, V]
 	fetch func(context.Context, []K) (map[K]V, error)
 }
 
 func newLoader[K comparable, V any](fetch func(context.Context, []K) (map[K]V, error)) *loader[K, V] {
 	l := &loader[K, V]{cache: dataloader.NewCache[K, V](), fetch: fetch}
-	l.Loader = dataloader.NewBatchedLoader(l.batch,
+	l.dl = dataloader.NewBatchedLoader(l.batch,
 		dataloader.WithCache[K, V](l.cache), dataloader.WithWait[K, V](missWait))
 	return l
 }
@@ -49,20 +53,32 @@ func (l *loader[K, V]) batch(ctx context.Context, keys []K) []*dataloader.Result
 }
 
 // load returns the value of one key. A cached key, the common case once
-// the prefetcher has run, is answered from the cache directly: the
+// the look-ahead has run, is answered from the cache directly: the
 // dataloader's own Load allocates a channel, a thunk and a trace closure
 // even for a hit.
 func (l *loader[K, V]) load(ctx context.Context, k K) (V, error) {
 	if t, ok := l.cache.Get(ctx, k); ok {
 		return t()
 	}
-	return l.Load(ctx, k)()
+	return l.dl.Load(ctx, k)()
 }
 
-// prime reads the keys not yet cached, in one statement and without
-// waiting, and caches every one of them, those with no row as the zero
-// value.
-func (l *loader[K, V]) prime(ctx context.Context, keys []K) error {
+// loadMany returns the values of keys in their order, those not cached
+// batched with the siblings that miss too.
+func (l *loader[K, V]) loadMany(ctx context.Context, keys []K) ([]V, error) {
+	vs, errs := l.dl.LoadMany(ctx, keys)()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return vs, nil
+}
+
+// read returns the values of keys in their order, reading those not yet
+// cached in one statement and without waiting, and caching every one of
+// them, those with no row as the zero value.
+func (l *loader[K, V]) read(ctx context.Context, keys []K) ([]V, error) {
 	var missing []K
 	seen := make(map[K]bool, len(keys))
 	for _, k := range keys {
@@ -71,31 +87,103 @@ func (l *loader[K, V]) prime(ctx context.Context, keys []K) error {
 			missing = append(missing, k)
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	if len(missing) > 0 {
+		rows, err := l.fetch(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range missing {
+			l.put(ctx, k, rows[k])
+		}
 	}
-	rows, err := l.fetch(ctx, missing)
-	if err != nil {
-		return err
+	out := make([]V, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = l.load(ctx, k); err != nil {
+			return nil, err
+		}
 	}
-	for _, k := range missing {
-		l.Prime(ctx, k, rows[k])
-	}
-	return nil
+	return out, nil
+}
+
+// put caches v, a row read by another statement, for k.
+func (l *loader[K, V]) put(ctx context.Context, k K, v V) {
+	l.dl.Prime(ctx, k, v)
+}
+
+// paperParent is the parent of a paper list: a row id, or a category
+// code for db.CategoryPapers.
+type paperParent struct {
+	id   int64
+	code string
 }
 
 // paperPageKey names a page of a paper list of one parent.
-type paperPageKey[P db.PaperParent] struct {
+type paperPageKey struct {
 	list   db.PaperList
-	parent P
+	parent paperParent
 	args   db.PageArgs
 }
 
-// paperTotalKey names the length of a paper list of one parent.
-type paperTotalKey[P db.PaperParent] struct {
+// paperTotalKey names a figure of a whole paper list of one parent: its
+// length or its facets.
+type paperTotalKey struct {
 	list     db.PaperList
-	parent   P
+	parent   paperParent
 	category string
+}
+
+func (k paperPageKey) total() paperTotalKey {
+	return paperTotalKey{list: k.list, parent: k.parent, category: k.args.Category}
+}
+
+// paperListKey is the key of something of a paper list of one parent
+// (a page or a figure): split takes it apart into its group (the list
+// and its arguments, without the parent), its list and its parent.
+type paperListKey[K any] interface {
+	comparable
+	split() (group K, list db.PaperList, parent paperParent)
+}
+
+func (k paperPageKey) split() (paperPageKey, db.PaperList, paperParent) {
+	return paperPageKey{list: k.list, args: k.args}, k.list, k.parent
+}
+
+func (k paperTotalKey) split() (paperTotalKey, db.PaperList, paperParent) {
+	return paperTotalKey{list: k.list, category: k.category}, k.list, k.parent
+}
+
+// paperListFetch makes the fetch of something of paper lists: one
+// statement per group of keys, for all their parents, which byCode reads
+// for category lists and byID for the others, as the db package keys
+// them.
+func paperListFetch[K paperListKey[K], V any](byID func(context.Context, K, []int64) (map[int64]V, error),
+	byCode func(context.Context, K, []string) (map[string]V, error)) func(context.Context, []K) (map[K]V, error) {
+	return grouped(func(k K) K { g, _, _ := k.split(); return g },
+		func(ctx context.Context, g K, parents []paperParent) (map[paperParent]V, error) {
+			if _, list, _ := g.split(); list == db.CategoryPapers {
+				return rekeyed(parents, func(p paperParent) string { return p.code }, func(c string) paperParent { return paperParent{code: c} },
+					func(codes []string) (map[string]V, error) { return byCode(ctx, g, codes) })
+			}
+			return rekeyed(parents, func(p paperParent) int64 { return p.id }, func(id int64) paperParent { return paperParent{id: id} },
+				func(ids []int64) (map[int64]V, error) { return byID(ctx, g, ids) })
+		}, func(k K) paperParent { _, _, p := k.split(); return p })
+}
+
+// rekeyed reads parents through read, which takes them as of makes them,
+// and keys its rows back with back.
+func rekeyed[P comparable, V any](parents []paperParent, of func(paperParent) P, back func(P) paperParent,
+	read func([]P) (map[P]V, error)) (map[paperParent]V, error) {
+	keys := make([]P, len(parents))
+	for i, p := range parents {
+		keys[i] = of(p)
+	}
+	rows, err := read(keys)
+	out := make(map[paperParent]V, len(rows))
+	for k, v := range rows {
+		out[back(k)] = v
+	}
+	return out, err
 }
 
 // pageKey names a page of a list of one parent that has no other argument
@@ -103,40 +191,6 @@ type paperTotalKey[P db.PaperParent] struct {
 type pageKey struct {
 	parent int64
 	args   db.PageArgs
-}
-
-// paperLoaders read the pages and totals of paper lists whose parents are
-// keyed by P.
-type paperLoaders[P db.PaperParent] struct {
-	pages          *loader[paperPageKey[P], db.Page[*db.Paper]]
-	totals         *loader[paperTotalKey[P], int]
-	categoryFacets *loader[paperTotalKey[P], []db.CategoryCount]
-	yearFacets     *loader[paperTotalKey[P], []db.YearCount]
-}
-
-func newPaperLoaders[P db.PaperParent](idb bun.IDB) paperLoaders[P] {
-	return paperLoaders[P]{
-		pages: newLoader(grouped(func(k paperPageKey[P]) paperPageKey[P] { return paperPageKey[P]{list: k.list, args: k.args} },
-			func(ctx context.Context, g paperPageKey[P], parents []P) (map[P]db.Page[*db.Paper], error) {
-				return db.PaperPages(ctx, idb, g.list, parents, g.args)
-			}, func(k paperPageKey[P]) P { return k.parent })),
-		totals: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P]int, error) {
-			return db.PaperTotals(ctx, idb, g.list, parents, g.category)
-		})),
-		categoryFacets: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P][]db.CategoryCount, error) {
-			return db.CategoryFacets[P](ctx, idb, db.ListSet(g.list, parents, g.category))
-		})),
-		yearFacets: newLoader(listGrouped(func(ctx context.Context, g paperTotalKey[P], parents []P) (map[P][]db.YearCount, error) {
-			return db.YearFacets[P](ctx, idb, db.ListSet(g.list, parents, g.category))
-		})),
-	}
-}
-
-// listGrouped makes the fetch of a figure over whole paper lists: one
-// statement per list and category, for all their parents.
-func listGrouped[P db.PaperParent, V any](fetch func(context.Context, paperTotalKey[P], []P) (map[P]V, error)) func(context.Context, []paperTotalKey[P]) (map[paperTotalKey[P]]V, error) {
-	return grouped(func(k paperTotalKey[P]) paperTotalKey[P] { return paperTotalKey[P]{list: k.list, category: k.category} },
-		fetch, func(k paperTotalKey[P]) P { return k.parent })
 }
 
 // pageLoader reads the pages of a list with only page arguments.
@@ -157,17 +211,19 @@ type Loaders struct {
 	categories                  *loader[int64, []db.Category]
 	affiliations                *loader[bylineKey, []db.AffiliationRow]
 	fields                      *loader[int64, []db.ResearcherFieldRow]
-	sameName                    *loader[countKey, []*db.Researcher]
+	sameName                    *loader[countKey[int64], []*db.Researcher]
 	researcherInstitutions      *loader[int64, []*db.Institution]
-	institutionNames            *loader[int64, []db.InstitutionName]
-	paperLists                  paperLoaders[int64]
-	categoryPaperLists          paperLoaders[string]
+	otherNames                  *loader[int64, []db.InstitutionName]
+	paperPages                  *loader[paperPageKey, db.Page[*db.Paper]]
+	paperTotals                 *loader[paperTotalKey, int]
+	categoryFacets              *loader[paperTotalKey, []db.CategoryCount]
+	yearFacets                  *loader[paperTotalKey, []db.YearCount]
 	coauthorPages               *loader[pageKey, db.Page[*db.CoauthorRow]]
 	coauthorTotals              *loader[int64, int]
 	institutionResearcherPages  *loader[pageKey, db.Page[*db.InstitutionResearcherRow]]
 	institutionResearcherTotals *loader[int64, int]
-	topResearchers              *loader[topKey, []*db.ResearcherCount]
-	collaborators               *loader[collaboratorKey, []network.Weighted]
+	topResearchers              *loader[countKey[string], []*db.ResearcherCount]
+	collaborators               *loader[countKey[int64], []network.Weighted]
 
 	rootsMu sync.Mutex
 	roots   *rootLookups
@@ -180,9 +236,18 @@ type bylineKey struct {
 }
 
 // countKey names the first n items of a list of one parent.
-type countKey struct {
-	parent int64
+type countKey[P comparable] struct {
+	parent P
 	n      int
+}
+
+// countLoader reads the first n items of lists of one kind: one statement
+// per n, for all its parents.
+func countLoader[P comparable, V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []P, int) (map[P]V, error)) *loader[countKey[P], V] {
+	return newLoader(grouped(func(k countKey[P]) countKey[P] { return countKey[P]{n: k.n} },
+		func(ctx context.Context, g countKey[P], parents []P) (map[P]V, error) {
+			return fetch(ctx, idb, parents, g.n)
+		}, func(k countKey[P]) P { return k.parent }))
 }
 
 // bylineLoader reads windows of bylines: one statement per window for all
@@ -194,42 +259,53 @@ func bylineLoader[V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int
 		}, func(k bylineKey) int64 { return k.paper }))
 }
 
-// topKey names the top n researchers of a category.
-type topKey struct {
-	code string
-	n    int
-}
-
 // NewLoaders returns fresh loaders reading from idb.
 func NewLoaders(idb bun.IDB) *Loaders {
 	return &Loaders{
-		papers:       newLoader(bind(idb, db.PapersByIDs)),
-		researchers:  newLoader(bind(idb, db.ResearchersByIDs)),
-		institutions: newLoader(bind(idb, db.InstitutionsByIDs)),
-		authorships:  bylineLoader(idb, db.AuthorshipsByPaperIDs),
-		categories:   newLoader(bind(idb, db.CategoriesByPaperIDs)),
-		affiliations: bylineLoader(idb, db.AffiliationsByPaperIDs),
-		fields:       newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
-		sameName: newLoader(grouped(func(k countKey) countKey { return countKey{n: k.n} },
-			func(ctx context.Context, g countKey, ids []int64) (map[int64][]*db.Researcher, error) {
-				return db.SameNameByResearcherIDs(ctx, idb, ids, g.n)
-			}, func(k countKey) int64 { return k.parent })),
-		researcherInstitutions:      newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
-		institutionNames:            newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
-		paperLists:                  newPaperLoaders[int64](idb),
-		categoryPaperLists:          newPaperLoaders[string](idb),
+		papers:                 newLoader(bind(idb, db.PapersByIDs)),
+		researchers:            newLoader(bind(idb, db.ResearchersByIDs)),
+		institutions:           newLoader(bind(idb, db.InstitutionsByIDs)),
+		authorships:            bylineLoader(idb, db.AuthorshipsByPaperIDs),
+		categories:             newLoader(bind(idb, db.CategoriesByPaperIDs)),
+		affiliations:           bylineLoader(idb, db.AffiliationsByPaperIDs),
+		fields:                 newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
+		sameName:               countLoader(idb, db.SameNameByResearcherIDs),
+		researcherInstitutions: newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
+		otherNames:             newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
+		paperPages: newLoader(paperListFetch(
+			func(ctx context.Context, g paperPageKey, ids []int64) (map[int64]db.Page[*db.Paper], error) {
+				return db.PaperPages(ctx, idb, g.list, ids, g.args)
+			},
+			func(ctx context.Context, g paperPageKey, codes []string) (map[string]db.Page[*db.Paper], error) {
+				return db.PaperPages(ctx, idb, g.list, codes, g.args)
+			})),
+		paperTotals: newLoader(paperListFetch(
+			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64]int, error) {
+				return db.PaperTotals(ctx, idb, g.list, ids, g.category)
+			},
+			func(ctx context.Context, g paperTotalKey, codes []string) (map[string]int, error) {
+				return db.PaperTotals(ctx, idb, g.list, codes, g.category)
+			})),
+		categoryFacets: newLoader(paperListFetch(
+			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64][]db.CategoryCount, error) {
+				return db.CategoryFacets[int64](ctx, idb, db.ListSet(g.list, ids, g.category))
+			},
+			func(ctx context.Context, g paperTotalKey, codes []string) (map[string][]db.CategoryCount, error) {
+				return db.CategoryFacets[string](ctx, idb, db.ListSet(g.list, codes, g.category))
+			})),
+		yearFacets: newLoader(paperListFetch(
+			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64][]db.YearCount, error) {
+				return db.YearFacets[int64](ctx, idb, db.ListSet(g.list, ids, g.category))
+			},
+			func(ctx context.Context, g paperTotalKey, codes []string) (map[string][]db.YearCount, error) {
+				return db.YearFacets[string](ctx, idb, db.ListSet(g.list, codes, g.category))
+			})),
 		coauthorPages:               pageLoader(idb, db.CoauthorPages),
 		coauthorTotals:              newLoader(bind(idb, db.CoauthorTotals)),
 		institutionResearcherPages:  pageLoader(idb, db.InstitutionResearcherPages),
 		institutionResearcherTotals: newLoader(bind(idb, db.InstitutionResearcherTotals)),
-		topResearchers: newLoader(grouped(func(k topKey) topKey { return topKey{n: k.n} },
-			func(ctx context.Context, g topKey, codes []string) (map[string][]*db.ResearcherCount, error) {
-				return db.CategoryTopResearchers(ctx, idb, codes, g.n)
-			}, func(k topKey) string { return k.code })),
-		collaborators: newLoader(grouped(func(k collaboratorKey) collaboratorKey { return collaboratorKey{n: k.n} },
-			func(ctx context.Context, g collaboratorKey, ids []int64) (map[int64][]network.Weighted, error) {
-				return network.Collaborators(ctx, idb, ids, g.n)
-			}, func(k collaboratorKey) int64 { return k.institution })),
+		topResearchers:              countLoader(idb, db.CategoryTopResearchers),
+		collaborators:               countLoader(idb, network.Collaborators),
 	}
 }
 

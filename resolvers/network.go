@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/papergraph/papergraph/db"
@@ -42,43 +41,39 @@ func networkError(err error) error {
 	return err
 }
 
-// networkNodes reads the objects of g's nodes through l, those not cached
-// in one statement, and returns them in node order; a node whose object
-// is gone is nil.
-func networkNodes[V any](ctx context.Context, l *loader[int64, *V], g *network.Graph) ([]*V, error) {
+// networkOf is the part that the three network fields share: it reads
+// the objects of g's nodes through l (those not cached, in one
+// statement), makes a node of each found one with node, keeps the edges
+// between found ones (their ends global ids of kind), and walks the
+// look-ahead below the nodes' objects, of GraphQL type typ, at path. A nil
+// g, no such subject, is an empty network.
+func networkOf[V, N any](ctx context.Context, g *network.Graph, l *loader[int64, *V], kind string,
+	node func(*V, network.Node) N, typ string, path ...string) ([]N, []*model.NetworkEdge, error) {
+	nodes, edges := []N{}, []*model.NetworkEdge{}
+	if g == nil {
+		return nodes, edges, nil
+	}
 	ids := make([]int64, len(g.Nodes))
 	for i, n := range g.Nodes {
 		ids[i] = n.ID
 	}
-	if err := l.prime(ctx, ids); err != nil {
-		return nil, err
+	vs, err := l.read(ctx, ids)
+	if err != nil {
+		return nil, nil, err
 	}
-	return values(ctx, l, ids)
-}
-
-// networkEdges are g's edges between nodes with an object (present[i] for
-// g.Nodes[i]), their ends as global ids of kind.
-func networkEdges(g *network.Graph, present []bool, kind string) []*model.NetworkEdge {
-	ok := make(map[int64]bool, len(g.Nodes))
+	found := make(map[int64]bool, len(g.Nodes))
 	for i, n := range g.Nodes {
-		ok[n.ID] = present[i]
-	}
-	out := []*model.NetworkEdge{}
-	for _, e := range g.Edges {
-		if ok[e.Source] && ok[e.Target] {
-			out = append(out, &model.NetworkEdge{Source: model.GlobalID(kind, e.Source), Target: model.GlobalID(kind, e.Target), Weight: e.Weight})
+		if vs[i] != nil {
+			found[n.ID] = true
+			nodes = append(nodes, node(vs[i], n))
 		}
 	}
-	return out
-}
-
-// present reports which of xs are not nil.
-func present[T any](xs []*T) []bool {
-	out := make([]bool, len(xs))
-	for i, x := range xs {
-		out[i] = x != nil
+	for _, e := range g.Edges {
+		if found[e.Source] && found[e.Target] {
+			edges = append(edges, &model.NetworkEdge{Source: model.GlobalID(kind, e.Source), Target: model.GlobalID(kind, e.Target), Weight: e.Weight})
+		}
 	}
-	return out
+	return nodes, edges, lookAhead(ctx, typ, nonNil(vs), path...)
 }
 
 func (r *Resolver) researcherNetwork(ctx context.Context, id int64, depth, maxNodes, minWeight *int) (*model.ResearcherNetwork, error) {
@@ -87,23 +82,14 @@ func (r *Resolver) researcherNetwork(ctx context.Context, id int64, depth, maxNo
 		return nil, err
 	}
 	g, err := network.Researcher(ctx, r.db, id, o)
-	if err != nil || g == nil {
-		return &model.ResearcherNetwork{Nodes: []*model.ResearcherNetworkNode{}, Edges: []*model.NetworkEdge{}}, networkError(err)
-	}
-	l := loaders(ctx)
-	rs, err := networkNodes(ctx, l.researchers, g)
 	if err != nil {
-		return nil, err
+		return nil, networkError(err)
 	}
-	out := &model.ResearcherNetwork{Nodes: []*model.ResearcherNetworkNode{}, Edges: networkEdges(g, present(rs), model.KindResearcher), Truncated: g.Truncated}
-	for i, n := range g.Nodes {
-		if rs[i] != nil {
-			out.Nodes = append(out.Nodes, &model.ResearcherNetworkNode{Researcher: wrapResearcher(rs[i]), Depth: n.Depth, PaperCount: n.PaperCount})
-		}
-	}
-	return out, prefetchBelow(ctx, l, nonNil(rs), func(p *prefetcher, ctx context.Context, rs []*db.Researcher, sel ast.SelectionSet) error {
-		return p.researchers(ctx, rs, p.below(sel, "ResearcherNetwork", "nodes", "ResearcherNetworkNode", "researcher"))
-	})
+	nodes, edges, err := networkOf(ctx, g, loaders(ctx).researchers, model.KindResearcher,
+		func(x *db.Researcher, n network.Node) *model.ResearcherNetworkNode {
+			return &model.ResearcherNetworkNode{Researcher: wrapResearcher(x), Depth: n.Depth, PaperCount: n.PaperCount}
+		}, "Researcher", "ResearcherNetwork", "nodes", "ResearcherNetworkNode", "researcher")
+	return &model.ResearcherNetwork{Nodes: nodes, Edges: edges, Truncated: g != nil && g.Truncated}, err
 }
 
 func (r *Resolver) institutionNetwork(ctx context.Context, id int64, depth, maxNodes, minWeight *int) (*model.InstitutionNetwork, error) {
@@ -112,23 +98,14 @@ func (r *Resolver) institutionNetwork(ctx context.Context, id int64, depth, maxN
 		return nil, err
 	}
 	g, err := network.Institution(ctx, r.db, id, o)
-	if err != nil || g == nil {
-		return &model.InstitutionNetwork{Nodes: []*model.InstitutionNetworkNode{}, Edges: []*model.NetworkEdge{}}, networkError(err)
-	}
-	l := loaders(ctx)
-	is, err := networkNodes(ctx, l.institutions, g)
 	if err != nil {
-		return nil, err
+		return nil, networkError(err)
 	}
-	out := &model.InstitutionNetwork{Nodes: []*model.InstitutionNetworkNode{}, Edges: networkEdges(g, present(is), model.KindInstitution), Truncated: g.Truncated}
-	for i, n := range g.Nodes {
-		if is[i] != nil {
-			out.Nodes = append(out.Nodes, &model.InstitutionNetworkNode{Institution: wrapInstitution(is[i]), Depth: n.Depth, PaperCount: n.PaperCount})
-		}
-	}
-	return out, prefetchBelow(ctx, l, nonNil(is), func(p *prefetcher, ctx context.Context, is []*db.Institution, sel ast.SelectionSet) error {
-		return p.institutions(ctx, is, p.below(sel, "InstitutionNetwork", "nodes", "InstitutionNetworkNode", "institution"))
-	})
+	nodes, edges, err := networkOf(ctx, g, loaders(ctx).institutions, model.KindInstitution,
+		func(x *db.Institution, n network.Node) *model.InstitutionNetworkNode {
+			return &model.InstitutionNetworkNode{Institution: wrapInstitution(x), Depth: n.Depth, PaperCount: n.PaperCount}
+		}, "Institution", "InstitutionNetwork", "nodes", "InstitutionNetworkNode", "institution")
+	return &model.InstitutionNetwork{Nodes: nodes, Edges: edges, Truncated: g != nil && g.Truncated}, err
 }
 
 func (r *Resolver) citationNetwork(ctx context.Context, id int64, depth, maxNodes *int) (*model.CitationNetwork, error) {
@@ -137,29 +114,14 @@ func (r *Resolver) citationNetwork(ctx context.Context, id int64, depth, maxNode
 		return nil, err
 	}
 	g, err := network.Citations(ctx, r.db, id, o)
-	if err != nil || g == nil {
-		return &model.CitationNetwork{Nodes: []*model.CitationNetworkNode{}, Edges: []*model.NetworkEdge{}}, networkError(err)
-	}
-	l := loaders(ctx)
-	ps, err := networkNodes(ctx, l.papers, g)
 	if err != nil {
-		return nil, err
+		return nil, networkError(err)
 	}
-	out := &model.CitationNetwork{Nodes: []*model.CitationNetworkNode{}, Edges: networkEdges(g, present(ps), model.KindPaper), Truncated: g.Truncated}
-	for i, n := range g.Nodes {
-		if ps[i] != nil {
-			out.Nodes = append(out.Nodes, &model.CitationNetworkNode{Paper: wrapPaper(ps[i]), Depth: n.Depth})
-		}
-	}
-	return out, prefetchBelow(ctx, l, nonNil(ps), func(p *prefetcher, ctx context.Context, ps []*db.Paper, sel ast.SelectionSet) error {
-		return p.papers(ctx, ps, p.below(sel, "CitationNetwork", "nodes", "CitationNetworkNode", "paper"))
-	})
-}
-
-// collaboratorKey names the first n collaborators of an institution.
-type collaboratorKey struct {
-	institution int64
-	n           int
+	nodes, edges, err := networkOf(ctx, g, loaders(ctx).papers, model.KindPaper,
+		func(x *db.Paper, n network.Node) *model.CitationNetworkNode {
+			return &model.CitationNetworkNode{Paper: wrapPaper(x), Depth: n.Depth}
+		}, "Paper", "CitationNetwork", "nodes", "CitationNetworkNode", "paper")
+	return &model.CitationNetwork{Nodes: nodes, Edges: edges, Truncated: g != nil && g.Truncated}, err
 }
 
 // collaboratorCount is Institution.collaborators' first, checked.
@@ -180,7 +142,7 @@ func institutionCollaborators(ctx context.Context, id int64, first *int) ([]*mod
 		return nil, err
 	}
 	l := loaders(ctx)
-	ws, err := l.collaborators.load(ctx, collaboratorKey{institution: id, n: n})
+	ws, err := l.collaborators.load(ctx, countKey[int64]{parent: id, n: n})
 	if err != nil {
 		return nil, err
 	}
@@ -188,30 +150,17 @@ func institutionCollaborators(ctx context.Context, id int64, first *int) ([]*mod
 	for i, w := range ws {
 		ids[i] = w.ID
 	}
-	is, errs := l.institutions.LoadMany(ctx, ids)()
+	is, err := l.institutions.loadMany(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := []*model.InstitutionCollaborator{}
 	for i, w := range ws {
-		if errs != nil && errs[i] != nil {
-			return nil, errs[i]
-		}
 		if is[i] != nil {
 			out = append(out, &model.InstitutionCollaborator{Institution: wrapInstitution(is[i]), SharedPaperCount: w.Weight})
 		}
 	}
 	return out, nil
-}
-
-// researcherID resolves a reference in any form `researcher(id:)` takes
-// (a statement for an external id) to an id, or to -1, which names
-// nobody, when no researcher has the external id; arg names the argument
-// in the error.
-func (r *Resolver) researcherID(ctx context.Context, arg, s string) (int64, error) {
-	ref, err := parseResearcherRef(arg, s)
-	if err != nil || ref.id != 0 {
-		return ref.id, err
-	}
-	x, err := db.ResearcherByExternalID(ctx, r.db, ref.column, ref.value)
-	return foundID(x, func(x *db.Researcher) int64 { return x.ID }), err
 }
 
 func (r *Resolver) collaborationPath(ctx context.Context, from, to string, maxDepth *int) (*model.CollaborationPath, error) {
@@ -238,14 +187,14 @@ func (r *Resolver) collaborationPath(ctx context.Context, from, to string, maxDe
 		pids = append(pids, s.PaperIDs...)
 	}
 	l := loaders(ctx)
-	rs, err := primed(ctx, l.researchers, rids)
+	rs, err := found(ctx, l.researchers, rids)
 	if err != nil {
 		return nil, err
 	}
 	if len(rs) != len(steps) {
 		return nil, nil // a path from an unknown researcher to themself
 	}
-	ps, err := primed(ctx, l.papers, pids)
+	ps, err := found(ctx, l.papers, pids)
 	if err != nil {
 		return nil, err
 	}
@@ -259,17 +208,8 @@ func (r *Resolver) collaborationPath(ctx context.Context, from, to string, maxDe
 		}
 		out.Steps[i] = st
 	}
-	for _, err := range []error{
-		prefetchBelow(ctx, l, rs, func(p *prefetcher, ctx context.Context, rs []*db.Researcher, sel ast.SelectionSet) error {
-			return p.researchers(ctx, rs, p.below(sel, "CollaborationPath", "steps", "CollaborationStep", "researcher"))
-		}),
-		prefetchBelow(ctx, l, ps, func(p *prefetcher, ctx context.Context, ps []*db.Paper, sel ast.SelectionSet) error {
-			return p.papers(ctx, ps, p.below(sel, "CollaborationPath", "steps", "CollaborationStep", "papers"))
-		}),
-	} {
-		if err != nil {
-			return nil, err
-		}
+	if err := lookAhead(ctx, "Researcher", rs, "CollaborationPath", "steps", "CollaborationStep", "researcher"); err != nil {
+		return nil, err
 	}
-	return out, nil
+	return out, lookAhead(ctx, "Paper", ps, "CollaborationPath", "steps", "CollaborationStep", "papers")
 }

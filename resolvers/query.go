@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/uptrace/bun"
-	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/graph/model"
@@ -29,7 +28,7 @@ func (r *Resolver) papers(ctx context.Context, arg string, ids []string) ([]*mod
 	if err != nil {
 		return nil, err
 	}
-	ps, err := lookUp(ctx, r, refs, (*rootLookups).findPapers, (*prefetcher).papers)
+	ps, err := lookUp(ctx, r, refs, (*rootLookups).findPapers, "Paper")
 	return wrapAll(ps, wrapPaper), err
 }
 
@@ -38,7 +37,7 @@ func (r *Resolver) researcherByRef(ctx context.Context, s string) (*model.Resear
 	if err != nil {
 		return nil, err
 	}
-	rs, err := lookUp(ctx, r, []researcherRef{ref}, (*rootLookups).findResearchers, (*prefetcher).researchers)
+	rs, err := lookUp(ctx, r, []researcherRef{ref}, (*rootLookups).findResearchers, "Researcher")
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +49,7 @@ func (r *Resolver) institutionByRef(ctx context.Context, s string) (*model.Insti
 	if err != nil {
 		return nil, err
 	}
-	is, err := lookUp(ctx, r, []institutionRef{ref}, (*rootLookups).findInstitutions, (*prefetcher).institutions)
+	is, err := lookUp(ctx, r, []institutionRef{ref}, (*rootLookups).findInstitutions, "Institution")
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +57,10 @@ func (r *Resolver) institutionByRef(ctx context.Context, s string) (*model.Insti
 }
 
 // lookUp finds the objects refs name through the operation's root
-// lookups, in order, nil for none, and walks the selection below them
-// unless the look-ahead has.
+// lookups, in order, nil for none, and walks the selection below them,
+// objects of GraphQL type typ, unless the root lookups have.
 func lookUp[R any, V any](ctx context.Context, r *Resolver, refs []R,
-	find func(*rootLookups, context.Context, bun.IDB, *Loaders, []R) ([]*V, error),
-	walk func(*prefetcher, context.Context, []*V, ast.SelectionSet) error,
+	find func(*rootLookups, context.Context, bun.IDB, *Loaders, []R) ([]*V, error), typ string,
 ) ([]*V, error) {
 	rl, l, err := r.lookups(ctx)
 	if err != nil {
@@ -72,7 +70,7 @@ func lookUp[R any, V any](ctx context.Context, r *Resolver, refs []R,
 	if err != nil || rl.walkedBelow(ctx) {
 		return vs, err
 	}
-	return vs, prefetchBelow(ctx, l, nonNil(vs), walk)
+	return vs, lookAhead(ctx, typ, nonNil(vs))
 }
 
 func (r *Resolver) category(ctx context.Context, code string) (*db.Category, error) {
@@ -87,7 +85,10 @@ func (r *Resolver) category(ctx context.Context, code string) (*db.Category, err
 	if err != nil {
 		return nil, err
 	}
-	return cs[0], nil
+	if rl.walkedBelow(ctx) {
+		return cs[0], nil
+	}
+	return cs[0], lookAhead(ctx, "Category", nonNil(cs))
 }
 
 func (r *Resolver) node(ctx context.Context, id string) (model.Node, error) {
@@ -105,15 +106,15 @@ func (r *Resolver) nodes(ctx context.Context, arg string, ids []string) ([]model
 		return nil, err
 	}
 	prefs, rrefs, irefs := nodeRefs(keys)
-	ps, err := lookUp(ctx, r, prefs, (*rootLookups).findPapers, (*prefetcher).papers)
+	ps, err := lookUp(ctx, r, prefs, (*rootLookups).findPapers, "Paper")
 	if err != nil {
 		return nil, err
 	}
-	rs, err := lookUp(ctx, r, rrefs, (*rootLookups).findResearchers, (*prefetcher).researchers)
+	rs, err := lookUp(ctx, r, rrefs, (*rootLookups).findResearchers, "Researcher")
 	if err != nil {
 		return nil, err
 	}
-	is, err := lookUp(ctx, r, irefs, (*rootLookups).findInstitutions, (*prefetcher).institutions)
+	is, err := lookUp(ctx, r, irefs, (*rootLookups).findInstitutions, "Institution")
 	if err != nil {
 		return nil, err
 	}
@@ -142,14 +143,22 @@ func (r *Resolver) nodes(ctx context.Context, arg string, ids []string) ([]model
 	return out, nil
 }
 
-// primed reads keys through l without waiting and returns the rows found.
-func primed[V any](ctx context.Context, l *loader[int64, *V], keys []int64) ([]*V, error) {
+// found reads keys through l without waiting and returns the rows found.
+func found[V any](ctx context.Context, l *loader[int64, *V], keys []int64) ([]*V, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	if err := l.prime(ctx, keys); err != nil {
-		return nil, err
-	}
-	vs, err := values(ctx, l, keys)
+	vs, err := l.read(ctx, keys)
 	return nonNil(vs), err
+}
+
+// nonNil is xs without its nils.
+func nonNil[T any](xs []*T) []*T {
+	out := xs[:0:0]
+	for _, x := range xs {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -1,9 +1,12 @@
 package resolvers
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/arxivid"
 	"github.com/papergraph/papergraph/db"
@@ -119,4 +122,82 @@ func parseInstitutionRef(arg, s string) (institutionRef, error) {
 		return institutionRef{}, badInput(arg, "not an institution id, ROR id or name: %s", QuoteInput(s))
 	}
 	return ref, nil
+}
+
+// researcherID resolves a reference in any form `researcher(id:)` takes
+// (a statement for an external id) to an id, or to -1, which names
+// nobody, when no researcher has the external id; arg names the argument
+// in the error.
+func (r *Resolver) researcherID(ctx context.Context, arg, s string) (int64, error) {
+	ref, err := parseResearcherRef(arg, s)
+	if err != nil || ref.id != 0 {
+		return ref.id, err
+	}
+	x, err := db.ResearcherByExternalID(ctx, r.db, ref.column, ref.value)
+	return foundID(x, func(x *db.Researcher) int64 { return x.ID }), err
+}
+
+// institutionID resolves a reference in any form `institution(ref:)`
+// takes (a statement for a ROR id or a name) to an id, or to -1, which
+// names nothing, when no institution has it; arg names the argument in
+// the error.
+func (r *Resolver) institutionID(ctx context.Context, arg, s string) (int64, error) {
+	ref, err := parseInstitutionRef(arg, s)
+	if err != nil || ref.id != 0 {
+		return ref.id, err
+	}
+	x, err := db.InstitutionByRef(ctx, r.db, ref.InstitutionRef)
+	return foundID(x, func(x *db.Institution) int64 { return x.ID }), err
+}
+
+// foundID is x's id, or -1 (which names nobody, so that the filter
+// matches no paper) when x was not found.
+func foundID[T any](x *T, id func(*T) int64) int64 {
+	if x == nil {
+		return -1
+	}
+	return id(x)
+}
+
+// The references GraphQL takes are parsed here only; the HTTP exports
+// resolve theirs through the three functions below, so that a path takes
+// every form the matching GraphQL argument takes. A malformed reference is
+// an error wrapping an *InputError.
+
+// ResearcherByRef resolves s, in any form `researcher(id:)` takes, to a
+// researcher id: 0 when no researcher has the external id (a statement
+// for one).
+func ResearcherByRef(ctx context.Context, idb bun.IDB, s string) (int64, error) {
+	id, err := (&Resolver{db: idb}).researcherID(ctx, "id", s)
+	return max(id, 0), err
+}
+
+// InstitutionByRef resolves s, in any form `institution(ref:)` takes, to
+// an institution id: 0 when no institution has the ROR id or name (a
+// statement for one).
+func InstitutionByRef(ctx context.Context, idb bun.IDB, s string) (int64, error) {
+	id, err := (&Resolver{db: idb}).institutionID(ctx, "ref", s)
+	return max(id, 0), err
+}
+
+// PaperByRef reads the paper s names, in any form `paper(id:)` takes: nil
+// when there is none.
+func PaperByRef(ctx context.Context, idb bun.IDB, s string) (*db.Paper, error) {
+	ref, err := parsePaperRef("id", s)
+	if err != nil {
+		return nil, err
+	}
+	byArxiv, byDOI, err := db.PapersByRefs(ctx, idb, nonEmpty(ref.arxivID), nonEmpty(ref.doi))
+	if err != nil || ref.arxivID == "" {
+		return byDOI[ref.doi], err
+	}
+	return byArxiv[ref.arxivID], nil
+}
+
+// nonEmpty is s as a list, empty when s is.
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }

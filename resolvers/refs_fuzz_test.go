@@ -134,31 +134,31 @@ func FuzzParseGlobalID(f *testing.F) {
 
 // cursorTags are the tags of every list with cursors.
 var cursorTags = []string{
-	paperLists.tag(db.Newest), paperLists.tag(db.Oldest), paperLists.tag(db.MostCited), paperLists.tag(db.Relevance),
-	coauthorLists.tag(0), institutionResearcherLists.tag(0),
+	paperCursors.tag(db.Newest), paperCursors.tag(db.Oldest), paperCursors.tag(db.MostCited), paperCursors.tag(db.Relevance),
+	coauthorCursors.tag(0), institutionResearcherCursors.tag(0),
 }
 
 func FuzzParseCursor(f *testing.F) {
 	for _, tag := range cursorTags {
-		f.Add(cursorString(db.Cursor{Set: true, Key: 1_700_000_000, ID: 42}, tag), uint8(0))
-		f.Add(cursorString(db.Cursor{Set: true, Null: true, ID: 7}, tag), uint8(1))
-		f.Add(nameCursor(researcherSearchTag, db.NameCursor{Key: "balazs c", Count: 3, ID: 9}), uint8(2))
+		f.Add(encodeCursor(tag, db.Cursor{Set: true, Key: 1_700_000_000, ID: 42}), uint8(0))
+		f.Add(encodeCursor(tag, db.Cursor{Set: true, Null: true, ID: 7}), uint8(1))
+		f.Add(encodeNameCursor(researcherSearchTag, db.NameCursor{Key: "balazs c", Count: 3, ID: 9}), uint8(2))
 	}
 	for _, s := range refSeeds {
 		f.Add(s, uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
 		tag := cursorTags[int(which)%len(cursorTags)]
-		c, err := parseCursor("after", s, tag)
+		c, err := decodeCursor("after", s, tag)
 		if err != nil {
 			checkInputError(t, "after", s, err)
-		} else if again, err := parseCursor("after", cursorString(c, tag), tag); err != nil || again != c {
+		} else if again, err := decodeCursor("after", encodeCursor(tag, c), tag); err != nil || again != c {
 			t.Errorf("%q gave %+v, but printed again it gives %+v, %v", s, c, again, err)
 		}
-		nc, err := parseNameCursor(s, researcherSearchTag)
+		nc, err := decodeNameCursor("after", s, researcherSearchTag)
 		if err != nil {
 			checkInputError(t, "after", s, err)
-		} else if again, err := parseNameCursor(nameCursor(researcherSearchTag, nc), researcherSearchTag); err != nil || again != nc {
+		} else if again, err := decodeNameCursor("after", encodeNameCursor(researcherSearchTag, nc), researcherSearchTag); err != nil || again != nc {
 			t.Errorf("%q gave %+v, but printed again it gives %+v, %v", s, nc, again, err)
 		}
 	})

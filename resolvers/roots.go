@@ -19,7 +19,7 @@ import (
 // first of them to run reads the operation's root selection, parses the
 // references of all of them (every alias), reads them with one statement
 // per kind of reference and walks the selections below them together with
-// the prefetcher; the others wait for it on a sync.Once and find their
+// the look-ahead; the others wait for it on a sync.Once and find their
 // objects read and everything below them primed. One alias or twelve
 // thousand cost the same statements; a single root costs what it did
 // before, and waits on nothing.
@@ -73,7 +73,7 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	var rrefs []researcherRef
 	var irefs []institutionRef
 	var codes []string
-	var psel, rsel, isel ast.SelectionSet
+	var psel, rsel, isel, csel ast.SelectionSet
 	for _, f := range graphql.CollectFields(rl.op, rl.op.Operation.SelectionSet, []string{"Query"}) {
 		args := f.ArgumentMap(rl.op.Variables)
 		switch f.Name {
@@ -101,12 +101,12 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 			irefs = append(irefs, ref)
 			isel = append(isel, f.Selections...)
 		case "category":
-			// Nothing below a category is prefetched: its fields batch
-			// through their loaders.
-			if s, _ := args["code"].(string); checkText("code", s, codeText) == nil {
-				codes = append(codes, s)
+			s, _ := args["code"].(string)
+			if checkText("code", s, codeText) != nil {
+				continue
 			}
-			continue
+			codes = append(codes, s)
+			csel = append(csel, f.Selections...)
 		case "node", "nodes":
 			keys, err := parseNodeIDs(idArgs(args))
 			if err != nil {
@@ -132,17 +132,38 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	if err != nil {
 		return err
 	}
-	if _, err := rl.findCategories(ctx, idb, codes); err != nil {
+	cs, err := rl.findCategories(ctx, idb, codes)
+	if err != nil {
 		return err
 	}
-	p := &prefetcher{l: l, op: rl.op}
-	if err := p.papers(ctx, distinct(ps, func(x *db.Paper) int64 { return x.ID }), psel); err != nil {
-		return err
+	return rl.walkBelow(ctx, l, []rootLevel{
+		{"Paper", anys(distinct(ps, func(x *db.Paper) int64 { return x.ID })), psel},
+		{"Researcher", anys(distinct(rs, func(x *db.Researcher) int64 { return x.ID })), rsel},
+		{"Institution", anys(distinct(is, func(x *db.Institution) int64 { return x.ID })), isel},
+		{"Category", anys(nonNil(cs)), csel},
+	})
+}
+
+// rootLevel is what the roots of one kind found, and the union of their
+// selections.
+type rootLevel struct {
+	typ  string
+	objs []any
+	sel  ast.SelectionSet
+}
+
+// walkBelow walks the look-ahead below the objects the roots found.
+func (rl *rootLookups) walkBelow(ctx context.Context, l *Loaders, levels []rootLevel) error {
+	if !lookAheadOn {
+		return nil
 	}
-	if err := p.researchers(ctx, rs, rsel); err != nil {
-		return err
+	w := &walker{l: l, op: rl.op}
+	for _, level := range levels {
+		if err := w.walk(ctx, level.typ, level.objs, level.sel); err != nil {
+			return err
+		}
 	}
-	return p.institutions(ctx, distinct(is, func(x *db.Institution) int64 { return x.ID }), isel)
+	return nil
 }
 
 // idArgs is the list of ids of a lookup by "id" or by "ids", with the
@@ -166,56 +187,78 @@ func (rl *rootLookups) walkedBelow(ctx context.Context) bool {
 	return fc != nil && rl.walked[fc.Field.Field]
 }
 
+// findByRef is what the find methods share: of refs, those with an id
+// are read through l (the ones not cached, in one statement), the others
+// are looked up in seen, where those not seen yet are first read with
+// lookup and remembered, and their objects put in l. It returns the
+// objects in the order of refs, nil for none.
+func findByRef[R comparable, V any](ctx context.Context, mu *sync.Mutex, seen map[R]*V, l *loader[int64, *V], refs []R,
+	idOf func(R) int64, objID func(*V) int64, lookup func(missing []R) (map[R]*V, error)) ([]*V, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	var ids []int64
+	var missing []R
+	for _, ref := range refs {
+		if id := idOf(ref); id != 0 {
+			ids = append(ids, id)
+		} else if _, ok := seen[ref]; !ok {
+			seen[ref] = nil
+			missing = append(missing, ref)
+		}
+	}
+	if len(missing) > 0 {
+		found, err := lookup(missing)
+		if err != nil {
+			return nil, forget(seen, missing, err)
+		}
+		for _, ref := range missing {
+			x := found[ref]
+			seen[ref] = x
+			if x != nil {
+				l.put(ctx, objID(x), x)
+			}
+		}
+	}
+	byID, err := l.read(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*V, len(refs))
+	for i, ref := range refs {
+		if idOf(ref) != 0 {
+			out[i], byID = byID[0], byID[1:]
+		} else {
+			out[i] = seen[ref]
+		}
+	}
+	return out, nil
+}
+
 // findPapers returns the papers refs name, in order, nil for none. It
 // reads those not read yet: one statement for arXiv ids and DOIs, one for
 // ids.
 func (rl *rootLookups) findPapers(ctx context.Context, idb bun.IDB, l *Loaders, refs []paperRef) ([]*db.Paper, error) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	var missing []paperRef
-	var arxivIDs, dois []string
-	var ids []int64
-	for _, ref := range refs {
-		if ref.id != 0 {
-			ids = append(ids, ref.id)
-		} else if _, ok := rl.papers[ref]; !ok {
-			rl.papers[ref] = nil
-			missing = append(missing, ref)
-			if ref.arxivID != "" {
-				arxivIDs = append(arxivIDs, ref.arxivID)
-			} else {
-				dois = append(dois, ref.doi)
+	return findByRef(ctx, &rl.mu, rl.papers, l.papers, refs, func(r paperRef) int64 { return r.id }, func(p *db.Paper) int64 { return p.ID },
+		func(missing []paperRef) (map[paperRef]*db.Paper, error) {
+			var arxivIDs, dois []string
+			for _, ref := range missing {
+				if ref.arxivID != "" {
+					arxivIDs = append(arxivIDs, ref.arxivID)
+				} else {
+					dois = append(dois, ref.doi)
+				}
 			}
-		}
-	}
-	if len(missing) > 0 {
-		byArxiv, byDOI, err := db.PapersByRefs(ctx, idb, arxivIDs, dois)
-		if err != nil {
-			return nil, forget(rl.papers, missing, err)
-		}
-		for _, ref := range missing {
-			p := byArxiv[ref.arxivID]
-			if ref.arxivID == "" {
-				p = byDOI[ref.doi]
+			byArxiv, byDOI, err := db.PapersByRefs(ctx, idb, arxivIDs, dois)
+			found := make(map[paperRef]*db.Paper, len(missing))
+			for _, ref := range missing {
+				if ref.arxivID != "" {
+					found[ref] = byArxiv[ref.arxivID]
+				} else {
+					found[ref] = byDOI[ref.doi]
+				}
 			}
-			rl.papers[ref] = p
-			if p != nil {
-				l.papers.Prime(ctx, p.ID, p)
-			}
-		}
-	}
-	if err := l.papers.prime(ctx, ids); err != nil {
-		return nil, err
-	}
-	out := make([]*db.Paper, len(refs))
-	for i, ref := range refs {
-		if ref.id != 0 {
-			out[i], _ = l.papers.load(ctx, ref.id)
-		} else {
-			out[i] = rl.papers[ref]
-		}
-	}
-	return out, nil
+			return found, err
+		})
 }
 
 // researcherColumns are the external id columns, in the order their
@@ -226,96 +269,48 @@ var researcherColumns = []db.ResearcherIDColumn{db.ByORCID, db.ByOpenAlex, db.By
 // none. It reads those not read yet: one statement for ids, one per kind
 // of external id.
 func (rl *rootLookups) findResearchers(ctx context.Context, idb bun.IDB, l *Loaders, refs []researcherRef) ([]*db.Researcher, error) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	var ids []int64
-	external := map[db.ResearcherIDColumn][]researcherRef{}
-	for _, ref := range refs {
-		if ref.id != 0 {
-			ids = append(ids, ref.id)
-		} else if _, ok := rl.researchers[ref]; !ok {
-			rl.researchers[ref] = nil
-			external[ref.column] = append(external[ref.column], ref)
-		}
-	}
-	for _, col := range researcherColumns {
-		missing := external[col]
-		if len(missing) == 0 {
-			continue
-		}
-		values := make([]string, len(missing))
-		for i, ref := range missing {
-			values[i] = ref.value
-		}
-		found, err := db.ResearchersByExternalIDs(ctx, idb, col, values)
-		if err != nil {
-			return nil, forget(rl.researchers, missing, err)
-		}
-		for _, ref := range missing {
-			x := found[ref.value]
-			rl.researchers[ref] = x
-			if x != nil {
-				l.researchers.Prime(ctx, x.ID, x)
+	return findByRef(ctx, &rl.mu, rl.researchers, l.researchers, refs, func(r researcherRef) int64 { return r.id },
+		func(x *db.Researcher) int64 { return x.ID },
+		func(missing []researcherRef) (map[researcherRef]*db.Researcher, error) {
+			values := map[db.ResearcherIDColumn][]string{}
+			for _, ref := range missing {
+				values[ref.column] = append(values[ref.column], ref.value)
 			}
-		}
-	}
-	if err := l.researchers.prime(ctx, ids); err != nil {
-		return nil, err
-	}
-	out := make([]*db.Researcher, len(refs))
-	for i, ref := range refs {
-		if ref.id != 0 {
-			out[i], _ = l.researchers.load(ctx, ref.id)
-		} else {
-			out[i] = rl.researchers[ref]
-		}
-	}
-	return out, nil
+			found := make(map[researcherRef]*db.Researcher, len(missing))
+			for _, col := range researcherColumns {
+				if len(values[col]) == 0 {
+					continue
+				}
+				byValue, err := db.ResearchersByExternalIDs(ctx, idb, col, values[col])
+				if err != nil {
+					return nil, err
+				}
+				for _, v := range values[col] {
+					found[researcherRef{column: col, value: v}] = byValue[v]
+				}
+			}
+			return found, nil
+		})
 }
 
 // findInstitutions returns the institutions refs name, in order, nil for
 // none. It reads those not read yet: one statement for ids, one for ROR
 // ids and names.
 func (rl *rootLookups) findInstitutions(ctx context.Context, idb bun.IDB, l *Loaders, refs []institutionRef) ([]*db.Institution, error) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	var ids []int64
-	var missing []institutionRef
-	var byName []db.InstitutionRef
-	for _, ref := range refs {
-		if ref.id != 0 {
-			ids = append(ids, ref.id)
-		} else if _, ok := rl.institutions[ref]; !ok {
-			rl.institutions[ref] = nil
-			missing = append(missing, ref)
-			byName = append(byName, ref.InstitutionRef)
-		}
-	}
-	if len(missing) > 0 {
-		found, err := db.InstitutionsByRefs(ctx, idb, byName)
-		if err != nil {
-			return nil, forget(rl.institutions, missing, err)
-		}
-		for _, ref := range missing {
-			x := found[ref.InstitutionRef]
-			rl.institutions[ref] = x
-			if x != nil {
-				l.institutions.Prime(ctx, x.ID, x)
+	return findByRef(ctx, &rl.mu, rl.institutions, l.institutions, refs, func(r institutionRef) int64 { return r.id },
+		func(x *db.Institution) int64 { return x.ID },
+		func(missing []institutionRef) (map[institutionRef]*db.Institution, error) {
+			byName := make([]db.InstitutionRef, len(missing))
+			for i, ref := range missing {
+				byName[i] = ref.InstitutionRef
 			}
-		}
-	}
-	if err := l.institutions.prime(ctx, ids); err != nil {
-		return nil, err
-	}
-	out := make([]*db.Institution, len(refs))
-	for i, ref := range refs {
-		if ref.id != 0 {
-			out[i], _ = l.institutions.load(ctx, ref.id)
-		} else {
-			out[i] = rl.institutions[ref]
-		}
-	}
-	return out, nil
+			byRef, err := db.InstitutionsByRefs(ctx, idb, byName)
+			found := make(map[institutionRef]*db.Institution, len(missing))
+			for _, ref := range missing {
+				found[ref] = byRef[ref.InstitutionRef]
+			}
+			return found, err
+		})
 }
 
 // findCategories returns the categories codes name, in order, nil for

@@ -111,8 +111,7 @@ func TestRootAliasesBatch(t *testing.T) {
 				func(i int) string { return fmt.Sprintf("0abcdef%02d", i) })), institutionBelow, 4},
 			{"institution by name", "institution(ref: %s)", quoted(refs("SELECT name FROM institutions ORDER BY id",
 				func(i int) string { return fmt.Sprintf("No Such Institute %d", i) })), institutionBelow, 4},
-			// categories by code. Nothing below is prefetched: the fields
-			// of categories batch through their loaders' wait.
+			// categories by code; nothing below reads.
 			{"category", "category(code: %s)", quoted(refs("SELECT code FROM categories ORDER BY code",
 				func(i int) string { return fmt.Sprintf("xx.%d", i) })), `code name group`, 1},
 			// papers by id, then authorships.

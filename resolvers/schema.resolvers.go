@@ -35,22 +35,22 @@ func (r *categoryResolver) TopResearchers(ctx context.Context, obj *db.Category,
 
 // Papers is the resolver for the papers field.
 func (r *categoryResolver) Papers(ctx context.Context, obj *db.Category, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	return paperList(ctx, loaders(ctx).categoryPaperLists, db.CategoryPapers, obj.Code, first, after, last, before, nil, sort)
+	return paperList(ctx, db.CategoryPapers, paperParent{code: obj.Code}, first, after, last, before, nil, sort)
 }
 
 // Names is the resolver for the names field.
 func (r *institutionResolver) Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error) {
-	return institutionNames(ctx, obj.Institution.ID, "")
+	return otherNames(ctx, obj.Institution.ID, "")
 }
 
 // Aliases is the resolver for the aliases field.
 func (r *institutionResolver) Aliases(ctx context.Context, obj *model.Institution) ([]string, error) {
-	return institutionNameStrings(ctx, obj.Institution.ID, "alias")
+	return otherNameStrings(ctx, obj.Institution.ID, "alias")
 }
 
 // Acronyms is the resolver for the acronyms field.
 func (r *institutionResolver) Acronyms(ctx context.Context, obj *model.Institution) ([]string, error) {
-	return institutionNameStrings(ctx, obj.Institution.ID, "acronym")
+	return otherNameStrings(ctx, obj.Institution.ID, "acronym")
 }
 
 // Researchers is the resolver for the researchers field.
@@ -60,7 +60,7 @@ func (r *institutionResolver) Researchers(ctx context.Context, obj *model.Instit
 
 // Papers is the resolver for the papers field.
 func (r *institutionResolver) Papers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	return paperList(ctx, loaders(ctx).paperLists, db.InstitutionPapers, obj.Institution.ID, first, after, last, before, nil, sort)
+	return paperList(ctx, db.InstitutionPapers, paperParent{id: obj.Institution.ID}, first, after, last, before, nil, sort)
 }
 
 // Collaborators is the resolver for the collaborators field.
@@ -120,12 +120,12 @@ func (r *paperResolver) License(ctx context.Context, obj *model.Paper) (*string,
 
 // References is the resolver for the references field.
 func (r *paperResolver) References(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	return paperList(ctx, loaders(ctx).paperLists, db.References, obj.Paper.ID, first, after, last, before, nil, sort)
+	return paperList(ctx, db.References, paperParent{id: obj.Paper.ID}, first, after, last, before, nil, sort)
 }
 
 // Citations is the resolver for the citations field.
 func (r *paperResolver) Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	return paperList(ctx, loaders(ctx).paperLists, db.Citations, obj.Paper.ID, first, after, last, before, nil, sort)
+	return paperList(ctx, db.Citations, paperParent{id: obj.Paper.ID}, first, after, last, before, nil, sort)
 }
 
 // CitationNetwork is the resolver for the citationNetwork field.
@@ -215,7 +215,7 @@ func (r *researcherResolver) MostCitedPaper(ctx context.Context, obj *model.Rese
 
 // Papers is the resolver for the papers field.
 func (r *researcherResolver) Papers(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string, category *string, sort *model.PaperSort) (*model.PaperConnection, error) {
-	return paperList(ctx, loaders(ctx).paperLists, db.ResearcherPapers, obj.Researcher.ID, first, after, last, before, category, sort)
+	return paperList(ctx, db.ResearcherPapers, paperParent{id: obj.Researcher.ID}, first, after, last, before, category, sort)
 }
 
 // Coauthors is the resolver for the coauthors field.

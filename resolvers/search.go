@@ -2,13 +2,9 @@ package resolvers
 
 import (
 	"context"
-	"encoding/base64"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun"
-	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/graph/model"
@@ -64,29 +60,13 @@ func (r *Resolver) paperSearch(ctx context.Context, query *string, filter *model
 		s.ResearcherID = id
 	}
 	if filter.Institution != nil {
-		ref, err := parseInstitutionRef("filter.institution", *filter.Institution)
+		id, err := r.institutionID(ctx, "filter.institution", *filter.Institution)
 		if err != nil {
 			return s, err
 		}
-		s.InstitutionID = ref.id
-		if ref.id == 0 {
-			x, err := db.InstitutionByRef(ctx, r.db, ref.InstitutionRef)
-			if err != nil {
-				return s, err
-			}
-			s.InstitutionID = foundID(x, func(x *db.Institution) int64 { return x.ID })
-		}
+		s.InstitutionID = id
 	}
 	return s, nil
-}
-
-// foundID is x's id, or -1 (which names nobody, so that the filter
-// matches no paper) when x was not found.
-func foundID[T any](x *T, id func(*T) int64) int64 {
-	if x == nil {
-		return -1
-	}
-	return id(x)
 }
 
 // SearchArgs checks searchPapers' query, filter and sort, resolves the
@@ -116,7 +96,7 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	if err != nil {
 		return nil, err
 	}
-	args, err := pageArgs(paperLists, first, last, after, before, nil, order)
+	args, err := pageArgs(paperCursors, first, last, after, before, nil, order)
 	if err != nil {
 		return nil, err
 	}
@@ -141,37 +121,8 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	if err != nil {
 		return nil, err
 	}
-	fillPaperPage(conn, pg, order)
-	return conn, prefetchBelow(ctx, loaders(ctx), pg.Items, (*prefetcher).paperPage)
-}
-
-// nameCursor encodes a cursor of a list ordered by name:
-// "<tag>:<count>:<id>:<key>" in unpadded URL-safe base64.
-func nameCursor(tag string, c db.NameCursor) string {
-	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%s:%d:%d:%s", tag, c.Count, c.ID, c.Key))
-}
-
-func parseNameCursor(s, tag string) (db.NameCursor, error) {
-	if err := checkText("after", s, idText); err != nil {
-		return db.NameCursor{}, err
-	}
-	bad := badInput("after", "not a cursor of this list: %s", QuoteInput(s))
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return db.NameCursor{}, bad
-	}
-	parts := strings.SplitN(string(b), ":", 4)
-	if len(parts) != 4 || parts[0] != tag {
-		return db.NameCursor{}, bad
-	}
-	c := db.NameCursor{Set: true, Key: parts[3]}
-	if c.Count, err = strconv.Atoi(parts[1]); err != nil {
-		return db.NameCursor{}, bad
-	}
-	if c.ID, err = strconv.ParseInt(parts[2], 10, 64); err != nil {
-		return db.NameCursor{}, bad
-	}
-	return c, nil
+	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg, paperCursor(order), wrapPaper, paperEdge)
+	return conn, lookAheadPage(ctx, "PaperConnection", "Paper", "PaperEdge", pg.Items)
 }
 
 // nameListArgs checks the arguments of a list searched by name: the
@@ -192,7 +143,7 @@ func nameListArgs(query string, first *int, after *string, tag string) (key stri
 		n = *first
 	}
 	if after != nil {
-		c, err = parseNameCursor(*after, tag)
+		c, err = decodeNameCursor("after", *after, tag)
 	}
 	return key, n, c, err
 }
@@ -221,21 +172,15 @@ func (r *Resolver) searchResearchers(ctx context.Context, query string, first *i
 		return nil, err
 	}
 	pg := namePage(rows, n, c.Set)
-	cursor := func(x *db.Researcher) string {
-		return nameCursor(researcherSearchTag, db.NameCursor{Key: x.NameKey, Count: x.PaperCount, ID: x.ID})
-	}
-	conn := &model.ResearcherConnection{PageInfo: pageInfo(pg, cursor), Nodes: wrapAll(pg.Items, wrapResearcher)}
-	conn.Edges = make([]*model.ResearcherEdge, len(pg.Items))
-	for i, x := range pg.Items {
-		conn.Edges[i] = &model.ResearcherEdge{Cursor: cursor(x), Node: conn.Nodes[i]}
-	}
-	l := loaders(ctx)
-	for _, x := range pg.Items {
-		l.researchers.Prime(ctx, x.ID, x)
-	}
-	return conn, prefetchBelow(ctx, l, pg.Items, func(p *prefetcher, ctx context.Context, rs []*db.Researcher, sel ast.SelectionSet) error {
-		return p.researchers(ctx, rs, p.items(sel, "ResearcherConnection", "ResearcherEdge"))
-	})
+	conn := &model.ResearcherConnection{}
+	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg,
+		func(x *db.Researcher) string {
+			return encodeNameCursor(researcherSearchTag, db.NameCursor{Key: x.NameKey, Count: x.PaperCount, ID: x.ID})
+		}, wrapResearcher,
+		func(_ *db.Researcher, n *model.Researcher, cursor string) *model.ResearcherEdge {
+			return &model.ResearcherEdge{Cursor: cursor, Node: n}
+		})
+	return conn, lookAheadPage(ctx, "ResearcherConnection", "Researcher", "ResearcherEdge", pg.Items)
 }
 
 func (r *Resolver) searchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error) {
@@ -252,17 +197,16 @@ func (r *Resolver) searchInstitutions(ctx context.Context, query string, first *
 		return nil, err
 	}
 	pg := namePage(rows, n, c.Set)
-	cursor := func(x *db.Institution) string {
-		return nameCursor(institutionSearchTag, db.NameCursor{Key: x.Name, ID: x.ID})
-	}
-	conn := &model.InstitutionConnection{PageInfo: pageInfo(pg, cursor), Nodes: wrapAll(pg.Items, wrapInstitution)}
-	conn.Edges = make([]*model.InstitutionEdge, len(pg.Items))
-	for i, x := range pg.Items {
-		conn.Edges[i] = &model.InstitutionEdge{Cursor: cursor(x), Node: conn.Nodes[i]}
-	}
-	return conn, prefetchBelow(ctx, loaders(ctx), pg.Items, func(p *prefetcher, ctx context.Context, is []*db.Institution, sel ast.SelectionSet) error {
-		return p.institutions(ctx, is, p.items(sel, "InstitutionConnection", "InstitutionEdge"))
-	})
+	conn := &model.InstitutionConnection{}
+	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg,
+		func(x *db.Institution) string {
+			return encodeNameCursor(institutionSearchTag, db.NameCursor{Key: x.Name, ID: x.ID})
+		},
+		wrapInstitution,
+		func(_ *db.Institution, n *model.Institution, cursor string) *model.InstitutionEdge {
+			return &model.InstitutionEdge{Cursor: cursor, Node: n}
+		})
+	return conn, lookAheadPage(ctx, "InstitutionConnection", "Institution", "InstitutionEdge", pg.Items)
 }
 
 // MaxSuggestions is the most suggestions `suggest` returns.
@@ -323,7 +267,40 @@ func (r *Resolver) suggest(ctx context.Context, prefix string, types []model.Sug
 		}
 		lists = append(lists, list)
 	}
-	return interleave(lists, n), nil
+	out := interleave(lists, n)
+	return out, lookAheadSuggestions(ctx, out)
+}
+
+// lookAheadSuggestions walks below the targets of suggestions, a level
+// per kind.
+func lookAheadSuggestions(ctx context.Context, ss []*model.Suggestion) error {
+	var ps []*db.Paper
+	var rs []*db.Researcher
+	var is []*db.Institution
+	var cs []*db.Category
+	for _, s := range ss {
+		switch t := s.Target.(type) {
+		case *model.Paper:
+			ps = append(ps, t.Paper)
+		case *model.Researcher:
+			rs = append(rs, t.Researcher)
+		case *model.Institution:
+			is = append(is, t.Institution)
+		case *db.Category:
+			cs = append(cs, t)
+		}
+	}
+	for _, err := range []error{
+		lookAhead(ctx, "Paper", ps, "Suggestion", "target"),
+		lookAhead(ctx, "Researcher", rs, "Suggestion", "target"),
+		lookAhead(ctx, "Institution", is, "Suggestion", "target"),
+		lookAhead(ctx, "Category", cs, "Suggestion", "target"),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *Resolver) suggestPapers(ctx context.Context, prefix string, n int) ([]*model.Suggestion, error) {
@@ -363,15 +340,17 @@ func interleave[T any](lists [][]T, n int) []T {
 // returns.
 const MaxTopResearchers = 100
 
+// topResearcherCount is Category.topResearchers' first, checked.
+func topResearcherCount(first *int) (int, error) {
+	return countArg("first", first, 10, MaxTopResearchers)
+}
+
 func categoryTopResearchers(ctx context.Context, code string, first *int) ([]*model.CategoryResearcher, error) {
-	n := 10
-	if first != nil {
-		n = *first
+	n, err := topResearcherCount(first)
+	if err != nil {
+		return nil, err
 	}
-	if n < 0 || n > MaxTopResearchers {
-		return nil, badInput("first", "must be between 0 and %d, got %d", MaxTopResearchers, n)
-	}
-	rows, err := loaders(ctx).topResearchers.load(ctx, topKey{code: code, n: n})
+	rows, err := loaders(ctx).topResearchers.load(ctx, countKey[string]{parent: code, n: n})
 	out := make([]*model.CategoryResearcher, len(rows))
 	for i, x := range rows {
 		out[i] = &model.CategoryResearcher{Researcher: wrapResearcher(&x.Researcher), PaperCount: x.Count}

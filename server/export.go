@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -17,10 +18,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/papergraph/papergraph/arxivid"
-	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/network"
 	"github.com/papergraph/papergraph/reqid"
+	"github.com/papergraph/papergraph/resolvers"
 )
 
 // truncatedHeader says whether maxNodes left nodes out of an export.
@@ -64,47 +64,55 @@ type exportSubject struct {
 }
 
 var (
-	researcherExport  = exportSubject{noun: "researcher", prefix: "r", file: "network", graph: numericSubject(network.Researcher)}
-	institutionExport = exportSubject{noun: "institution", prefix: "i", file: "network", graph: numericSubject(network.Institution)}
+	researcherExport  = exportSubject{noun: "researcher", prefix: "r", file: "network", graph: byRef(resolvers.ResearcherByRef, network.Researcher)}
+	institutionExport = exportSubject{noun: "institution", prefix: "i", file: "network", graph: byRef(resolvers.InstitutionByRef, network.Institution)}
 	citationExport    = exportSubject{noun: "paper", prefix: "p", file: "citation-network", directed: true, graph: paperNetwork}
 )
 
-// numericSubject resolves a numeric id, alone or followed by a dash and a
-// slug ("5109050-shuqing-lin").
-func numericSubject(read func(context.Context, bun.IDB, int64, network.Options) (*network.Graph, error)) func(context.Context, bun.IDB, string, network.Options) (*network.Graph, string, error) {
+// byRef resolves a reference in any form the GraphQL argument takes
+// (resolve is the resolvers package's) and reads the network of the id;
+// a malformed reference names no subject.
+func byRef(resolve func(context.Context, bun.IDB, string) (int64, error),
+	read func(context.Context, bun.IDB, int64, network.Options) (*network.Graph, error)) func(context.Context, bun.IDB, string, network.Options) (*network.Graph, string, error) {
 	return func(ctx context.Context, bdb bun.IDB, ref string, o network.Options) (*network.Graph, string, error) {
-		digits, _, _ := strings.Cut(ref, "-")
-		id, err := strconv.ParseInt(digits, 10, 64)
-		if err != nil || id < 1 {
-			return nil, "", nil
+		id, err := resolve(ctx, bdb, ref)
+		if err != nil || id == 0 {
+			return nil, "", notInput(err)
 		}
 		g, err := read(ctx, bdb, id, o)
 		return g, strconv.FormatInt(id, 10), err
 	}
 }
 
-// paperNetwork resolves an arXiv id in any form arxivid.Parse reads.
+// paperNetwork resolves an arXiv id or a DOI in any form `paper(id:)`
+// takes.
 func paperNetwork(ctx context.Context, bdb bun.IDB, ref string, o network.Options) (*network.Graph, string, error) {
-	id, _, err := arxivid.Parse(ref)
-	if err != nil {
-		return nil, "", nil
+	p, err := resolvers.PaperByRef(ctx, bdb, ref)
+	if err != nil || p == nil {
+		return nil, "", notInput(err)
 	}
-	byArxiv, _, err := db.PapersByRefs(ctx, bdb, []string{id}, nil)
-	if err != nil || byArxiv[id] == nil {
-		return nil, "", err
-	}
-	g, err := network.Citations(ctx, bdb, byArxiv[id].ID, o)
-	return g, strings.ReplaceAll(id, "/", "-"), err
+	g, err := network.Citations(ctx, bdb, p.ID, o)
+	return g, strings.ReplaceAll(cmp.Or(p.ArxivID, p.DOI), "/", "-"), err
 }
 
-// handleExports adds the export routes to mux. Old-style arXiv ids hold a
-// slash, so the paper route takes the rest of the path and splits the
-// file name off its end.
+// notInput is err unless it is a malformed reference, which names no
+// subject (nil).
+func notInput(err error) error {
+	var ie *resolvers.InputError
+	if errors.As(err, &ie) {
+		return nil
+	}
+	return err
+}
+
 // exportPoints is what a network export costs of its client's budget, and
 // a search export for each page of searchExportPage papers: the price of
 // the GraphQL query that reads as much.
 const exportPoints = 1
 
+// handleExports adds the export routes to mux. Old-style arXiv ids and
+// DOIs hold slashes, so the paper route takes the rest of the path and
+// splits the file name off its end.
 func handleExports(mux *http.ServeMux, bdb *bun.DB, log *slog.Logger) {
 	serve := func(s exportSubject, split func(*http.Request) (ref, file string)) http.Handler {
 		return withTimeout(queryTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/graph/model"
 	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/network"
 )
@@ -220,6 +221,9 @@ func TestExports(t *testing.T) {
 				func() (*network.Graph, error) {
 					return network.Researcher(ctx, bdb, hub.ID, network.Options{Depth: 1, MaxNodes: 100, MinWeight: 2})
 				}, "r"},
+			{"researcher by global id", "/export/researchers/" + model.GlobalID(model.KindResearcher, hub.ID) + "/network.%s",
+				"researcher-" + hubID + "-network.%s", false,
+				func() (*network.Graph, error) { return network.Researcher(ctx, bdb, hub.ID, network.DefaultOptions) }, "r"},
 			{"citations", "/export/papers/" + cited.ArxivID + "/citation-network.%s",
 				"paper-" + strings.ReplaceAll(cited.ArxivID, "/", "-") + "-citation-network.%s", true,
 				func() (*network.Graph, error) { return network.Citations(ctx, bdb, cited.ID, network.DefaultOptions) }, "p"},
@@ -284,6 +288,8 @@ func TestExports(t *testing.T) {
 			{"unknown researcher", "/export/researchers/999999999/network.json", 404, "no such researcher"},
 			{"researcher not a number", "/export/researchers/abc/network.json", 404, "no such researcher"},
 			{"unknown institution", "/export/institutions/999999999/network.graphml", 404, "no such institution"},
+			{"unknown institution by name", "/export/institutions/No%20Such%20Place/network.graphml", 404, "no such institution"},
+			{"unknown researcher by ORCID", "/export/researchers/0000-0002-1825-0097/network.csv", 404, "no such researcher"},
 			{"unknown paper", "/export/papers/hep-th/9912999/citation-network.gexf", 404, "no such paper"},
 			{"not an arXiv id", "/export/papers/nonsense/citation-network.gexf", 404, "no such paper"},
 			{"unknown format", "/export/researchers/" + hubID + "/network.pdf", 404, "no such export"},

@@ -1,6 +1,7 @@
-// Package model holds the Go types of GraphQL objects that are not stored
-// rows: byline entries with their role, counts, and connections. Stored
-// rows (papers, researchers, …) are the db package's models.
+// Package model holds the Go types GraphQL shows: stored rows as GraphQL
+// shows them (Paper, Researcher and Institution wrap the db package's
+// models, which other types such as Category use directly), byline
+// entries with their role, counts, and connections.
 package model
 
 import (
@@ -49,8 +50,9 @@ type PaperEdge struct {
 	Node   *Paper
 }
 
-// PaperConnection is a page of papers. The total is counted only when a
-// client asks for it.
+// PaperConnection is a page of papers. The total and the facets are
+// counted only when a client asks for them, and the page is read only
+// when it asks for edges, nodes or pageInfo.
 type PaperConnection struct {
 	Edges    []*PaperEdge
 	Nodes    []*Paper
@@ -149,8 +151,9 @@ func (c *InstitutionResearcherConnection) TotalCount(ctx context.Context) (int, 
 	return c.Total(ctx)
 }
 
-// Node is any object with a global id: *db.Paper, *db.Researcher or
-// *db.Institution. The db models cannot name it, so it asks nothing of them.
+// Node is any object with a global id: *Paper, *Researcher or
+// *Institution. gqlgen tells them apart by their Go type, so it asks
+// nothing of them.
 type Node interface{}
 
 // Kinds of global ids.

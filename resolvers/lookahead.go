@@ -1,0 +1,388 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/graph/model"
+	"github.com/papergraph/papergraph/network"
+)
+
+// The look-ahead makes the statement count of a query depend on its depth,
+// not on its width. A root resolver hands it the objects it found; the
+// look-ahead walks the selection below them one level at a time and, for
+// each field the level asks for, follows the field's step in lookAheads:
+// one statement through the field's loader for all the level's objects,
+// whose values give the objects of the next level. The field resolvers
+// below then find everything cached: they wait on no dataloader timer and
+// send no statement of their own. A shape the table does not know still
+// works; its resolvers miss the cache and batch through the loaders.
+//
+// Adding a field that reads through a loader is one entry in lookAheads;
+// TestLookAheadsMatchSchema fails until it is there.
+
+// lookAheadOn switches the look-ahead on; the benchmarks switch it off to
+// record what it saves (BenchmarkContractQuery/lookahead=off).
+var lookAheadOn = true
+
+// step is how the look-ahead reads one field for all the objects of a
+// level: read takes the level's objects and the field's arguments and
+// returns the objects of the next level, of GraphQL type next ("" when the
+// walk stops at the field).
+type step struct {
+	next string
+	read func(ctx context.Context, l *Loaders, parents []any, args map[string]any) ([]any, error)
+}
+
+// follow is the step of a field whose resolver reads through a loader:
+// of picks the loader, key names what the field reads of one parent
+// given the field's arguments (ok false: nothing to read for it; an error:
+// arguments the field's resolver refuses, so nothing is read), and
+// children appends to out the objects of type next that one value leads
+// to.
+func follow[P any, K comparable, V any](of func(*Loaders) *loader[K, V], key func(args map[string]any) (func(P) (K, bool), error),
+	next string, children func(out []any, k K, v V) []any) step {
+	return step{next: next, read: func(ctx context.Context, l *Loaders, parents []any, args map[string]any) ([]any, error) {
+		keyOf, err := key(args)
+		if err != nil {
+			return nil, nil // the field's resolver reports it
+		}
+		keys := make([]K, 0, len(parents))
+		seen := make(map[K]bool, len(parents))
+		for _, p := range parents {
+			if k, ok := keyOf(p.(P)); ok && !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		vs, err := of(l).read(ctx, keys)
+		if err != nil || children == nil {
+			return nil, err
+		}
+		var out []any
+		for i, v := range vs {
+			out = children(out, keys[i], v)
+		}
+		return out, nil
+	}}
+}
+
+// hop is the step of a field whose value is at hand in its parent: no
+// statement, only the object of type next each parent leads to, built
+// from the field's arguments when it takes some.
+func hop[P any](next string, key func(args map[string]any) (func(P) any, error)) step {
+	return step{next: next, read: func(_ context.Context, _ *Loaders, parents []any, args map[string]any) ([]any, error) {
+		children, err := key(args)
+		if err != nil {
+			return nil, nil // the field's resolver reports it
+		}
+		out := make([]any, len(parents))
+		for i, p := range parents {
+			out[i] = children(p.(P))
+		}
+		return out, nil
+	}}
+}
+
+// plain is a key or children function that ignores the field's arguments.
+func plain[F any](f F) func(map[string]any) (F, error) {
+	return func(map[string]any) (F, error) { return f, nil }
+}
+
+// always is a key function whose every parent has a key.
+func always[P, K any](key func(P) K) func(P) (K, bool) {
+	return func(p P) (K, bool) { return key(p), true }
+}
+
+// one and all append the children of a value that is one object or a
+// list of them.
+func one[K, T any](out []any, _ K, x *T) []any {
+	if x == nil {
+		return out
+	}
+	return append(out, x)
+}
+
+func all[K, T any](out []any, _ K, xs []T) []any {
+	for _, x := range xs {
+		out = append(out, x)
+	}
+	return out
+}
+
+// anys is xs as the objects of a level.
+func anys[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// Keys and children of the objects of the levels.
+func paperID(p *db.Paper) int64                               { return p.ID }
+func researcherID(r *db.Researcher) int64                     { return r.ID }
+func institutionID(i *db.Institution) int64                   { return i.ID }
+func same[K any](k K) K                                       { return k }
+func sameOf[T any](x T) any                                   { return x }
+func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return all(out, k, pg.Items) }
+
+// lookAheads is the look-ahead's table: for each field "Type.field" that
+// resolves through a loader, how to read it for a whole level. The types
+// of a level's objects are fixed by the level's GraphQL type:
+//
+//	Paper, PaperEdge                   *db.Paper
+//	Researcher, ResearcherEdge         *db.Researcher
+//	Institution, InstitutionEdge       *db.Institution
+//	Category                           *db.Category
+//	Authorship                         *model.Authorship
+//	PaperConnection                    paperPageKey
+//	PaperFacets                        paperTotalKey
+//	CoauthorConnection, Institution-
+//	ResearcherConnection               pageKey
+//	Coauthor, CoauthorEdge             *db.CoauthorRow
+//	InstitutionResearcherEdge          *db.InstitutionResearcherRow
+//	CategoryResearcher                 *db.ResearcherCount
+//	InstitutionCollaborator            network.Weighted
+var lookAheads = lookAheadTable()
+
+// lookAheadTable builds lookAheads. It is long because it is the table,
+// an entry a field; the helpers of its entries come first.
+func lookAheadTable() map[string]step {
+	papers := func(l *Loaders) *loader[int64, *db.Paper] { return l.papers }
+	researchers := func(l *Loaders) *loader[int64, *db.Researcher] { return l.researchers }
+	pages := func(l *Loaders) *loader[paperPageKey, db.Page[*db.Paper]] { return l.paperPages }
+	coauthorPages := func(l *Loaders) *loader[pageKey, db.Page[*db.CoauthorRow]] { return l.coauthorPages }
+	irPages := func(l *Loaders) *loader[pageKey, db.Page[*db.InstitutionResearcherRow]] {
+		return l.institutionResearcherPages
+	}
+	categories := follow(func(l *Loaders) *loader[int64, []db.Category] { return l.categories }, plain(always(paperID)), "", nil)
+	otherNames := follow(func(l *Loaders) *loader[int64, []db.InstitutionName] { return l.otherNames }, plain(always(institutionID)), "", nil)
+	affiliations := func(next string, children func([]any, bylineKey, []db.AffiliationRow) []any) step {
+		return follow(func(l *Loaders) *loader[bylineKey, []db.AffiliationRow] { return l.affiliations },
+			plain(always(func(a *model.Authorship) bylineKey { return bylineKey{paper: a.PaperID, window: a.Window} })), next, children)
+	}
+	t := map[string]step{
+		"Paper.authors": follow(func(l *Loaders) *loader[bylineKey, []db.Authorship] { return l.authorships },
+			func(args map[string]any) (func(*db.Paper) (bylineKey, bool), error) {
+				ia := intArgs(args, "first", "after")
+				w, err := authorWindow(ia[0], ia[1])
+				return always(func(p *db.Paper) bylineKey { return bylineKey{paper: p.ID, window: w} }), err
+			}, "Authorship", func(out []any, k bylineKey, as []db.Authorship) []any {
+				ms := make([]model.Authorship, len(as))
+				for i, a := range as {
+					ms[i] = model.Authorship{Authorship: a, Window: k.window}
+					out = append(out, &ms[i])
+				}
+				return out
+			}),
+		"Paper.categories":      categories,
+		"Paper.primaryCategory": categories,
+		"Paper.citations":       paperConnection(db.Citations, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
+		"Paper.references":      paperConnection(db.References, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
+
+		"Authorship.researcher": follow(researchers, plain(func(a *model.Authorship) (int64, bool) { return a.ResearcherID, a.ResearcherID != 0 }),
+			"Researcher", one[int64, db.Researcher]),
+		"Authorship.affiliations": affiliations("", nil),
+		"Authorship.institutions": affiliations("Institution", func(out []any, _ bylineKey, rows []db.AffiliationRow) []any {
+			for _, row := range rows {
+				if row.Institution != nil {
+					out = append(out, row.Institution)
+				}
+			}
+			return out
+		}),
+
+		"Researcher.fields": follow(func(l *Loaders) *loader[int64, []db.ResearcherFieldRow] { return l.fields }, plain(always(researcherID)), "", nil),
+		"Researcher.sameName": follow(func(l *Loaders) *loader[countKey[int64], []*db.Researcher] { return l.sameName },
+			func(args map[string]any) (func(*db.Researcher) (countKey[int64], bool), error) {
+				n, err := countArg("first", intArgs(args, "first")[0], DefaultSameName, MaxSameName)
+				return always(func(r *db.Researcher) countKey[int64] { return countKey[int64]{parent: r.ID, n: n} }), err
+			}, "Researcher", all[countKey[int64], *db.Researcher]),
+		"Researcher.mostCitedPaper": follow(papers, plain(func(r *db.Researcher) (int64, bool) { return r.MostCitedPaperID, r.MostCitedPaperID != 0 }),
+			"Paper", one[int64, db.Paper]),
+		"Researcher.papers":    paperConnection(db.ResearcherPapers, func(r *db.Researcher) paperParent { return paperParent{id: r.ID} }),
+		"Researcher.coauthors": connection(coauthorCursors, "CoauthorConnection", researcherID),
+		"Researcher.institutions": follow(func(l *Loaders) *loader[int64, []*db.Institution] { return l.researcherInstitutions },
+			plain(always(researcherID)), "Institution", all[int64, *db.Institution]),
+
+		"Institution.names":       otherNames,
+		"Institution.aliases":     otherNames,
+		"Institution.acronyms":    otherNames,
+		"Institution.papers":      paperConnection(db.InstitutionPapers, func(i *db.Institution) paperParent { return paperParent{id: i.ID} }),
+		"Institution.researchers": connection(institutionResearcherCursors, "InstitutionResearcherConnection", institutionID),
+		"Institution.collaborators": follow(func(l *Loaders) *loader[countKey[int64], []network.Weighted] { return l.collaborators },
+			func(args map[string]any) (func(*db.Institution) (countKey[int64], bool), error) {
+				n, err := collaboratorCount(intArgs(args, "first")[0])
+				return always(func(i *db.Institution) countKey[int64] { return countKey[int64]{parent: i.ID, n: n} }), err
+			}, "InstitutionCollaborator", all[countKey[int64], network.Weighted]),
+		"InstitutionCollaborator.institution": follow(func(l *Loaders) *loader[int64, *db.Institution] { return l.institutions },
+			plain(always(func(w network.Weighted) int64 { return w.ID })), "Institution", one[int64, db.Institution]),
+
+		"Category.papers": paperConnection(db.CategoryPapers, func(c *db.Category) paperParent { return paperParent{code: c.Code} }),
+		"Category.topResearchers": follow(func(l *Loaders) *loader[countKey[string], []*db.ResearcherCount] { return l.topResearchers },
+			func(args map[string]any) (func(*db.Category) (countKey[string], bool), error) {
+				n, err := topResearcherCount(intArgs(args, "first")[0])
+				return always(func(c *db.Category) countKey[string] { return countKey[string]{parent: c.Code, n: n} }), err
+			}, "CategoryResearcher", all[countKey[string], *db.ResearcherCount]),
+		"CategoryResearcher.researcher": hop("Researcher", plain(func(r *db.ResearcherCount) any { return &r.Researcher })),
+
+		"PaperConnection.totalCount": follow(func(l *Loaders) *loader[paperTotalKey, int] { return l.paperTotals },
+			plain(always(paperPageKey.total)), "", nil),
+		"PaperConnection.facets": hop("PaperFacets", plain(func(k paperPageKey) any { return k.total() })),
+		"PaperFacets.categories": follow(func(l *Loaders) *loader[paperTotalKey, []db.CategoryCount] { return l.categoryFacets },
+			plain(always(same[paperTotalKey])), "", nil),
+		"PaperFacets.years": follow(func(l *Loaders) *loader[paperTotalKey, []db.YearCount] { return l.yearFacets },
+			plain(always(same[paperTotalKey])), "", nil),
+		"PaperConnection.pageInfo": follow(pages, plain(always(same[paperPageKey])), "", nil),
+		"PaperConnection.nodes":    follow(pages, plain(always(same[paperPageKey])), "Paper", pageItems[paperPageKey, *db.Paper]),
+		"PaperConnection.edges":    follow(pages, plain(always(same[paperPageKey])), "PaperEdge", pageItems[paperPageKey, *db.Paper]),
+		"PaperEdge.node":           hop("Paper", plain(sameOf[*db.Paper])),
+
+		"CoauthorConnection.totalCount": follow(func(l *Loaders) *loader[int64, int] { return l.coauthorTotals },
+			plain(always(func(k pageKey) int64 { return k.parent })), "", nil),
+		"CoauthorConnection.pageInfo": follow(coauthorPages, plain(always(same[pageKey])), "", nil),
+		"CoauthorConnection.nodes":    follow(coauthorPages, plain(always(same[pageKey])), "Coauthor", pageItems[pageKey, *db.CoauthorRow]),
+		"CoauthorConnection.edges":    follow(coauthorPages, plain(always(same[pageKey])), "CoauthorEdge", pageItems[pageKey, *db.CoauthorRow]),
+		"CoauthorEdge.node":           hop("Coauthor", plain(sameOf[*db.CoauthorRow])),
+		"Coauthor.researcher":         hop("Researcher", plain(func(r *db.CoauthorRow) any { return &r.Researcher })),
+
+		"InstitutionResearcherConnection.totalCount": follow(func(l *Loaders) *loader[int64, int] { return l.institutionResearcherTotals },
+			plain(always(func(k pageKey) int64 { return k.parent })), "", nil),
+		"InstitutionResearcherConnection.pageInfo": follow(irPages, plain(always(same[pageKey])), "", nil),
+		"InstitutionResearcherConnection.nodes": follow(irPages, plain(always(same[pageKey])), "Researcher",
+			func(out []any, _ pageKey, pg db.Page[*db.InstitutionResearcherRow]) []any {
+				for _, r := range pg.Items {
+					out = append(out, &r.Researcher)
+				}
+				return out
+			}),
+		"InstitutionResearcherConnection.edges": follow(irPages, plain(always(same[pageKey])), "InstitutionResearcherEdge",
+			pageItems[pageKey, *db.InstitutionResearcherRow]),
+		"InstitutionResearcherEdge.node": hop("Researcher", plain(func(r *db.InstitutionResearcherRow) any { return &r.Researcher })),
+
+		"ResearcherEdge.node":  hop("Researcher", plain(sameOf[*db.Researcher])),
+		"InstitutionEdge.node": hop("Institution", plain(sameOf[*db.Institution])),
+	}
+	// Papers of list pages are read without their long text; the fields
+	// that show it read the whole row (see paperTextFields).
+	for _, f := range paperTextFields {
+		t["Paper."+f] = follow(papers, plain(func(p *db.Paper) (int64, bool) { return p.ID, p.Partial }), "", nil)
+	}
+	return t
+}
+
+// paperConnection is the step of a paper list field of parents of type
+// P: the level below is the page each parent's arguments name.
+func paperConnection[P any](list db.PaperList, parent func(P) paperParent) step {
+	return hop("PaperConnection", func(args map[string]any) (func(P) any, error) {
+		a, err := rawPageArgs(paperCursors, args)
+		return func(p P) any { return paperPageKey{list: list, parent: parent(p), args: a} }, err
+	})
+}
+
+// connection is the step of a list field with only page arguments
+// (co-authors, an institution's researchers), of type conn.
+func connection[P any](list listKind, conn string, id func(P) int64) step {
+	return hop(conn, func(args map[string]any) (func(P) any, error) {
+		a, err := rawPageArgs(list, args)
+		return func(p P) any { return pageKey{parent: id(p), args: a} }, err
+	})
+}
+
+// implementors are the types a level's fragments may name besides its
+// own: the interfaces and unions the type belongs to.
+var implementors = map[string][]string{
+	"Paper":       {"Paper", "Node", "SuggestTarget"},
+	"Researcher":  {"Researcher", "Node", "SuggestTarget"},
+	"Institution": {"Institution", "Node", "SuggestTarget"},
+	"Category":    {"Category", "SuggestTarget"},
+}
+
+// walker walks one operation's selections.
+type walker struct {
+	l  *Loaders
+	op *graphql.OperationContext
+}
+
+// walk reads what sel asks of objs, the objects of one level, of GraphQL
+// type typ, and walks the levels below.
+func (w *walker) walk(ctx context.Context, typ string, objs []any, sel ast.SelectionSet) error {
+	if len(objs) == 0 || len(sel) == 0 {
+		return nil
+	}
+	w.remember(ctx, objs)
+	types := implementors[typ]
+	if types == nil {
+		types = []string{typ}
+	}
+	for _, f := range graphql.CollectFields(w.op, sel, types) {
+		s, ok := lookAheads[typ+"."+f.Name]
+		if !ok {
+			continue
+		}
+		next, err := s.read(ctx, w.l, objs, f.ArgumentMap(w.op.Variables))
+		if err == nil && s.next != "" {
+			err = w.walk(ctx, s.next, next, f.Selections)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remember caches by id the researchers a level holds, read whole by
+// whatever statement found them, so that a byline naming one reads it no
+// more.
+func (w *walker) remember(ctx context.Context, objs []any) {
+	for _, o := range objs {
+		if r, ok := o.(*db.Researcher); ok {
+			w.l.researchers.put(ctx, r.ID, r)
+		}
+	}
+}
+
+// below is the selection found by following a path of (type, field)
+// pairs down from sel: below(sel, "A", "x", "B", "y") is what sel asks of
+// the y of the B objects of the x of the A objects.
+func (w *walker) below(sel ast.SelectionSet, path ...string) ast.SelectionSet {
+	for i := 0; i+1 < len(path); i += 2 {
+		var next ast.SelectionSet
+		for _, f := range graphql.CollectFields(w.op, sel, []string{path[i]}) {
+			if f.Name == path[i+1] {
+				next = append(next, f.Selections...)
+			}
+		}
+		sel = next
+	}
+	return sel
+}
+
+// lookAhead walks below objs, objects of GraphQL type typ that the current
+// field's value holds at path (type, field pairs from the field's type
+// down; none when the value is objs themselves).
+func lookAhead[T any](ctx context.Context, typ string, objs []T, path ...string) error {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || len(objs) == 0 || !lookAheadOn {
+		return nil
+	}
+	w := &walker{l: loaders(ctx), op: graphql.GetOperationContext(ctx)}
+	return w.walk(ctx, typ, anys(objs), w.below(fc.Field.Selections, path...))
+}
+
+// lookAheadPage walks below the items of a page of a connection of type
+// conn that the current field returns: the nodes, and the edges of type
+// edge.
+func lookAheadPage[T any](ctx context.Context, conn, typ, edge string, items []T) error {
+	if err := lookAhead(ctx, typ, items, conn, "nodes"); err != nil {
+		return err
+	}
+	return lookAhead(ctx, edge, items, conn, "edges")
+}

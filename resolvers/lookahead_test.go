@@ -1,0 +1,112 @@
+package resolvers
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/papergraph/papergraph/graph"
+	"github.com/papergraph/papergraph/graph/model"
+)
+
+// readsItsOwn are the fields that resolve through code but not through a
+// loader: each sends its own statements and walks below its result
+// itself, as a root does.
+var readsItsOwn = []string{"Paper.citationNetwork", "Researcher.network", "Institution.network"}
+
+// codeFields are the fields of schema's object types that gqlgen resolves
+// by calling code that may read: the methods of the field resolvers, and
+// the methods of graph/model types that take a context.
+func codeFields(t *testing.T, schema *ast.Schema) []string {
+	t.Helper()
+	var out []string
+	add := func(typ string, methods reflect.Type) {
+		def := schema.Types[typ]
+		if def == nil {
+			t.Fatalf("no type %s in the schema", typ)
+		}
+		for i := range methods.NumMethod() {
+			m := methods.Method(i)
+			for _, f := range def.Fields {
+				if strings.EqualFold(f.Name, m.Name) {
+					out = append(out, typ+"."+f.Name)
+				}
+			}
+		}
+	}
+	root := reflect.TypeFor[graph.ResolverRoot]()
+	for i := range root.NumMethod() {
+		if m := root.Method(i); m.Name != "Query" {
+			add(m.Name, m.Type.Out(0))
+		}
+	}
+	ctxType := reflect.TypeFor[context.Context]()
+	for _, v := range []any{&model.PaperConnection{}, &model.PaperFacets{}, &model.CoauthorConnection{}, &model.InstitutionResearcherConnection{}} {
+		typ := reflect.TypeOf(v)
+		def := schema.Types[typ.Elem().Name()]
+		for i := range typ.NumMethod() {
+			m := typ.Method(i)
+			if m.Type.NumIn() > 1 && m.Type.In(1) == ctxType {
+				for _, f := range def.Fields {
+					if strings.EqualFold(f.Name, m.Name) {
+						out = append(out, def.Name+"."+f.Name)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestLookAheadsMatchSchema checks the look-ahead's table against the
+// schema, as cost.Check checks Bounds: every entry names a real field and
+// leads to the field's own type, and every field that resolves through
+// code is in the table or reads on its own.
+func TestLookAheadsMatchSchema(t *testing.T) {
+	schema := NewSchema(nil).Schema()
+	for name, s := range lookAheads {
+		typ, field, _ := strings.Cut(name, ".")
+		def := schema.Types[typ]
+		if def == nil || def.Fields.ForName(field) == nil {
+			t.Errorf("lookAheads[%q]: no such field in the schema", name)
+			continue
+		}
+		if got := def.Fields.ForName(field).Type.Name(); s.next != "" && s.next != got {
+			t.Errorf("lookAheads[%q] leads to %s, but the field is of type %s", name, s.next, got)
+		}
+	}
+	fields := codeFields(t, schema)
+	if len(fields) < 30 {
+		t.Fatalf("found only %d fields resolved by code: %v", len(fields), fields)
+	}
+	for _, f := range fields {
+		if _, ok := lookAheads[f]; !ok && !slices.Contains(readsItsOwn, f) {
+			t.Errorf("%s resolves through code but is not in lookAheads (nor in readsItsOwn)", f)
+		}
+	}
+}
+
+// TestPaperTextFields checks that the Paper fields with a resolver that
+// returns text (gqlgen.yml) are paperTextFields, which the look-ahead
+// reads whole papers for.
+func TestPaperTextFields(t *testing.T) {
+	var got []string
+	textResult := reflect.TypeFor[*string]()
+	resolvers := reflect.TypeFor[graph.PaperResolver]()
+	for i := range resolvers.NumMethod() {
+		m := resolvers.Method(i)
+		if m.Type.NumIn() == 2 && m.Type.NumOut() == 2 && m.Type.Out(0) == textResult {
+			got = append(got, strings.ToLower(m.Name[:1])+m.Name[1:])
+		}
+	}
+	want := slices.Clone(paperTextFields)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Paper fields resolved as text: %v, paperTextFields: %v", got, want)
+	}
+}
