@@ -19,7 +19,7 @@ import (
 // re-executed) that kills itself with SIGKILL part way through.
 const (
 	childDSNEnv = "PAPERGRAPH_TEST_CHILD_IMPORT"
-	crashFile   = "testdata/pscp-1992.csv.gz"
+	crashFile   = "../demo/data/pscp-1992.csv.gz"
 	crashAfter  = 1500 // records read before the child kills itself
 )
 

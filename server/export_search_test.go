@@ -108,7 +108,7 @@ func TestSearchExport(t *testing.T) {
 	ctx := context.Background()
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		if _, err := ingest.Import(ctx, bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +265,7 @@ func (c *cancelAfter) AfterQuery(context.Context, *bun.QueryEvent) {}
 func TestSearchExportCutShort(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func (s *slowQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
 func TestSearchExportAtShutdown(t *testing.T) {
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
 	if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestSearchExportAtShutdown(t *testing.T) {
 func TestExportsSpendBudget(t *testing.T) {
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
 	if _, err := ingest.Import(t.Context(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 	}); err != nil {
 		t.Fatal(err)
 	}
