@@ -1,6 +1,7 @@
 // Package dbtest gives tests fresh, migrated databases: SQLite always, and
-// PostgreSQL when PAPERGRAPH_TEST_POSTGRES holds a DSN. Each PostgreSQL
-// database is created for one test and dropped after it.
+// PostgreSQL when PAPERGRAPH_TEST_POSTGRES holds a DSN and the run is not
+// -short. Each PostgreSQL database is created for one test and dropped
+// after it.
 package dbtest
 
 import (
@@ -34,9 +35,11 @@ func Each(t *testing.T, fn func(t *testing.T, dsn string, bdb *bun.DB)) {
 	}
 }
 
-// Kinds lists the databases tests run on here.
+// Kinds lists the databases tests run on here: SQLite, and PostgreSQL when
+// PostgresEnv holds a DSN and the run is not -short. go test -short is the
+// quick loop while editing; the whole suite, as CI runs it, is on both.
 func Kinds() []string {
-	if os.Getenv(PostgresEnv) != "" {
+	if os.Getenv(PostgresEnv) != "" && !testing.Short() {
 		return []string{"sqlite", "postgres"}
 	}
 	return []string{"sqlite"}
