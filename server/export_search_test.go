@@ -270,7 +270,7 @@ func TestSearchExportCutShort(t *testing.T) {
 			t.Fatal(err)
 		}
 		hook := &cancelAfter{}
-		bdb.AddQueryHook(hook)
+		bdb = bdb.WithQueryHook(hook)
 		h := newTestServer(t, bdb, Config{}).Handler()
 		defer func(n int) { searchExportPage = n }(searchExportPage)
 		searchExportPage = 7
@@ -326,7 +326,7 @@ func TestSearchExportAtShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := &slowQueries{}
-	bdb.AddQueryHook(slow)
+	bdb = bdb.WithQueryHook(slow)
 	slow.on.Store(true)
 	defer func(n int) { searchExportPage = n }(searchExportPage)
 	searchExportPage = 1

@@ -566,7 +566,7 @@ func (stallUntilDone) AfterQuery(context.Context, *bun.QueryEvent) {}
 // deadline reads as TIMEOUT, not as an internal error.
 func TestDeadlineIsTimeout(t *testing.T) {
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
-	bdb.AddQueryHook(stallUntilDone{})
+	bdb = bdb.WithQueryHook(stallUntilDone{})
 	h := newTestServer(t, bdb, Config{}).Handler()
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
