@@ -2,7 +2,9 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -51,6 +53,28 @@ func migrations(bdb *bun.DB) (*migrate.Migrations, error) {
 		}
 	}
 	return ms, nil
+}
+
+// SchemaVersion identifies the schema this build's migrations build: a
+// hash of their files.
+func SchemaVersion() string {
+	h := sha256.New()
+	err := fs.WalkDir(migrationFiles, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		text, err := migrationFiles.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", path, len(text))
+		h.Write(text)
+		return nil
+	})
+	if err != nil {
+		panic("db: embedded migrations: " + err.Error())
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Migrate brings the schema up to date. A migration is recorded only once
