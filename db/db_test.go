@@ -20,7 +20,7 @@ func TestMigrateSeedsTaxonomyAndIsIdempotent(t *testing.T) {
 			t.Fatalf("Ping: %v", err)
 		}
 		var cats []db.Category
-		if err := bdb.NewSelect().Model(&cats).Where("code IN (?)", bun.In([]string{"hep-th", "math.AG", "cs.LG"})).Order("code").Scan(ctx); err != nil {
+		if err := bdb.NewSelect().Model(&cats).Where("code IN (?)", bun.List([]string{"hep-th", "math.AG", "cs.LG"})).Order("code").Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
 		want := []db.Category{

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,8 +140,8 @@ func TestReadOnlyDSN(t *testing.T) {
 // role that may only read it, and checks that the same role gets
 // ErrReadOnly once the schema is behind.
 func TestReadOnlyPostgresRole(t *testing.T) {
-	if os.Getenv(dbtest.PostgresEnv) == "" {
-		t.Skip(dbtest.PostgresEnv + " is not set")
+	if !slices.Contains(dbtest.Kinds(), "postgres") {
+		t.Skip("no PostgreSQL: " + dbtest.PostgresEnv + " is not set, or -short")
 	}
 	dsn := dbtest.New(t, "postgres")
 	admin := dbtest.Open(t, dsn)

@@ -2,6 +2,7 @@ package db
 
 import (
 	"errors"
+	"regexp"
 	"testing"
 )
 
@@ -47,5 +48,24 @@ func TestFoldTable(t *testing.T) {
 	}
 	if got, want := searchFold("Bala\u0301zs ŁÓDŹ"), "balazs lodz"; got != want {
 		t.Errorf("searchFold: got %q, want %q", got, want)
+	}
+}
+
+// Go folds query words with the table PostgreSQL's search_fold was
+// created with; the two must not drift apart.
+func TestFoldTableMatchesMigration(t *testing.T) {
+	text, err := migrationFiles.ReadFile("migrations/postgres/0003_search.tx.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`translate\(lower\(t\), '([^']*)', '([^']*)'\)`).FindSubmatch(text)
+	if m == nil {
+		t.Fatal("no translate() call in 0003_search")
+	}
+	if got := string(m[1]); got != foldFrom {
+		t.Errorf("the migration folds from %q, want foldFrom %q", got, foldFrom)
+	}
+	if got := string(m[2]); got != foldTo {
+		t.Errorf("the migration folds to %q, want foldTo %q", got, foldTo)
 	}
 }

@@ -1,10 +1,8 @@
 package db
 
 import (
-	"context"
 	_ "embed"
 	"encoding/json"
-	"sort"
 	"strings"
 	"sync"
 
@@ -17,21 +15,13 @@ import (
 //go:embed taxonomy.json
 var taxonomyJSON []byte
 
+// taxonomy is what CanonicalCategory reads of taxonomyJSON. The migration
+// 0002_taxonomy holds a copy of its categories: one the archive should
+// know from the start needs a migration that adds it.
 type taxonomy struct {
-	Archives map[string]struct {
-		FullName string `json:"full_name"`
-		InGroup  string `json:"in_group"`
-	} `json:"archives"`
-	ArchivesSubsumed map[string]string `json:"archives_subsumed"`
-	Categories       map[string]struct {
-		FullName  string `json:"full_name"`
-		InArchive string `json:"in_archive"`
-		IsActive  bool   `json:"is_active"`
-	} `json:"categories"`
-	CategoryAliases map[string]string `json:"category_aliases"`
-	Groups          map[string]struct {
-		FullName string `json:"full_name"`
-	} `json:"groups"`
+	ArchivesSubsumed map[string]string   `json:"archives_subsumed"`
+	Categories       map[string]struct{} `json:"categories"`
+	CategoryAliases  map[string]string   `json:"category_aliases"`
 }
 
 var loadTaxonomy = sync.OnceValue(func() *taxonomy {
@@ -52,31 +42,6 @@ type Category struct {
 	GroupName  string `bun:"group_name,notnull"`
 	Active     bool   `bun:"active,notnull"`
 	InTaxonomy bool   `bun:"in_taxonomy,notnull"`
-}
-
-// taxonomyCategories returns every category of the taxonomy, sorted by code.
-func taxonomyCategories() []Category {
-	t := loadTaxonomy()
-	out := make([]Category, 0, len(t.Categories))
-	for code, c := range t.Categories {
-		arch := t.Archives[c.InArchive]
-		out = append(out, Category{
-			Code:       code,
-			Name:       c.FullName,
-			Archive:    c.InArchive,
-			GroupName:  t.Groups[arch.InGroup].FullName,
-			Active:     c.IsActive,
-			InTaxonomy: true,
-		})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
-	return out
-}
-
-func seedTaxonomy(ctx context.Context, tx bun.Tx) error {
-	cats := taxonomyCategories()
-	_, err := tx.NewInsert().Model(&cats).On("CONFLICT (code) DO NOTHING").Exec(ctx)
-	return err
 }
 
 // CanonicalCategory maps a category code as found in data to the code the

@@ -19,7 +19,7 @@ import (
 // re-executed) that kills itself with SIGKILL part way through.
 const (
 	childDSNEnv = "PAPERGRAPH_TEST_CHILD_IMPORT"
-	crashFile   = "testdata/pscp-1992.csv.gz"
+	crashFile   = "../demo/data/pscp-1992.csv.gz"
 	crashAfter  = 1500 // records read before the child kills itself
 )
 
@@ -73,7 +73,7 @@ func TestKilledImportRerunMatchesUninterrupted(t *testing.T) {
 
 		clean := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
 		importFiles(t, clean, ingest.Paperscape, crashFile)
-		sameDump(t, dump(t, bdb), dump(t, clean))
+		dbtest.SameDump(t, dbtest.Dump(t, bdb), dbtest.Dump(t, clean))
 		if got := stats(t, bdb); got.Papers != 3261 {
 			t.Errorf("after the rerun: %d papers, want 3261", got.Papers)
 		}

@@ -50,9 +50,9 @@ func TestIncrementalDeriveMatchesFullDerive(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		for _, s := range steps {
 			importFiles(t, bdb, s.format, writeFile(t, s.file, []byte(strings.Join(s.lines, "\n")+"\n")))
-			incremental := dump(t, bdb)
+			incremental := dbtest.Dump(t, bdb)
 			rederiveAll(t, bdb)
-			t.Run(s.name, func(t *testing.T) { sameDump(t, incremental, dump(t, bdb)) })
+			t.Run(s.name, func(t *testing.T) { dbtest.SameDump(t, incremental, dbtest.Dump(t, bdb)) })
 		}
 		var claude struct{ PaperCount, MiddleCount, FirstCount int }
 		if err := bdb.NewSelect().Table("researchers").Column("paper_count", "first_count", "middle_count").

@@ -8,7 +8,7 @@ import (
 
 func TestPaperscapeYear(t *testing.T) {
 	// The file's trailing comment says "# 306 entries".
-	recs, _, bad := readFile(t, Paperscape, "testdata/pscp-1991.csv.gz")
+	recs, _, bad := readFile(t, Paperscape, "../demo/data/pscp-1991.csv.gz")
 	if len(recs) != 306 || len(bad) != 0 {
 		t.Errorf("got %d records and bad ones %v, want 306 and none", len(recs), bad)
 	}

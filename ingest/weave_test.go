@@ -47,16 +47,16 @@ func TestWeavingIgnoresOrderAndBatching(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			want := dump(t, forwards)
-			sameDump(t, dump(t, backwards), want)
-			sameDump(t, dump(t, once), want)
+			want := dbtest.Dump(t, forwards)
+			dbtest.SameDump(t, dbtest.Dump(t, backwards), want)
+			dbtest.SameDump(t, dbtest.Dump(t, once), want)
 			// And again: a second round changes nothing.
 			for _, s := range weaveSources {
 				if sum := importFiles(t, forwards, s.format, s.path); sum.Inserted+sum.Updated > 0 {
 					t.Errorf("reimport of %s: %+v, want nothing inserted or updated", s.path, sum.Counts)
 				}
 			}
-			sameDump(t, dump(t, forwards), want)
+			dbtest.SameDump(t, dbtest.Dump(t, forwards), want)
 		})
 	}
 }

@@ -22,7 +22,7 @@ import (
 func load(tb testing.TB, bdb *bun.DB) *db.StatementCounter {
 	tb.Helper()
 	_, err := ingest.Import(context.Background(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -25,7 +25,7 @@ import (
 func importPaperscape1992(t testing.TB, bdb *bun.DB) {
 	t.Helper()
 	_, err := ingest.Import(context.Background(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 	})
 	if err != nil {
 		t.Fatal(err)

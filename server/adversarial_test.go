@@ -115,7 +115,7 @@ func TestAdversarial(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importLargeBylines(t, bdb)
 		statements := &db.StatementCounter{}
-		bdb.AddQueryHook(statements)
+		bdb = bdb.WithQueryHook(statements)
 		h := newTestServer(t, bdb, Config{}).Handler()
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

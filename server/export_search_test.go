@@ -108,7 +108,7 @@ func TestSearchExport(t *testing.T) {
 	ctx := context.Background()
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		if _, err := ingest.Import(ctx, bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -265,12 +265,12 @@ func (c *cancelAfter) AfterQuery(context.Context, *bun.QueryEvent) {}
 func TestSearchExportCutShort(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 		}); err != nil {
 			t.Fatal(err)
 		}
 		hook := &cancelAfter{}
-		bdb.AddQueryHook(hook)
+		bdb = bdb.WithQueryHook(hook)
 		h := newTestServer(t, bdb, Config{}).Handler()
 		defer func(n int) { searchExportPage = n }(searchExportPage)
 		searchExportPage = 7
@@ -321,12 +321,12 @@ func (s *slowQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
 func TestSearchExportAtShutdown(t *testing.T) {
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
 	if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	slow := &slowQueries{}
-	bdb.AddQueryHook(slow)
+	bdb = bdb.WithQueryHook(slow)
 	slow.on.Store(true)
 	defer func(n int) { searchExportPage = n }(searchExportPage)
 	searchExportPage = 1
@@ -380,7 +380,7 @@ func TestSearchExportAtShutdown(t *testing.T) {
 func TestExportsSpendBudget(t *testing.T) {
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
 	if _, err := ingest.Import(t.Context(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 	}); err != nil {
 		t.Fatal(err)
 	}

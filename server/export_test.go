@@ -177,7 +177,7 @@ func TestExports(t *testing.T) {
 	ctx := context.Background()
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		if _, err := ingest.Import(ctx, bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../ingest/testdata/pscp-1992.csv.gz"},
+			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 		}); err != nil {
 			t.Fatal(err)
 		}

@@ -70,9 +70,8 @@ func TestRequestShare(t *testing.T) {
 		if err != nil || !sum.OK() {
 			t.Fatalf("import: %+v, %v", sum, err)
 		}
-		h := newTestServer(t, bdb, Config{}).Handler()
 		gate := &hogGate{held: make(chan struct{}, 1000), open: make(chan struct{})}
-		bdb.AddQueryHook(gate)
+		h := newTestServer(t, bdb.WithQueryHook(gate), Config{}).Handler()
 
 		var q strings.Builder
 		q.WriteString("{")
@@ -263,9 +262,8 @@ func TestClientShare(t *testing.T) {
 	if err != nil || !sum.OK() {
 		t.Fatalf("import: %+v, %v", sum, err)
 	}
-	h := newTestServer(t, bdb, Config{}).Handler()
 	gate := &hogGate{held: make(chan struct{}, 1000), open: make(chan struct{})}
-	bdb.AddQueryHook(gate)
+	h := newTestServer(t, bdb.WithQueryHook(gate), Config{}).Handler()
 	const hogs = 4
 	var wg sync.WaitGroup
 	for range hogs {

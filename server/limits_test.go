@@ -49,7 +49,7 @@ func TestLimits(t *testing.T) {
 	}
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		statements := &db.StatementCounter{}
-		bdb.AddQueryHook(statements)
+		bdb = bdb.WithQueryHook(statements)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				if tt.cfg.MaxDepth == 0 {

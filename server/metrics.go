@@ -36,12 +36,8 @@ type metrics struct {
 	names    operationNames
 }
 
-// newMetrics registers the server's collectors and counts bdb's SQL
-// statements through one query hook.
-func newMetrics(bdb *bun.DB) *metrics {
-	statements := &db.StatementCounter{}
-	bdb.AddQueryHook(statements)
-
+// newMetrics registers the server's collectors, statements among them.
+func newMetrics(statements *db.StatementCounter) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -66,6 +62,15 @@ func newMetrics(bdb *bun.DB) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
+}
+
+// countStatements returns bdb with a query hook that counts every
+// statement sent through it. bdb itself is left as it is, so that each
+// server counts its own statements, once, however many are built on one
+// database.
+func countStatements(bdb *bun.DB) (*bun.DB, *db.StatementCounter) {
+	statements := &db.StatementCounter{}
+	return bdb.WithQueryHook(statements), statements
 }
 
 // handler serves the registry in the Prometheus exposition format.

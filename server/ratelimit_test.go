@@ -61,7 +61,7 @@ func TestRateLimit(t *testing.T) {
 	const limit = 5
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		statements := &db.StatementCounter{}
-		bdb.AddQueryHook(statements)
+		bdb = bdb.WithQueryHook(statements)
 		for name, limiter := range limiters(t, limit) {
 			t.Run(name, func(t *testing.T) {
 				servers := []http.Handler{

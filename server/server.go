@@ -53,8 +53,9 @@ const (
 // fields take the defaults above.
 type Config struct {
 	// DB is the migrated database the API reads, in production
-	// db.OpenReader's pool: the server never writes. New adds a query hook
-	// to it that counts statements for /metrics.
+	// db.OpenReader's pool: the server never writes. The server counts
+	// the statements it sends through it for /metrics (New leaves DB's
+	// own hooks as they are).
 	DB *bun.DB
 	// ReadyDB answers /readyz, so that a busy DB does not make the server
 	// look down: in production a db.OpenReader pool of one connection of
@@ -165,6 +166,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	var statements *db.StatementCounter
+	cfg.DB, statements = countStatements(cfg.DB)
 	if cfg.ReadyDB == nil {
 		cfg.ReadyDB = cfg.DB
 	}
@@ -187,7 +190,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 
-	m := newMetrics(cfg.DB)
+	m := newMetrics(statements)
 	if docs != nil {
 		m.names.known = docs.names
 	}

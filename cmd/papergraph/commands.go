@@ -90,16 +90,20 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer bdb.Close()
-	// Ending a bulk load under a running import would race it.
+	// An import that was stopped before its end left the readers' indexes
+	// unbuilt, if it was a bulk load, and the derived figures stale: the
+	// derive that ends an import ends them, at a cost that follows what
+	// imports changed since the last one. Under a running import it would
+	// race it.
 	release, err := db.LockImport(ctx, bdb)
 	if err != nil {
 		return err
 	}
 	defer release()
-	if err := db.EndBulk(ctx, bdb); err != nil {
+	if err := ingest.Derive(ctx, bdb); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "schema is up to date")
+	fmt.Fprintln(stdout, "schema and derived figures are up to date")
 	return nil
 }
 
@@ -283,7 +287,7 @@ func prepareToServe(ctx context.Context, dsn string, loadDemo bool, stdout, stde
 		return err
 	} else if open {
 		fmt.Fprintln(stderr, "papergraph: an import into this database was stopped before it finished: search and some lists are slow or empty "+
-			"until it ends; run it again or run `papergraph migrate`")
+			"until it ends: run it again, or run `papergraph migrate` to end it with what it wrote")
 	}
 	return nil
 }

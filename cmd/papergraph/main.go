@@ -60,7 +60,7 @@ Commands:
   serve    serve the GraphQL API (GraphiQL at /, API at /graphql)
   import   import data files: papergraph import [flags] FORMAT PATH...
   stats    print row counts
-  migrate  bring the database schema up to date
+  migrate  bring the schema up to date, and end an import that was stopped
 
 Every command takes --db DSN: a SQLite file (default papergraph.db, or
 $PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`

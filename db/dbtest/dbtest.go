@@ -1,15 +1,18 @@
 // Package dbtest gives tests fresh, migrated databases: SQLite always, and
-// PostgreSQL when PAPERGRAPH_TEST_POSTGRES holds a DSN. Each PostgreSQL
-// database is created for one test and dropped after it.
+// PostgreSQL when PAPERGRAPH_TEST_POSTGRES holds a DSN and the run is not
+// -short. Each PostgreSQL database is created for one test and dropped
+// after it.
 package dbtest
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,15 +31,17 @@ func Each(t *testing.T, fn func(t *testing.T, dsn string, bdb *bun.DB)) {
 	t.Helper()
 	for _, kind := range Kinds() {
 		t.Run(kind, func(t *testing.T) {
-			dsn := New(t, kind)
+			dsn := newMigrated(t, kind)
 			fn(t, dsn, Open(t, dsn))
 		})
 	}
 }
 
-// Kinds lists the databases tests run on here.
+// Kinds lists the databases tests run on here: SQLite, and PostgreSQL when
+// PostgresEnv holds a DSN and the run is not -short. go test -short is the
+// quick loop while editing; the whole suite, as CI runs it, is on both.
 func Kinds() []string {
-	if os.Getenv(PostgresEnv) != "" {
+	if os.Getenv(PostgresEnv) != "" && !testing.Short() {
 		return []string{"sqlite", "postgres"}
 	}
 	return []string{"sqlite"}
@@ -51,33 +56,127 @@ func New(t testing.TB, kind string) string {
 	if kind == "sqlite" {
 		return "sqlite:" + filepath.Join(t.TempDir(), "test.db")
 	}
-	admin := os.Getenv(PostgresEnv)
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatalf("%s: %v", PostgresEnv, err)
+	return newPostgres(t, "template1")
+}
+
+// newMigrated is New for a database that Open will find migrated. A
+// PostgreSQL database takes longer to migrate than to create, so it is
+// copied from a template that was migrated once.
+func newMigrated(t testing.TB, kind string) string {
+	t.Helper()
+	if kind == "sqlite" {
+		return New(t, kind)
 	}
+	tpl, err := migratedTemplate()
+	if err != nil {
+		t.Fatalf("migrated template database: %v", err)
+	}
+	return newPostgres(t, tpl)
+}
+
+// newPostgres creates a PostgreSQL database for t as a copy of template,
+// dropped when t ends, and returns its DSN.
+func newPostgres(t testing.TB, template string) string {
+	t.Helper()
 	name := fmt.Sprintf("papergraph_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6, seq.Add(1))
-	conn, err := sql.Open("pgx", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.Exec("CREATE DATABASE " + name); err != nil {
+	if err := adminExec("CREATE DATABASE " + name + " TEMPLATE " + template); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(func() {
-		conn, err := sql.Open("pgx", admin)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer conn.Close()
-		if _, err := conn.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+		if err := adminExec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
 			t.Errorf("drop test database: %v", err)
 		}
 	})
+	dsn, err := postgresDSN(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+// migratedTemplate returns the name of a PostgreSQL database migrated by
+// this build's migrations, creating it when none is. It is named after
+// db.SchemaVersion and kept, like a build cache, for the next test
+// processes; one of an older version is dropped. Each process builds its
+// own under a name of its own and renames it when it is done, so that a
+// half-built one is never copied.
+var migratedTemplate = sync.OnceValues(func() (string, error) {
+	name := "papergraph_template_" + db.SchemaVersion()
+	conn, err := sql.Open("pgx", os.Getenv(PostgresEnv))
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	var old []string
+	rows, err := conn.Query(`SELECT datname FROM pg_database WHERE datname ~ '^papergraph_template_[0-9a-f]+$'`)
+	if err != nil {
+		return "", err
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return "", err
+		}
+		old = append(old, n)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	for _, n := range old {
+		if n == name {
+			return name, nil
+		}
+		conn.Exec("DROP DATABASE IF EXISTS " + n) //nolint:errcheck // another process may be copying it; it goes next time
+	}
+	building := fmt.Sprintf("%s_%d", name, os.Getpid())
+	if _, err := conn.Exec("CREATE DATABASE " + building); err != nil {
+		return "", err
+	}
+	if err := migrate(building); err != nil {
+		conn.Exec("DROP DATABASE IF EXISTS " + building + " WITH (FORCE)") //nolint:errcheck // reporting err matters more
+		return "", err
+	}
+	if _, err := conn.Exec("ALTER DATABASE " + building + " RENAME TO " + name); err != nil {
+		// Another process was quicker: use its template.
+		conn.Exec("DROP DATABASE IF EXISTS " + building) //nolint:errcheck // a leftover costs disk, not correctness
+	}
+	return name, nil
+})
+
+// migrate migrates the PostgreSQL database name and closes every
+// connection to it, as a template must have none.
+func migrate(name string) error {
+	dsn, err := postgresDSN(name)
+	if err != nil {
+		return err
+	}
+	bdb, err := db.Open(dsn)
+	if err != nil {
+		return err
+	}
+	err = db.Migrate(context.Background(), bdb)
+	return errors.Join(err, bdb.Close())
+}
+
+// adminExec runs stmt on the PostgreSQL database of PostgresEnv.
+func adminExec(stmt string) error {
+	conn, err := sql.Open("pgx", os.Getenv(PostgresEnv))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_, err = conn.Exec(stmt)
+	return err
+}
+
+// postgresDSN is PostgresEnv's DSN for the database name.
+func postgresDSN(name string) (string, error) {
+	u, err := url.Parse(os.Getenv(PostgresEnv))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", PostgresEnv, err)
+	}
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), nil
 }
 
 // Open opens and migrates dsn, closing it when t ends.

@@ -1,4 +1,4 @@
-package ingest_test
+package dbtest
 
 import (
 	"context"
@@ -42,8 +42,10 @@ var dumpQueries = []string{
 	`SELECT 'unknown-category', code FROM categories WHERE NOT in_taxonomy`,
 }
 
-// dump returns every row of the graph as a sorted list of lines.
-func dump(t *testing.T, bdb *bun.DB) []string {
+// Dump returns every row of the graph as a sorted list of lines, and the
+// state of its indexes: two databases with equal dumps hold the same data
+// and serve it alike.
+func Dump(t testing.TB, bdb *bun.DB) []string {
 	t.Helper()
 	var lines []string
 	for _, q := range dumpQueries {
@@ -83,7 +85,7 @@ func dump(t *testing.T, bdb *bun.DB) []string {
 // searchState lists the indexes and triggers, and how many papers a few
 // full-text searches find: an import must leave both as an uninterrupted
 // one does, whatever bulk loading deferred.
-func searchState(t *testing.T, bdb *bun.DB) []string {
+func searchState(t testing.TB, bdb *bun.DB) []string {
 	t.Helper()
 	ctx := context.Background()
 	q := `SELECT 'schema|' || name || '|' || sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL`
@@ -111,8 +113,8 @@ func searchState(t *testing.T, bdb *bun.DB) []string {
 	return lines
 }
 
-// sameDump fails the test at the first line where two dumps differ.
-func sameDump(t *testing.T, got, want []string) {
+// SameDump fails the test at the first line where two dumps differ.
+func SameDump(t testing.TB, got, want []string) {
 	t.Helper()
 	for i := 0; i < len(got) && i < len(want); i++ {
 		if got[i] != want[i] {

@@ -1,0 +1,2 @@
+-- SQLite needs no index for paper suggestions: an FTS5 column filter
+-- ({title}) reads the full-text index of 0003_search.
