@@ -199,6 +199,7 @@ func New(cfg Config) (*Server, error) {
 		mux.HandleFunc("GET /{$}", noGraphiQL)
 	} else {
 		mux.Handle("GET /{$}", graphiql("/graphql"))
+		mux.Handle("GET "+graphiqlFiles, graphiqlAssets())
 	}
 	mux.Handle("GET /graphql", cacheableGET(api))
 	mux.Handle("POST /graphql", api)
