@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -133,7 +134,8 @@ func TestGraphiQLInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("loading GraphiQL: %v (problems so far: %q)", err, problems)
 	}
-	query, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector(`+jsString(editor)+`).CodeMirror.getValue()`))
+	readEditor := chromedp.Evaluate[string](`document.querySelector(` + jsString(editor) + `).CodeMirror.getValue()`)
+	query, err := chromedp.Run(ctx, readEditor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +162,16 @@ func TestGraphiQLInBrowser(t *testing.T) {
 	}
 	for _, r := range refused {
 		t.Errorf("CSP refused %s", r)
+	}
+
+	// A link names its query in the URL, as the page keeps it.
+	const linked = "{ __typename }"
+	err = chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?"+url.Values{"query": {linked}}.Encode()), chromedp.WaitVisible(chromedp.CSS(editor)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if query, err := chromedp.Run(ctx, readEditor); err != nil || query != linked {
+		t.Errorf("?query= opened the editor on %q (%v), want %q", query, err, linked)
 	}
 	mu.Lock()
 	defer mu.Unlock()
