@@ -13,7 +13,7 @@ mkdir dist.tmp
 	--bundle --minify --format=iife --target=es2020 \
 	--jsx=automatic --define:process.env.NODE_ENV='"production"' \
 	--legal-comments=none --charset=utf8 \
-	--outdir=dist.tmp --entry-names=graphiql
+	--outdir=dist.tmp --entry-names=graphiql --metafile=dist.tmp/meta.json
 node finish.mjs dist.tmp
 rm -rf dist
 mv dist.tmp dist

@@ -11,16 +11,17 @@ import (
 	"io/fs"
 )
 
-//go:embed dist/*.js dist/*.css dist/fonts
+//go:embed dist/*.js dist/*.css dist/*.txt dist/fonts
 var dist embed.FS
 
 // Files are the page's files, each named by its content: the script
-// (graphiql-HASH.js), the style sheet (graphiql-HASH.css) and fonts/.
+// (graphiql-HASH.js), the style sheet (graphiql-HASH.css), fonts/ and the
+// licences of the npm packages in them (LICENSES-HASH.txt).
 var Files, _ = fs.Sub(dist, "dist")
 
-// Script and Style are the names in Files of the page's script and style
-// sheet.
-var Script, Style = one("graphiql-*.js"), one("graphiql-*.css")
+// Script, Style and Licenses are the names in Files of the page's script,
+// style sheet and licences.
+var Script, Style, Licenses = one("graphiql-*.js"), one("graphiql-*.css"), one("LICENSES-*.txt")
 
 func one(pattern string) string {
 	names, _ := fs.Glob(Files, pattern)

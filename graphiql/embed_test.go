@@ -65,7 +65,7 @@ func TestSums(t *testing.T) {
 // TestFiles checks that the page's script and style sheet are embedded and
 // that every font the style sheet names is among Files.
 func TestFiles(t *testing.T) {
-	for _, name := range []string{Script, Style} {
+	for _, name := range []string{Script, Style, Licenses} {
 		if data, err := fs.ReadFile(Files, name); err != nil || len(data) == 0 {
 			t.Errorf("%s: %d bytes, %v", name, len(data), err)
 		}

@@ -58,6 +58,7 @@ var graphiqlPage = template.Must(template.New("graphiql").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>papergraph · GraphiQL</title>
 <link rel="stylesheet" href="{{.Style}}">
+<link rel="license" href="{{.Licenses}}">
 <script defer src="{{.Script}}"></script>
 </head>
 <body>
@@ -78,6 +79,7 @@ func graphiql(endpoint string) http.HandlerFunc {
 	err := graphiqlPage.Execute(&page, map[string]string{
 		"Script":   graphiqlFiles + graphiqlassets.Script,
 		"Style":    graphiqlFiles + graphiqlassets.Style,
+		"Licenses": graphiqlFiles + graphiqlassets.Licenses,
 		"Endpoint": endpoint,
 		"Query":    ExampleQuery,
 	})
@@ -94,8 +96,8 @@ func graphiql(endpoint string) http.HandlerFunc {
 
 // graphiqlAssets serves the files of package graphiql under graphiqlFiles.
 // Each is named by its content, so browsers may keep it for good; the
-// script and style sheet are sent gzipped to clients that take gzip
-// (about a third of their size), compressed once, on first use.
+// script, style sheet and licences are sent gzipped to clients that take
+// gzip (about a third of their size), compressed once, on first use.
 func graphiqlAssets() http.Handler {
 	files := map[string]*asset{}
 	fs.WalkDir(graphiqlassets.Files, ".", func(name string, d fs.DirEntry, err error) error {
@@ -108,7 +110,7 @@ func graphiqlAssets() http.Handler {
 		}
 		ext := path.Ext(name)
 		a := &asset{data: data, contentType: assetTypes[ext]}
-		if ext == ".js" || ext == ".css" {
+		if ext != ".woff2" && ext != ".woff" {
 			a.gzipped = sync.OnceValue(func() []byte { return gzipBytes(data) })
 		}
 		files[graphiqlFiles+name] = a
@@ -142,6 +144,7 @@ var assetTypes = map[string]string{
 	".css":   "text/css; charset=utf-8",
 	".woff2": "font/woff2",
 	".woff":  "font/woff",
+	".txt":   "text/plain; charset=utf-8",
 }
 
 // asset is one file of GraphiQL's page.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -109,19 +110,20 @@ func TestGraphiQLPolicy(t *testing.T) {
 			}
 		}
 	}
-	refs := regexp.MustCompile(`<(script|link)[^>]*(?:src|href)="([^"]+)"`).FindAllStringSubmatch(page, -1)
-	if len(refs) != 2 {
-		t.Fatalf("page loads %d files, want a script and a style sheet", len(refs))
+	wantTypes := map[string]string{"script": "text/javascript", "stylesheet": "text/css", "license": "text/plain"}
+	refs := regexp.MustCompile(`<(?:script|link rel="([a-z]+)")[^>]*(?:src|href)="([^"]+)"`).FindAllStringSubmatch(page, -1)
+	if len(refs) != len(wantTypes) {
+		t.Fatalf("page names %d files, want a script, a style sheet and the licences", len(refs))
 	}
 	for _, m := range refs {
-		wantType := map[string]string{"script": "text/javascript", "link": "text/css"}[m[1]]
+		kind := cmp.Or(m[1], "script")
 		if !strings.HasPrefix(m[2], "/") || strings.HasPrefix(m[2], "//") {
 			t.Errorf("page loads %s from elsewhere than this server", m[2])
 			continue
 		}
 		rec := serve(h, httptest.NewRequest(http.MethodGet, m[2], nil))
-		if got := rec.Header().Get("Content-Type"); rec.Code != http.StatusOK || !strings.HasPrefix(got, wantType) {
-			t.Errorf("GET %s = %d %s, want 200 %s", m[2], rec.Code, got, wantType)
+		if got := rec.Header().Get("Content-Type"); rec.Code != http.StatusOK || !strings.HasPrefix(got, wantTypes[kind]) {
+			t.Errorf("GET %s = %d %s, want 200 %s", m[2], rec.Code, got, wantTypes[kind])
 		}
 	}
 }
