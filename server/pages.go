@@ -68,7 +68,8 @@ var graphiqlPage = template.Must(template.New("graphiql").Parse(`<!DOCTYPE html>
 </html>
 `))
 
-// graphiqlFiles is where the page's script, style sheet and fonts are served.
+// graphiqlFiles is where the page's script, style sheet, fonts and licences
+// are served.
 const graphiqlFiles = "/graphiql/"
 
 // graphiql serves GraphiQL, with the files embedded from package graphiql,
@@ -100,7 +101,7 @@ func graphiql(endpoint string) http.HandlerFunc {
 // gzip (about a third of their size), compressed once, on first use.
 func graphiqlAssets() http.Handler {
 	files := map[string]*asset{}
-	fs.WalkDir(graphiqlassets.Files, ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(graphiqlassets.Files, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -116,6 +117,9 @@ func graphiqlAssets() http.Handler {
 		files[graphiqlFiles+name] = a
 		return nil
 	})
+	if err != nil {
+		panic(fmt.Sprintf("graphiql's embedded files: %v", err))
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ok := files[r.URL.Path]
 		if !ok {
