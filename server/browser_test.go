@@ -17,9 +17,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
-	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/ingest"
 )
 
 // browserEnv names the variable that makes the browser test required: set
@@ -53,11 +50,7 @@ func findBrowser(t *testing.T) string {
 // origin, any script error and any refusal by the page's CSP.
 func TestGraphiQLInBrowser(t *testing.T) {
 	browser := findBrowser(t)
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
-	sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
-	if err != nil || !sum.OK() {
-		t.Fatalf("import: %+v, %v", sum, err)
-	}
+	bdb := paperscapeDB(t)
 	srv := httptest.NewServer(newTestServer(t, bdb, Config{}).Handler())
 	defer srv.Close()
 
@@ -126,7 +119,7 @@ func TestGraphiQLInBrowser(t *testing.T) {
 		})
 		return chromedp.Void{}, err
 	}
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		watchCSP,
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(editor)),

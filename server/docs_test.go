@@ -10,8 +10,6 @@ import (
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/resolvers"
 )
 
@@ -57,11 +55,7 @@ func TestSchemaSDL(t *testing.T) {
 // schema and answers without errors on a few imported papers, and that
 // its limits are the server's.
 func TestLLMsTxt(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
-	sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
-	if err != nil || !sum.OK() {
-		t.Fatalf("import: %+v, %v", sum, err)
-	}
+	bdb := paperscapeDB(t)
 	h := newTestServer(t, bdb, Config{MaxNodes: 123_456}).Handler()
 	rec := serve(h, httptest.NewRequest(http.MethodGet, "/llms.txt", nil))
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "text/plain; charset=utf-8" {

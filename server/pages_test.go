@@ -11,8 +11,25 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db/dbtest"
 	graphiqlassets "github.com/papergraph/papergraph/graphiql"
+	"github.com/papergraph/papergraph/ingest"
 )
+
+// paperscapeDB is a fresh SQLite database holding testdata/pscp.csv's
+// three papers, as the demo set would: hep-th/9201001 (ExampleQuery's) and
+// its authors among them.
+func paperscapeDB(t *testing.T) *bun.DB {
+	t.Helper()
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
+	if err != nil || !sum.OK() {
+		t.Fatalf("import: %+v, %v", sum, err)
+	}
+	return bdb
+}
 
 // TestGraphiQLOpensOnExample checks that the page hands the bundle
 // ExampleQuery and the endpoint.
