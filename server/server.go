@@ -202,11 +202,14 @@ func New(cfg Config) (*Server, error) {
 		mux.HandleFunc("GET /{$}", noGraphiQL)
 	} else {
 		mux.Handle("GET /{$}", graphiql("/graphql"))
+		mux.Handle("GET "+graphiqlFiles, graphiqlAssets())
 	}
 	mux.Handle("GET /graphql", cacheableGET(api))
 	mux.Handle("POST /graphql", api)
 	mux.Handle("OPTIONS /graphql", api)
 	mux.HandleFunc("GET /healthz", healthz)
+	mux.Handle("GET /schema.graphql", schemaSDL(es.Schema(), !cfg.DisableIntrospection))
+	mux.Handle("GET /llms.txt", llms(cfg))
 	mux.Handle("GET /readyz", readyz(cfg.ReadyDB, cfg.Logger))
 	// Exports spend the budgets GraphQL requests do (see spendPoints).
 	exports := http.NewServeMux()
