@@ -163,8 +163,9 @@ func NormalizeDOI(s string) (string, bool) {
 		if strings.HasPrefix(lower, p) {
 			lower = strings.TrimSpace(lower[len(p):])
 			if strings.Contains(p, "/") {
+				// Unescaped, a %50 is a P: lowercase what the escape hid.
 				if u, err := url.PathUnescape(lower); err == nil && utf8.ValidString(u) {
-					lower = u
+					lower = strings.ToLower(u)
 				}
 			}
 			break
