@@ -244,3 +244,41 @@ func TestInsertColumnsReturningMatchesBun(t *testing.T) {
 		}
 	})
 }
+
+// The bulk statements go through bun, so its query hooks (the statement
+// counter and the metrics) see every one of them.
+func TestBulkStatementsCounted(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		if _, err := bdb.ExecContext(ctx, "CREATE TABLE cols (a BIGINT PRIMARY KEY, b TEXT NOT NULL, c BIGINT)"); err != nil {
+			t.Fatal(err)
+		}
+		const n = 2501
+		as, bs, cs := make([]int64, n), make([]string, n), make([]*int64, n)
+		for i := range n {
+			as[i], bs[i] = int64(i), fmt.Sprint(i)
+		}
+		counter := &db.StatementCounter{}
+		counted := bdb.WithQueryHook(counter)
+		err := counted.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if err := db.InsertColumns(ctx, tx, "cols", []string{"a", "b", "c"}, as, bs, cs); err != nil {
+				return err
+			}
+			_, err := db.UpdateColumns(ctx, tx, "cols", "a", as, []string{"c"}, as)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// BEGIN and COMMIT; on PostgreSQL one INSERT and one UPDATE, on
+		// SQLite an INSERT per 1,000 rows (three parameters each) and an
+		// UPDATE per 1,500 (two each).
+		want := int64(2 + 3 + 2)
+		if db.IsPostgres(bdb) {
+			want = 2 + 1 + 1
+		}
+		if got := counter.Count(); got != want {
+			t.Errorf("counted %d statements, want %d", got, want)
+		}
+	})
+}
