@@ -77,6 +77,32 @@ var ErrWrongFormat = errors.New("not a file of this format")
 // make a file count as the wrong format.
 const wrongFormatAfter = 20
 
+// reportProgress calls report with what now says every 200 ms until the
+// stop it returns is called. Import stops it and waits for it before
+// returning, so no progress line comes after the caller's summary.
+func reportProgress(report func(Progress), now func() Progress) (stop func()) {
+	if report == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var ticking sync.WaitGroup
+	ticking.Add(1)
+	go func() {
+		defer ticking.Done()
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				report(now())
+			}
+		}
+	}()
+	return func() { close(done); ticking.Wait() }
+}
+
 // Import reads every path in the given format, writes the records in
 // batched transactions, and then brings the derived figures up to date.
 // Malformed records are reported and skipped; a file that cannot be read
@@ -109,29 +135,11 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 		defer close(batches)
 		readErr = readAll(ctx, o, batches, &read, &records, &bad, &sum.FileErrors)
 	}()
-	if o.Progress != nil {
-		stop := make(chan struct{})
-		var ticking sync.WaitGroup
-		ticking.Add(1)
-		// Stopped and waited for before Import returns, so no progress
-		// line comes after the caller's summary.
-		defer func() { close(stop); ticking.Wait() }()
-		go func() {
-			defer ticking.Done()
-			t := time.NewTicker(200 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					d := time.Duration(deriveStart.Load())
-					o.Progress(Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(),
-						Elapsed: time.Since(start), Deriving: d > 0, DeriveStart: d})
-				}
-			}
-		}()
-	}
+	defer reportProgress(o.Progress, func() Progress {
+		d := time.Duration(deriveStart.Load())
+		return Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(),
+			Elapsed: time.Since(start), Deriving: d > 0, DeriveStart: d}
+	})()
 	w := newWriter(bdb)
 	var writeErr error
 	for b := range batches {
