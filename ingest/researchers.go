@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -33,17 +34,7 @@ func newProfileRef(r *Researcher) *authorRef {
 }
 
 func (r *authorRef) extKeys() []string {
-	var ks []string
-	if r.orcid != "" {
-		ks = append(ks, "orcid:"+r.orcid)
-	}
-	if r.openalex != "" {
-		ks = append(ks, "openalex:"+r.openalex)
-	}
-	if r.s2 != "" {
-		ks = append(ks, "s2:"+r.s2)
-	}
-	return ks
+	return idKeys("orcid:", r.orcid, "openalex:", r.openalex, "s2:", r.s2)
 }
 
 // resEntry is a researcher row as the current import knows it.
@@ -218,7 +209,7 @@ func (x *researcherIndex) resolve(ctx context.Context, tx bun.Tx, refs []*author
 		return err
 	}
 	// An external id now set changes how initials and same names match.
-	return queueResearchers(ctx, tx, ids)
+	return db.QueueResearchers(ctx, tx, ids)
 }
 
 func (x *researcherIndex) insert(ctx context.Context, tx bun.Tx, es []*resEntry) error {
@@ -256,4 +247,84 @@ func (x *researcherIndex) insert(ctx context.Context, tx bun.Tx, es []*resEntry)
 		x.byID[e.row.ID] = e
 	}
 	return nil
+}
+
+// writeResearchers stores external author profiles (OpenAlex, S2),
+// attaching them to the researcher they match.
+func (w *writer) writeResearchers(ctx context.Context, tx bun.Tx, in []*Researcher) (Counts, error) {
+	var c Counts
+	if len(in) == 0 {
+		return c, nil
+	}
+	refs := make([]*authorRef, 0, len(in))
+	for _, r := range in {
+		if r.ORCID == "" && r.OpenAlexID == "" && r.S2ID == "" {
+			c.Skipped++
+			continue
+		}
+		refs = append(refs, newProfileRef(r))
+	}
+	if err := w.researchers.resolve(ctx, tx, refs); err != nil {
+		return c, err
+	}
+	var rows []*db.Researcher
+	seen := map[int64]bool{}
+	for _, ref := range refs {
+		e := ref.entry
+		if ref.created {
+			c.Inserted++
+		}
+		before := e.row
+		e.fill(ref)
+		fillInt(&e.row.HIndex, ref.profile.HIndex)
+		fillInt(&e.row.CitationCount, ref.profile.CitationCount)
+		fillInt(&e.row.WorksCount, ref.profile.WorksCount)
+		if sameResearcher(before, e.row) {
+			if !ref.created {
+				c.Unchanged++
+			}
+			continue
+		}
+		if !ref.created {
+			c.Updated++
+		}
+		if !seen[e.row.ID] {
+			seen[e.row.ID] = true
+			rows = append(rows, &e.row)
+		}
+	}
+	if err := upsertResearchers(ctx, tx, rows); err != nil {
+		return c, err
+	}
+	// A new or changed profile can make or break same-name links.
+	ids := make([]int64, 0, len(refs))
+	for _, ref := range refs {
+		if ref.created || seen[ref.entry.row.ID] {
+			ids = append(ids, ref.entry.row.ID)
+		}
+	}
+	return c, db.QueueResearchers(ctx, tx, ids)
+}
+
+func fillInt(dst **int, src *int) {
+	if src != nil {
+		v := *src
+		*dst = &v
+	}
+}
+
+func sameResearcher(a, b db.Researcher) bool {
+	eq := func(x, y *int) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	return a.ORCID == b.ORCID && a.OpenAlexID == b.OpenAlexID && a.S2ID == b.S2ID &&
+		eq(a.HIndex, b.HIndex) && eq(a.CitationCount, b.CitationCount) && eq(a.WorksCount, b.WorksCount)
+}
+
+var researcherColumns = []string{"orcid", "openalex_id", "s2_id", "h_index", "citation_count", "works_count"}
+
+func upsertResearchers(ctx context.Context, tx bun.Tx, rows []*db.Researcher) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	slices.SortFunc(rows, func(a, b *db.Researcher) int { return int(a.ID - b.ID) })
+	return db.UpsertByID(ctx, tx, &rows, researcherColumns)
 }
