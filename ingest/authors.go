@@ -35,49 +35,35 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (qu
 	if err := w.researchers.resolve(ctx, tx, refs); err != nil {
 		return nil, err
 	}
-	var affs []db.Affiliation
-	var ships struct {
-		paper, position []int64
-		name            []string
-		researcher      []*int64
-	}
+	var b db.Bylines
 	k := 0
 	for _, p := range ps {
 		if p.authors == nil {
 			continue
 		}
 		for i, a := range p.authors.Authors {
-			ships.paper = append(ships.paper, p.row.ID)
-			ships.position = append(ships.position, int64(i+1))
-			ships.name = append(ships.name, a.Name)
+			b.Paper = append(b.Paper, p.row.ID)
+			b.Position = append(b.Position, int64(i+1))
+			b.Name = append(b.Name, a.Name)
 			var rid *int64
 			if id := refs[k].id; id != 0 {
 				rid = &refs[k].id
 				queue = append(queue, id)
 			}
-			ships.researcher = append(ships.researcher, rid)
+			b.Researcher = append(b.Researcher, rid)
 			k++
 			for j, af := range a.Affiliations {
-				affs = append(affs, db.Affiliation{PaperID: p.row.ID, Position: i + 1, Seq: j + 1, Raw: clean(af.Raw), RORID: af.ROR})
+				b.Affiliations = append(b.Affiliations, db.Affiliation{PaperID: p.row.ID, Position: i + 1, Seq: j + 1, Raw: clean(af.Raw), RORID: af.ROR})
 			}
 		}
 	}
-	for _, m := range []any{(*db.Affiliation)(nil), (*db.Authorship)(nil)} {
-		if len(ids) == 0 {
-			break
-		}
-		if _, err := tx.NewDelete().Model(m).Where("paper_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+	if len(ids) > 0 {
+		if err := db.DeleteBylines(ctx, tx, ids); err != nil {
 			return nil, err
 		}
 	}
-	if err := db.InsertColumns(ctx, tx, "authorships", []string{"paper_id", "position", "name", "researcher_id"},
-		ships.paper, ships.position, ships.name, ships.researcher); err != nil {
+	if err := db.InsertBylines(ctx, tx, b); err != nil {
 		return nil, err
-	}
-	if len(affs) > 0 {
-		if _, err := tx.NewInsert().Model(&affs).Exec(ctx); err != nil {
-			return nil, err
-		}
 	}
 	return queue, nil
 }

@@ -37,8 +37,7 @@ func (w *writer) ensureCategories(ctx context.Context, tx bun.Tx, ps []*pending)
 	if len(unknown) == 0 {
 		return nil
 	}
-	_, err := tx.NewInsert().Model(&unknown).On("CONFLICT (code) DO NOTHING").Exec(ctx)
-	return err
+	return db.AddCategories(ctx, tx, unknown)
 }
 
 // writeCategories replaces the category lists of papers whose list changed.
@@ -59,10 +58,5 @@ func writeCategories(ctx context.Context, tx bun.Tx, ps []*pending) error {
 			code = append(code, c)
 		}
 	}
-	if len(ids) > 0 {
-		if _, err := tx.NewDelete().Model((*db.PaperCategory)(nil)).Where("paper_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
-			return err
-		}
-	}
-	return db.InsertColumns(ctx, tx, "paper_categories", []string{"paper_id", "position", "category"}, paper, position, code)
+	return db.ReplacePaperCategories(ctx, tx, ids, paper, position, code)
 }

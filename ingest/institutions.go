@@ -79,11 +79,8 @@ func (b institutionBatch) stored(ctx context.Context, tx bun.Tx) (map[string]*db
 			oas = append(oas, r.OpenAlexID)
 		}
 	}
-	var existing []*db.Institution
-	q := tx.NewSelect().Model(&existing)
-	orIn(q, "ror_id", rors)
-	orIn(q, "openalex_id", oas)
-	if err := q.Scan(ctx); err != nil {
+	existing, err := db.InstitutionsByKeys(ctx, tx, rors, oas)
+	if err != nil {
 		return nil, nil, err
 	}
 	stored := map[string]*db.Institution{}
@@ -134,8 +131,8 @@ func insertInstitutions(ctx context.Context, tx bun.Tx, inserts []*db.Institutio
 	if len(inserts) == 0 {
 		return nil
 	}
-	var got []db.Institution
-	if err := tx.NewInsert().Model(&inserts).Returning("id, ror_id, openalex_id").Scan(ctx, &got); err != nil {
+	got, err := db.InsertInstitutions(ctx, tx, inserts)
+	if err != nil {
 		return err
 	}
 	// RETURNING's row order is not promised, so ids are matched back by key.
@@ -155,21 +152,11 @@ func (b institutionBatch) upsert(ctx context.Context, tx bun.Tx, rows []*db.Inst
 	if len(rows) == 0 {
 		return nil
 	}
-	var ids []int64
 	var nameRows []db.InstitutionName
 	for _, row := range rows {
-		ids = append(ids, row.ID)
 		nameRows = append(nameRows, nameRowsOf(row.ID, b.record(row))...)
 	}
-	cols := []string{"ror_id", "openalex_id", "name", "country", "types", "status", "established"}
-	if err := db.UpsertByID(ctx, tx, &rows, cols); err != nil {
-		return err
-	}
-	if _, err := tx.NewDelete().Model((*db.InstitutionName)(nil)).Where("institution_id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
-		return err
-	}
-	_, err := tx.NewInsert().Model(&nameRows).Exec(ctx)
-	return err
+	return db.UpdateInstitutions(ctx, tx, rows, nameRows)
 }
 
 // nameRowsOf lists the names an institution record gives, its display
@@ -205,8 +192,8 @@ func storedNameSignatures(ctx context.Context, tx bun.Tx, ids []int64) (map[int6
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var rows []db.InstitutionName
-	if err := tx.NewSelect().Model(&rows).Where("institution_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+	rows, err := db.AllInstitutionNames(ctx, tx, ids)
+	if err != nil {
 		return nil, err
 	}
 	by := map[int64][]db.InstitutionName{}

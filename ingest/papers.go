@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -159,29 +158,24 @@ func twoArxivPapers(a, b *db.Paper) bool {
 // stored paper (one known by arXiv id, another by its DOI) are folded into
 // one; it returns the batch as it then stands.
 func (w *writer) matchExisting(ctx context.Context, tx bun.Tx, todo []*pending) ([]*pending, error) {
-	var arxiv, doi, oa, s2 []string
+	var k db.PaperKeys
 	for _, p := range todo {
 		r := p.row
 		if r.ArxivID != "" {
-			arxiv = append(arxiv, r.ArxivID)
+			k.ArxivIDs = append(k.ArxivIDs, r.ArxivID)
 		}
 		if r.DOI != "" {
-			doi = append(doi, r.DOI)
+			k.DOIs = append(k.DOIs, r.DOI)
 		}
 		if r.OpenAlexID != "" {
-			oa = append(oa, r.OpenAlexID)
+			k.OpenAlexIDs = append(k.OpenAlexIDs, r.OpenAlexID)
 		}
 		if r.S2ID != "" {
-			s2 = append(s2, r.S2ID)
+			k.S2IDs = append(k.S2IDs, r.S2ID)
 		}
 	}
-	var rows []*db.Paper
-	q := tx.NewSelect().Model(&rows).Order("id")
-	orIn(q, "arxiv_id", arxiv)
-	orIn(q, "doi", doi)
-	orIn(q, "openalex_id", oa)
-	orIn(q, "s2_id", s2)
-	if err := q.Scan(ctx); err != nil {
+	rows, err := db.PapersByKeys(ctx, tx, k)
+	if err != nil {
 		return nil, err
 	}
 	stored := map[string]*db.Paper{}
@@ -338,20 +332,12 @@ func isMonthOf(r *db.Paper) bool {
 	return r.ArxivID != "" && !r.Published.IsZero() && r.Published.Equal(arxivid.Month(r.ArxivID))
 }
 
-// paperColumns are the columns a merge can change.
-var paperColumns = []string{
-	"arxiv_id", "version", "doi", "title", "abstract", "comments", "journal_ref", "report_no", "license",
-	"published", "updated", "primary_category", "byline", "cited_by_count", "openalex_id", "s2_id",
-	"author_count", "authors_complete", "authors_score",
-}
-
 func insertPapers(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	if len(ps) == 0 {
 		return nil
 	}
 	rows := rowsOf(ps)
-	got, err := db.InsertColumnsReturning[db.Paper](ctx, tx, "papers", paperColumns, "id, arxiv_id, doi, openalex_id, s2_id",
-		paperValues(rows)...)
+	got, err := db.InsertPapers(ctx, tx, rows)
 	if err != nil {
 		return err
 	}
@@ -364,32 +350,6 @@ func insertPapers(ctx context.Context, tx bun.Tx, ps []*pending) error {
 		r.ID = ids[paperKeys(r)[0]]
 	}
 	return nil
-}
-
-// paperValues returns the rows' values of paperColumns, column by column,
-// with NULL for what bun's model leaves NULL.
-func paperValues(rows []*db.Paper) []any {
-	n := len(rows)
-	text := func() []*string { return make([]*string, n) }
-	arxiv, doi, abstract, comments, journal, report, license := text(), text(), text(), text(), text(), text(), text()
-	primary, byline, oa, s2 := text(), text(), text(), text()
-	title := make([]string, n)
-	version, authors, score := make([]int64, n), make([]int64, n), make([]int64, n)
-	published, updated := make([]*time.Time, n), make([]*time.Time, n)
-	cited := make([]*int64, n)
-	complete := make([]bool, n)
-	for i, r := range rows {
-		arxiv[i], doi[i], abstract[i], comments[i] = nullText(r.ArxivID), nullText(r.DOI), nullText(r.Abstract), nullText(r.Comments)
-		journal[i], report[i], license[i] = nullText(r.JournalRef), nullText(r.ReportNo), nullText(r.License)
-		primary[i], byline[i], oa[i], s2[i] = nullText(r.PrimaryCategory), nullText(r.Byline), nullText(r.OpenAlexID), nullText(r.S2ID)
-		title[i] = r.Title
-		version[i], authors[i], score[i] = int64(r.Version), int64(r.AuthorCount), int64(r.AuthorsScore)
-		published[i], updated[i] = nullTime(r.Published), nullTime(r.Updated)
-		cited[i] = nullInt(r.CitedByCount)
-		complete[i] = r.AuthorsComplete
-	}
-	return []any{arxiv, version, doi, title, abstract, comments, journal, report, license,
-		published, updated, primary, byline, cited, oa, s2, authors, complete, score}
 }
 
 // rowsOf returns the rows of ps.
@@ -405,6 +365,5 @@ func updatePapers(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	if len(ps) == 0 {
 		return nil
 	}
-	rows := rowsOf(ps)
-	return db.UpsertByID(ctx, tx, &rows, paperColumns)
+	return db.UpdatePapers(ctx, tx, rowsOf(ps))
 }

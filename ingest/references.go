@@ -24,6 +24,5 @@ func writeReferences(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	_, err := tx.NewInsert().Model(&rows).On("CONFLICT (citing_id, target) DO NOTHING").Exec(ctx)
-	return err
+	return db.AddReferences(ctx, tx, rows)
 }

@@ -82,12 +82,6 @@ func (w *writer) write(ctx context.Context, batch []Record) (Counts, error) {
 	return c, nil
 }
 
-func orIn(q *bun.SelectQuery, col string, vals []string) {
-	if len(vals) > 0 {
-		q.WhereOr("? IN (?)", bun.Ident(col), bun.In(vals))
-	}
-}
-
 // idKeys returns the matching keys of the ids that are set, given as
 // pairs of a key's prefix and an id, in the order given.
 func idKeys(prefixAndID ...string) []string {
@@ -130,26 +124,4 @@ func day(t time.Time) time.Time {
 		return t
 	}
 	return t.UTC().Truncate(time.Second)
-}
-
-func nullText(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func nullTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
-func nullInt(p *int) *int64 {
-	if p == nil {
-		return nil
-	}
-	v := int64(*p)
-	return &v
 }
