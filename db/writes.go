@@ -22,11 +22,27 @@ func upsertByID(ctx context.Context, idb bun.IDB, rows any, cols []string) error
 	return err
 }
 
-// whereAnyIn adds "col IN (vals)" to q's alternatives, if there are vals.
-func whereAnyIn(q *bun.SelectQuery, col string, vals []string) {
-	if len(vals) > 0 {
-		q.WhereOr("? IN (?)", bun.Ident(col), bun.List(vals))
+// anyOf is a column and the values a lookup matches in it.
+type anyOf struct {
+	col  string
+	vals []string
+}
+
+// rowsWithAny reads the rows of model T in which any column holds one of
+// its values, ordered by order (in no promised order when it is empty).
+// At least one column must have values.
+func rowsWithAny[T any](ctx context.Context, idb bun.IDB, order string, cols ...anyOf) ([]T, error) {
+	var rows []T
+	q := idb.NewSelect().Model(&rows)
+	if order != "" {
+		q.Order(order)
 	}
+	for _, c := range cols {
+		if len(c.vals) > 0 {
+			q.WhereOr("? IN (?)", bun.Ident(c.col), bun.List(c.vals))
+		}
+	}
+	return rows, q.Scan(ctx)
 }
 
 // PaperKeys are the ids papers are looked up by when records are merged.
@@ -35,13 +51,8 @@ type PaperKeys struct{ ArxivIDs, DOIs, OpenAlexIDs, S2IDs []string }
 // PapersByKeys reads, by id, the papers with any of the keys; at least
 // one list must hold a key.
 func PapersByKeys(ctx context.Context, idb bun.IDB, k PaperKeys) ([]*Paper, error) {
-	var rows []*Paper
-	q := idb.NewSelect().Model(&rows).Order("id")
-	whereAnyIn(q, "arxiv_id", k.ArxivIDs)
-	whereAnyIn(q, "doi", k.DOIs)
-	whereAnyIn(q, "openalex_id", k.OpenAlexIDs)
-	whereAnyIn(q, "s2_id", k.S2IDs)
-	return rows, q.Scan(ctx)
+	return rowsWithAny[*Paper](ctx, idb, "id", anyOf{"arxiv_id", k.ArxivIDs}, anyOf{"doi", k.DOIs},
+		anyOf{"openalex_id", k.OpenAlexIDs}, anyOf{"s2_id", k.S2IDs})
 }
 
 // paperColumns are the columns a merge can change.
@@ -173,13 +184,8 @@ type ResearcherKeys struct{ NameKeys, ORCIDs, OpenAlexIDs, S2IDs []string }
 // ResearchersByKeys reads, by id, the researchers with any of the keys;
 // at least one list must hold a key.
 func ResearchersByKeys(ctx context.Context, idb bun.IDB, k ResearcherKeys) ([]Researcher, error) {
-	var rows []Researcher
-	q := idb.NewSelect().Model(&rows).Order("id")
-	whereAnyIn(q, "name_key", k.NameKeys)
-	whereAnyIn(q, "orcid", k.ORCIDs)
-	whereAnyIn(q, "openalex_id", k.OpenAlexIDs)
-	whereAnyIn(q, "s2_id", k.S2IDs)
-	return rows, q.Scan(ctx)
+	return rowsWithAny[Researcher](ctx, idb, "id", anyOf{"name_key", k.NameKeys}, anyOf{"orcid", k.ORCIDs},
+		anyOf{"openalex_id", k.OpenAlexIDs}, anyOf{"s2_id", k.S2IDs})
 }
 
 // InsertResearchers inserts new researchers and returns the id, name
@@ -213,11 +219,7 @@ func UpdateResearcherProfiles(ctx context.Context, idb bun.IDB, rows []*Research
 // InstitutionsByKeys reads the institutions with any of the ROR ids or
 // OpenAlex ids; at least one list must hold an id.
 func InstitutionsByKeys(ctx context.Context, idb bun.IDB, rors, openalexIDs []string) ([]*Institution, error) {
-	var rows []*Institution
-	q := idb.NewSelect().Model(&rows)
-	whereAnyIn(q, "ror_id", rors)
-	whereAnyIn(q, "openalex_id", openalexIDs)
-	return rows, q.Scan(ctx)
+	return rowsWithAny[*Institution](ctx, idb, "", anyOf{"ror_id", rors}, anyOf{"openalex_id", openalexIDs})
 }
 
 // AllInstitutionNames reads every name of institutions, display names
