@@ -89,11 +89,11 @@ func BeginBulk(ctx context.Context, bdb *bun.DB) (bool, error) {
 				  'ALTER TABLE ' || quote_ident(t.relname) || ' DROP CONSTRAINT ' || quote_ident(c.conname)
 				FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
 				WHERE c.contype = 'f' AND t.relnamespace = current_schema()::regnamespace AND t.relname IN (?)
-				ORDER BY 1`, bun.In(bulkDeferred), bun.In(bulkTables)).Scan(ctx, &found)
+				ORDER BY 1`, bun.List(bulkDeferred), bun.List(bulkTables)).Scan(ctx, &found)
 		} else {
 			err = tx.NewRaw(`SELECT name, type AS kind, sql AS definition, 'DROP ' || type || ' "' || name || '"' AS drop_stmt
 				FROM sqlite_master
-				WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND name IN (?) ORDER BY name`, bun.In(bulkDeferred)).Scan(ctx, &found)
+				WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND name IN (?) ORDER BY name`, bun.List(bulkDeferred)).Scan(ctx, &found)
 		}
 		if err != nil || len(found) == 0 {
 			return err
@@ -200,7 +200,7 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 				return fmt.Errorf("end bulk load: %w", err)
 			}
 		}
-		_, err := tx.NewDelete().Model((*bulkLoadRow)(nil)).Where("name IN (?)", bun.In(names)).Exec(ctx)
+		_, err := tx.NewDelete().Model((*bulkLoadRow)(nil)).Where("name IN (?)", bun.List(names)).Exec(ctx)
 		return err
 	})
 }
