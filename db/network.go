@@ -65,14 +65,13 @@ func (k NetworkKind) Labels(ctx context.Context, idb bun.IDB, nodes []int64) ([]
 	return labels, err
 }
 
-// Edges lists the edges of at least minWeight among nodes, each once: the
-// strongest limit of them, in any order.
-func (k NetworkKind) Edges(ctx context.Context, idb bun.IDB, nodes []int64, minWeight, limit int) ([]NetworkEdge, error) {
+// Edges reads into edges the edges of at least minWeight among nodes,
+// each once: the strongest limit of them, in any order. (Scanning into
+// the caller's slice saves the graph an allocation.)
+func (k NetworkKind) Edges(ctx context.Context, idb bun.IDB, nodes []int64, minWeight, limit int, edges *[]NetworkEdge) error {
 	q, args := k.edges(nodes, minWeight)
 	q = "SELECT source, target, weight FROM (" + q + ") AS e ORDER BY weight DESC, source, target LIMIT ?"
-	var edges []NetworkEdge
-	err := idb.NewRaw(q, append(args, limit)...).Scan(ctx, &edges)
-	return edges, err
+	return idb.NewRaw(q, append(args, limit)...).Scan(ctx, edges)
 }
 
 // CoauthorNetwork walks the coauthors table, whose weights are shared

@@ -143,7 +143,7 @@ func build(ctx context.Context, idb bun.IDB, k db.NetworkKind, centre int64, o O
 		// The strongest edges first, one more than the bound to tell
 		// whether it cut; then back to the order of the ends.
 		most := EdgesPerNode * len(seen)
-		if g.Edges, err = k.Edges(ctx, idb, seen, o.MinWeight, most+1); err != nil {
+		if err := k.Edges(ctx, idb, seen, o.MinWeight, most+1, &g.Edges); err != nil {
 			return nil, err
 		}
 		if len(g.Edges) > most {
