@@ -282,3 +282,43 @@ func TestBulkStatementsCounted(t *testing.T) {
 		}
 	})
 }
+
+// Text that array literals and SQL strings treat specially arrives as
+// it was sent: bun spells the values into the statement.
+func TestInsertColumnsAwkwardText(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		if _, err := bdb.ExecContext(ctx, "CREATE TABLE cols (a BIGINT PRIMARY KEY, b TEXT NOT NULL, c TEXT)"); err != nil {
+			t.Fatal(err)
+		}
+		texts := []string{"NULL", "null", "Null", "", " ", `a"b`, `c\d`, `\\`, "{e,f}", "g,h", "it's", "?", "$1", "ł\tż\n", "()"}
+		as := make([]int64, len(texts))
+		cs := make([]*string, len(texts))
+		for i := range texts {
+			as[i] = int64(i)
+			cs[i] = &texts[i]
+		}
+		err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return db.InsertColumns(ctx, tx, "cols", []string{"a", "b", "c"}, as, texts, cs)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []struct {
+			A int64
+			B string
+			C *string
+		}
+		if err := bdb.NewSelect().Table("cols").Column("a", "b", "c").Order("a").Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(texts) {
+			t.Fatalf("got %d rows, want %d", len(got), len(texts))
+		}
+		for i, r := range got {
+			if r.B != texts[i] || r.C == nil || *r.C != texts[i] {
+				t.Errorf("row %d = %q, %v; want %q twice", i, r.B, r.C, texts[i])
+			}
+		}
+	})
+}
