@@ -8,150 +8,80 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/schema"
 )
 
 // InsertColumns inserts rows given column by column: cols holds one
 // []int64, []string, []bool, or []*int64, []*string, []*time.Time (nil
-// is NULL) per name, all of one length. It sends the values as
-// bound parameters, never as SQL text: on PostgreSQL as one array per
-// column that unnest() turns into rows, on SQLite through one prepared
-// multi-row INSERT reused for every full chunk. For millions of rows that
-// is several times faster than bun's INSERT, which writes each value into
-// the statement's text for the database to parse again.
+// is NULL) per name, all of one length. On PostgreSQL it sends one array
+// per column that unnest() turns into rows, on SQLite a multi-row INSERT
+// per few thousand values. For millions of rows that is several times
+// faster than bun's INSERT of a model, which reflects on every row.
+//
+// The statements go through the transaction's bun.IDB, so that bun's
+// query hooks (the statement counter, the metrics) see each one. Their
+// values are spelled into the text as bun spells arguments (see
+// statementText), which on SQLite costs about a third more than binding
+// them to a prepared statement did.
 func InsertColumns(ctx context.Context, tx bun.Tx, table string, names []string, cols ...any) error {
-	n, err := columnsLen(table, names, cols)
+	cs, n, err := columnsOf(table, names, cols)
 	if err != nil || n == 0 {
 		return err
 	}
 	head := fmt.Sprintf("INSERT INTO %s (%s) ", table, strings.Join(names, ", "))
 	if IsPostgres(tx) {
-		_, err = execUnnest(ctx, tx.Tx, head+"SELECT * FROM unnest("+unnestArgs(cols)+")", n, cols)
+		_, err = execUnnest(ctx, tx, head+"SELECT * FROM unnest("+unnestArgs(cs)+")", n, cs)
 		return err
 	}
-	_, err = execValues(ctx, tx.Tx, n, cols, func(values string) string { return head + values })
+	_, err = execValues(ctx, tx, n, cs, func(values string) string { return head + values })
 	return err
 }
 
-// columnsLen checks the columns and returns their common length.
-func columnsLen(table string, names []string, cols []any) (int, error) {
-	if len(names) != len(cols) || len(cols) == 0 {
-		return 0, fmt.Errorf("%s: %d names for %d columns", table, len(names), len(cols))
-	}
-	n := -1
-	for _, c := range cols {
-		var l int
-		switch c := c.(type) {
-		case []int64:
-			l = len(c)
-		case []*int64:
-			l = len(c)
-		case []string:
-			l = len(c)
-		case []*string:
-			l = len(c)
-		case []bool:
-			l = len(c)
-		case []*time.Time:
-			l = len(c)
-		default:
-			return 0, fmt.Errorf("%s: unsupported column type %T", table, c)
-		}
-		if n >= 0 && l != n {
-			return 0, fmt.Errorf("%s: columns of different lengths", table)
-		}
-		n = l
-	}
-	return n, nil
+// column is one column of a bulk statement; columnOf is the one place
+// that knows the types a column may have.
+type column interface {
+	len() int
+	// slice returns rows lo to hi as one PostgreSQL array argument.
+	slice(lo, hi int) any
+	// value returns row r as one SQLite argument.
+	value(r int) any
+	// pgType is the type of the column's PostgreSQL array elements.
+	pgType() string
 }
 
-// unnestChunk is the rows per statement on PostgreSQL: large enough that
-// a statement's own cost vanishes, small enough to keep a statement's
-// arrays to a few megabytes.
-const unnestChunk = 100_000
-
-// unnestArgs returns the typed array parameters of unnest().
-func unnestArgs(cols []any) string {
-	casts := make([]string, len(cols))
-	for i, c := range cols {
-		t := "text"
-		switch c.(type) {
-		case []int64, []*int64:
-			t = "bigint"
-		case []bool:
-			t = "boolean"
-		case []*time.Time:
-			t = "timestamptz"
-		}
-		casts[i] = fmt.Sprintf("$%d::%s[]", i+1, t)
-	}
-	return strings.Join(casts, ", ")
+// typed is a column of Ts; sqlite turns a T into what SQLite is given.
+type typed[T any] struct {
+	vals   []T
+	pg     string
+	sqlite func(T) any
 }
 
-// execUnnest runs q once per chunk of rows, each column a parameter, and
-// returns the rows it affected.
-func execUnnest(ctx context.Context, tx *sql.Tx, q string, n int, cols []any) (int64, error) {
-	var affected int64
-	for lo := 0; lo < n; lo += unnestChunk {
-		res, err := tx.ExecContext(ctx, q, sliceColumns(cols, lo, min(lo+unnestChunk, n))...)
-		if err != nil {
-			return affected, err
-		}
-		k, _ := res.RowsAffected() // both drivers report it
-		affected += k
+func (c typed[T]) len() int             { return len(c.vals) }
+func (c typed[T]) slice(lo, hi int) any { return pgdialect.Array(c.vals[lo:hi]) }
+func (c typed[T]) value(r int) any      { return c.sqlite(c.vals[r]) }
+func (c typed[T]) pgType() string       { return c.pg }
+
+// columnOf returns c as a column, or false for a type it does not take.
+func columnOf(c any) (column, bool) {
+	switch c := c.(type) {
+	case []int64:
+		return typed[int64]{c, "bigint", asIs[int64]}, true
+	case []*int64:
+		return typed[*int64]{c, "bigint", nullable[int64]}, true
+	case []string:
+		return typed[string]{c, "text", asIs[string]}, true
+	case []*string:
+		return typed[*string]{c, "text", nullable[string]}, true
+	case []bool:
+		return typed[bool]{c, "boolean", asIs[bool]}, true
+	case []*time.Time:
+		return typed[*time.Time]{c, "timestamptz", sqliteTime}, true
 	}
-	return affected, nil
+	return nil, false
 }
 
-// sliceColumns returns rows lo to hi of every column, one argument each.
-func sliceColumns(cols []any, lo, hi int) []any {
-	args := make([]any, len(cols))
-	for i, c := range cols {
-		switch c := c.(type) {
-		case []int64:
-			args[i] = c[lo:hi]
-		case []*int64:
-			args[i] = c[lo:hi]
-		case []string:
-			args[i] = c[lo:hi]
-		case []*string:
-			args[i] = c[lo:hi]
-		case []bool:
-			args[i] = c[lo:hi]
-		case []*time.Time:
-			args[i] = c[lo:hi]
-		}
-	}
-	return args
-}
-
-// sqliteTime is how bun writes a time into SQLite, which compares the
-// text: a bound time must read the same.
-const sqliteTime = "2006-01-02 15:04:05.999999-07:00"
-
-// appendRow appends row r of every column to args, as SQLite binds it.
-func appendRow(args []any, cols []any, r int) []any {
-	for _, c := range cols {
-		switch c := c.(type) {
-		case []int64:
-			args = append(args, c[r])
-		case []*int64:
-			args = append(args, nullable(c[r]))
-		case []string:
-			args = append(args, c[r])
-		case []*string:
-			args = append(args, nullable(c[r]))
-		case []bool:
-			args = append(args, c[r])
-		case []*time.Time:
-			if c[r] == nil {
-				args = append(args, nil)
-			} else {
-				args = append(args, c[r].UTC().Format(sqliteTime))
-			}
-		}
-	}
-	return args
-}
+func asIs[T any](v T) any { return v }
 
 // nullable is *p, or nil (NULL) for a nil p.
 func nullable[T any](p *T) any {
@@ -161,79 +91,149 @@ func nullable[T any](p *T) any {
 	return *p
 }
 
-// valuesChunkParams bounds the parameters of one SQLite statement, well
-// under its limit of 32,766.
-const valuesChunkParams = 3000
-
-// execValues runs the statement that query makes of a VALUES list once per
-// chunk of rows, and returns the rows it affected.
-func execValues(ctx context.Context, tx *sql.Tx, n int, cols []any, query func(values string) string) (int64, error) {
-	var affected int64
-	err := valuesChunks(ctx, tx, n, cols, query, func(full *sql.Stmt, q string, args []any) error {
-		var res sql.Result
-		var err error
-		if full != nil {
-			res, err = full.ExecContext(ctx, args...)
-		} else {
-			res, err = tx.ExecContext(ctx, q, args...)
-		}
-		if err != nil {
-			return err
-		}
-		k, _ := res.RowsAffected() // both drivers report it
-		affected += k
+// sqliteTime is t as bun writes a time into SQLite, which compares the
+// text: a bulk-written time must read the same.
+func sqliteTime(t *time.Time) any {
+	if t == nil {
 		return nil
-	})
-	return affected, err
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.999999-07:00")
 }
 
-// valuesChunks calls run once per chunk of rows with the chunk's
-// arguments, and either the statement of a full chunk, prepared once, or
-// (for the last, shorter chunk) the text of its own.
-func valuesChunks(ctx context.Context, tx *sql.Tx, n int, cols []any, query func(values string) string,
-	run func(full *sql.Stmt, q string, args []any) error) error {
-	per := max(1, valuesChunkParams/len(cols))
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
-	values := func(rows int) string {
-		return "VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", rows), ", ")
+// columnsOf checks the columns and returns them with their common length.
+func columnsOf(table string, names []string, cols []any) ([]column, int, error) {
+	if len(names) != len(cols) || len(cols) == 0 {
+		return nil, 0, fmt.Errorf("%s: %d names for %d columns", table, len(names), len(cols))
 	}
-	var full *sql.Stmt
-	if n >= per {
-		var err error
-		if full, err = tx.PrepareContext(ctx, query(values(per))); err != nil {
-			return err
+	out := make([]column, len(cols))
+	for i, c := range cols {
+		col, ok := columnOf(c)
+		if !ok {
+			return nil, 0, fmt.Errorf("%s: unsupported column type %T", table, c)
 		}
-		defer full.Close()
+		if i > 0 && col.len() != out[0].len() {
+			return nil, 0, fmt.Errorf("%s: columns of different lengths", table)
+		}
+		out[i] = col
 	}
-	args := make([]any, 0, per*len(cols))
+	return out, out[0].len(), nil
+}
+
+// unnestChunk is the rows per statement on PostgreSQL: large enough that
+// a statement's own cost vanishes, small enough to keep a statement's
+// arrays to a few megabytes.
+const unnestChunk = 100_000
+
+// unnestArgs returns the typed array placeholders of unnest().
+func unnestArgs(cols []column) string {
+	casts := make([]string, len(cols))
+	for i, c := range cols {
+		casts[i] = "?::" + c.pgType() + "[]"
+	}
+	return strings.Join(casts, ", ")
+}
+
+// chunks calls run with the arguments of each chunk of per rows: on
+// PostgreSQL one array per column, on SQLite the values row by row.
+func chunks(n, per int, cols []column, pg bool, run func(rows int, args []any) error) error {
 	for lo := 0; lo < n; lo += per {
 		hi := min(lo+per, n)
-		args = args[:0]
-		for r := lo; r < hi; r++ {
-			args = appendRow(args, cols, r)
-		}
-		var err error
-		if hi-lo == per {
-			err = run(full, "", args)
+		var args []any
+		if pg {
+			args = make([]any, len(cols))
+			for i, c := range cols {
+				args[i] = c.slice(lo, hi)
+			}
 		} else {
-			err = run(nil, query(values(hi-lo)), args)
+			args = make([]any, 0, (hi-lo)*len(cols))
+			for r := lo; r < hi; r++ {
+				for _, c := range cols {
+					args = append(args, c.value(r))
+				}
+			}
 		}
-		if err != nil {
+		if err := run(hi-lo, args); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// statementText spells bulk statements' arguments into their text as bun
+// does, in one buffer for all the statements of a write: bun would grow a
+// new one for each, and a statement of a bulk write holds megabytes. bun
+// sends a statement without arguments as it is, to its hooks too.
+type statementText struct {
+	gen schema.QueryGen
+	buf []byte
+}
+
+func newStatementText(idb bun.IDB) *statementText {
+	return &statementText{gen: idb.NewSelect().DB().QueryGen()}
+}
+
+func (t *statementText) of(query string, args []any) string {
+	t.buf = t.gen.AppendQuery(t.buf[:0], query, args...)
+	return string(t.buf)
+}
+
+// execUnnest runs q once per chunk of rows, each column a parameter, and
+// returns the rows it affected.
+func execUnnest(ctx context.Context, idb bun.IDB, q string, n int, cols []column) (int64, error) {
+	var affected int64
+	text := newStatementText(idb)
+	err := chunks(n, unnestChunk, cols, true, func(_ int, args []any) error {
+		res, err := idb.ExecContext(ctx, text.of(q, args))
+		if err == nil {
+			affected += rowsAffected(res)
+		}
+		return err
+	})
+	return affected, err
+}
+
+// rowsAffected is what res reports; both drivers report it.
+func rowsAffected(res sql.Result) int64 {
+	k, _ := res.RowsAffected()
+	return k
+}
+
+// valuesChunkParams bounds the parameters of one SQLite statement, well
+// under its limit of 32,766.
+const valuesChunkParams = 3000
+
+// valuesRows is the rows per SQLite statement of cols.
+func valuesRows(cols []column) int { return max(1, valuesChunkParams/len(cols)) }
+
+// values is a VALUES list of rows of width placeholders.
+func values(rows, width int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
+	return "VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", rows), ", ")
+}
+
+// execValues runs the statement that query makes of a VALUES list once per
+// chunk of rows, and returns the rows it affected.
+func execValues(ctx context.Context, idb bun.IDB, n int, cols []column, query func(values string) string) (int64, error) {
+	var affected int64
+	text := newStatementText(idb)
+	err := chunks(n, valuesRows(cols), cols, false, func(rows int, args []any) error {
+		res, err := idb.ExecContext(ctx, text.of(query(values(rows, len(cols))), args))
+		if err == nil {
+			affected += rowsAffected(res)
+		}
+		return err
+	})
+	return affected, err
+}
+
 // UpdateColumns sets columns of the rows whose key column holds the given
 // keys, values given column by column as for InsertColumns (keys and every
 // column of one length), and returns how many rows changed: a row whose
 // values are already those is not written again. Like InsertColumns it
-// binds every value: through unnest() on PostgreSQL, a VALUES list on
+// sends the values through unnest() on PostgreSQL, a VALUES list on
 // SQLite.
 func UpdateColumns(ctx context.Context, tx bun.Tx, table, key string, keys []int64, names []string, cols ...any) (int64, error) {
-	all := append([]any{keys}, cols...)
-	n, err := columnsLen(table, append([]string{key}, names...), all)
+	all, n, err := columnsOf(table, append([]string{key}, names...), append([]any{keys}, cols...))
 	if err != nil || n == 0 {
 		return 0, err
 	}
@@ -251,13 +251,13 @@ func UpdateColumns(ctx context.Context, tx bun.Tx, table, key string, keys []int
 		q := fmt.Sprintf("UPDATE %s AS t SET %s FROM unnest(%s) AS f(%s) WHERE t.%s = f.k AND (%s) IS DISTINCT FROM (%s)",
 			table, strings.Join(sets, ", "), unnestArgs(all), strings.Join(fields, ", "), key,
 			strings.Join(olds, ", "), strings.Join(news, ", "))
-		return execUnnest(ctx, tx.Tx, q, n, all)
+		return execUnnest(ctx, tx, q, n, all)
 	}
 	for i, name := range names {
 		sets[i] = fmt.Sprintf("%s = f.column%d", name, i+2)
 		olds[i], news[i] = table+"."+name, fmt.Sprintf("f.column%d", i+2)
 	}
-	return execValues(ctx, tx.Tx, n, all, func(values string) string {
+	return execValues(ctx, tx, n, all, func(values string) string {
 		return fmt.Sprintf("UPDATE %s SET %s FROM (%s) AS f WHERE %s.%s = f.column1 AND (%s) IS DISTINCT FROM (%s)",
 			table, strings.Join(sets, ", "), values, table, key, strings.Join(olds, ", "), strings.Join(news, ", "))
 	})
@@ -268,41 +268,28 @@ func UpdateColumns(ctx context.Context, tx bun.Tx, table, key string, keys []int
 // the order of the rows sent (neither database promises that order
 // within a statement, so match rows back by their values).
 func InsertColumnsReturning[T any](ctx context.Context, tx bun.Tx, table string, names []string, returning string, cols ...any) ([]T, error) {
-	n, err := columnsLen(table, names, cols)
+	cs, n, err := columnsOf(table, names, cols)
 	if err != nil || n == 0 {
 		return nil, err
 	}
-	bdb := tx.NewSelect().DB()
+	head := fmt.Sprintf("INSERT INTO %s (%s) ", table, strings.Join(names, ", "))
+	tail := " RETURNING " + returning
+	query, per := func(rows int) string { return head + values(rows, len(cs)) + tail }, valuesRows(cs)
+	pg := IsPostgres(tx)
+	if pg {
+		q := head + "SELECT * FROM unnest(" + unnestArgs(cs) + ")" + tail
+		query, per = func(int) string { return q }, unnestChunk
+	}
 	var out []T
-	scan := func(rows *sql.Rows, err error) error {
-		if err != nil {
-			return err
-		}
+	text := newStatementText(tx)
+	err = chunks(n, per, cs, pg, func(rows int, args []any) error {
 		var part []T
-		if err := bdb.ScanRows(ctx, rows, &part); err != nil {
+		if err := tx.NewRaw(text.of(query(rows), args)).Scan(ctx, &part); err != nil {
 			return err
 		}
 		out = append(out, part...)
 		return nil
-	}
-	head := fmt.Sprintf("INSERT INTO %s (%s) ", table, strings.Join(names, ", "))
-	tail := " RETURNING " + returning
-	if IsPostgres(tx) {
-		q := head + "SELECT * FROM unnest(" + unnestArgs(cols) + ")" + tail
-		for lo := 0; lo < n; lo += unnestChunk {
-			if err := scan(tx.Tx.QueryContext(ctx, q, sliceColumns(cols, lo, min(lo+unnestChunk, n))...)); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	err = valuesChunks(ctx, tx.Tx, n, cols, func(values string) string { return head + values + tail },
-		func(full *sql.Stmt, q string, args []any) error {
-			if full != nil {
-				return scan(full.QueryContext(ctx, args...))
-			}
-			return scan(tx.Tx.QueryContext(ctx, q, args...))
-		})
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -244,3 +244,81 @@ func TestInsertColumnsReturningMatchesBun(t *testing.T) {
 		}
 	})
 }
+
+// The bulk statements go through bun, so its query hooks (the statement
+// counter and the metrics) see every one of them.
+func TestBulkStatementsCounted(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		if _, err := bdb.ExecContext(ctx, "CREATE TABLE cols (a BIGINT PRIMARY KEY, b TEXT NOT NULL, c BIGINT)"); err != nil {
+			t.Fatal(err)
+		}
+		const n = 2501
+		as, bs, cs := make([]int64, n), make([]string, n), make([]*int64, n)
+		for i := range n {
+			as[i], bs[i] = int64(i), fmt.Sprint(i)
+		}
+		counter := &db.StatementCounter{}
+		counted := bdb.WithQueryHook(counter)
+		err := counted.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if err := db.InsertColumns(ctx, tx, "cols", []string{"a", "b", "c"}, as, bs, cs); err != nil {
+				return err
+			}
+			_, err := db.UpdateColumns(ctx, tx, "cols", "a", as, []string{"c"}, as)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// BEGIN and COMMIT; on PostgreSQL one INSERT and one UPDATE, on
+		// SQLite an INSERT per 1,000 rows (three parameters each) and an
+		// UPDATE per 1,500 (two each).
+		want := int64(2 + 3 + 2)
+		if db.IsPostgres(bdb) {
+			want = 2 + 1 + 1
+		}
+		if got := counter.Count(); got != want {
+			t.Errorf("counted %d statements, want %d", got, want)
+		}
+	})
+}
+
+// Text that array literals and SQL strings treat specially arrives as
+// it was sent: bun spells the values into the statement.
+func TestInsertColumnsAwkwardText(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		if _, err := bdb.ExecContext(ctx, "CREATE TABLE cols (a BIGINT PRIMARY KEY, b TEXT NOT NULL, c TEXT)"); err != nil {
+			t.Fatal(err)
+		}
+		texts := []string{"NULL", "null", "Null", "", " ", `a"b`, `c\d`, `\\`, "{e,f}", "g,h", "it's", "?", "$1", "ł\tż\n", "()"}
+		as := make([]int64, len(texts))
+		cs := make([]*string, len(texts))
+		for i := range texts {
+			as[i] = int64(i)
+			cs[i] = &texts[i]
+		}
+		err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return db.InsertColumns(ctx, tx, "cols", []string{"a", "b", "c"}, as, texts, cs)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []struct {
+			A int64
+			B string
+			C *string
+		}
+		if err := bdb.NewSelect().Table("cols").Column("a", "b", "c").Order("a").Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(texts) {
+			t.Fatalf("got %d rows, want %d", len(got), len(texts))
+		}
+		for i, r := range got {
+			if r.B != texts[i] || r.C == nil || *r.C != texts[i] {
+				t.Errorf("row %d = %q, %v; want %q twice", i, r.B, r.C, texts[i])
+			}
+		}
+	})
+}

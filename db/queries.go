@@ -18,11 +18,7 @@ func PapersByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Pape
 	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, err
 	}
-	out := make(map[int64]*Paper, len(rows))
-	for _, p := range rows {
-		out[p.ID] = p
-	}
-	return out, nil
+	return keyBy(rows, func(p *Paper) int64 { return p.ID }), nil
 }
 
 // PapersByRefs reads papers by canonical arXiv id and by bare lowercase
@@ -72,7 +68,7 @@ func AuthorshipsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, w
 	if err != nil {
 		return nil, err
 	}
-	return groupBy(rows, func(a Authorship) int64 { return a.PaperID }), nil
+	return groupBy(rows, func(a *Authorship) int64 { return a.PaperID }, row[Authorship]), nil
 }
 
 // PaperCategoryRow is a category of a paper, with the category's names.
@@ -94,11 +90,8 @@ func CategoriesByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (m
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64][]Category, len(paperIDs))
-	for _, r := range rows {
-		out[r.PaperID] = append(out[r.PaperID], r.Category)
-	}
-	return out, nil
+	return groupBy(rows, func(r *PaperCategoryRow) int64 { return r.PaperID },
+		func(r *PaperCategoryRow) Category { return r.Category }), nil
 }
 
 // CategoriesByCodes reads categories by code.
@@ -107,11 +100,7 @@ func CategoriesByCodes(ctx context.Context, idb bun.IDB, codes []string) (map[st
 	if err := idb.NewSelect().Model(&rows).Where("code IN (?)", bun.List(codes)).Scan(ctx); err != nil {
 		return nil, err
 	}
-	out := make(map[string]*Category, len(rows))
-	for _, c := range rows {
-		out[c.Code] = c
-	}
-	return out, nil
+	return keyBy(rows, func(c *Category) string { return c.Code }), nil
 }
 
 // AffiliationRow is an affiliation with the institution it was matched to,
@@ -124,10 +113,11 @@ type AffiliationRow struct {
 // AffiliationsByPaperIDs reads the affiliations of every author of papers,
 // in byline order, with their matched institutions.
 func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, w Window) (map[int64][]AffiliationRow, error) {
-	var rows []struct {
+	type joined struct {
 		Affiliation
 		I Institution `bun:"embed:i_"`
 	}
+	var rows []joined
 	err := idb.NewSelect().
 		ColumnExpr("af.*").
 		ColumnExpr("i.id AS i_id, i.ror_id AS i_ror_id, i.openalex_id AS i_openalex_id, i.name AS i_name, i.country AS i_country, i.types AS i_types, i.status AS i_status, i.established AS i_established").
@@ -140,16 +130,13 @@ func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, 
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64][]AffiliationRow, len(paperIDs))
-	for _, r := range rows {
+	return groupBy(rows, func(r *joined) int64 { return r.PaperID }, func(r *joined) AffiliationRow {
 		row := AffiliationRow{Affiliation: r.Affiliation}
 		if r.I.ID != 0 {
-			inst := r.I
-			row.Institution = &inst
+			row.Institution = &r.I
 		}
-		out[r.PaperID] = append(out[r.PaperID], row)
-	}
-	return out, nil
+		return row
+	}), nil
 }
 
 // ResearchersByIDs reads researchers by primary key.
@@ -158,11 +145,7 @@ func ResearchersByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]
 	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, err
 	}
-	out := make(map[int64]*Researcher, len(rows))
-	for _, r := range rows {
-		out[r.ID] = r
-	}
-	return out, nil
+	return keyBy(rows, func(r *Researcher) int64 { return r.ID }), nil
 }
 
 // ResearcherIDColumn names a researchers column that identifies a person.
@@ -233,16 +216,13 @@ func ResearcherCategoriesByResearcherIDs(ctx context.Context, idb bun.IDB, ids [
 	if err != nil {
 		return nil, err
 	}
-	return groupBy(rows, func(r ResearcherFieldRow) int64 { return r.ResearcherID }), nil
+	return groupBy(rows, func(r *ResearcherFieldRow) int64 { return r.ResearcherID }, row[ResearcherFieldRow]), nil
 }
 
 // SameNameByResearcherIDs reads, for each researcher, the other profiles
 // that share their name, most papers first: at most n of each.
 func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n int) (map[int64][]*Researcher, error) {
-	var rows []struct {
-		Parent int64 `bun:"parent"`
-		Researcher
-	}
+	var rows []withParent[Researcher]
 	// A common name has hundreds of profiles; the window reads n of each.
 	ranked := idb.NewSelect().
 		ColumnExpr("s.researcher_id AS parent, s.other_id").
@@ -260,20 +240,13 @@ func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n in
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64][]*Researcher, len(ids))
-	for i := range rows {
-		out[rows[i].Parent] = append(out[rows[i].Parent], &rows[i].Researcher)
-	}
-	return out, nil
+	return groupByParent(rows), nil
 }
 
 // InstitutionsByResearcherIDs reads the institutions researchers'
 // affiliations were matched to, the one on most of their papers first.
 func InstitutionsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Institution, error) {
-	var rows []struct {
-		Parent int64 `bun:"parent"`
-		Institution
-	}
+	var rows []withParent[Institution]
 	err := idb.NewRaw(`SELECT t.parent, i.* FROM (
 		  SELECT a.researcher_id AS parent, af.institution_id AS iid, COUNT(DISTINCT af.paper_id) AS n
 		  FROM authorships AS a
@@ -285,11 +258,7 @@ func InstitutionsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) 
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64][]*Institution, len(ids))
-	for i := range rows {
-		out[rows[i].Parent] = append(out[rows[i].Parent], &rows[i].Institution)
-	}
-	return out, nil
+	return groupByParent(rows), nil
 }
 
 // InstitutionsByIDs reads institutions by primary key.
@@ -298,11 +267,7 @@ func InstitutionsByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64
 	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, err
 	}
-	out := make(map[int64]*Institution, len(rows))
-	for _, r := range rows {
-		out[r.ID] = r
-	}
-	return out, nil
+	return keyBy(rows, func(r *Institution) int64 { return r.ID }), nil
 }
 
 // InstitutionNamesByInstitutionIDs reads the other names of institutions.
@@ -311,7 +276,7 @@ func InstitutionNamesByInstitutionIDs(ctx context.Context, idb bun.IDB, ids []in
 	if err := idb.NewSelect().Model(&rows).Where("institution_id IN (?) AND kind <> 'name'", bun.List(ids)).Order("institution_id", "kind", "name").Scan(ctx); err != nil {
 		return nil, err
 	}
-	return groupBy(rows, func(n InstitutionName) int64 { return n.InstitutionID }), nil
+	return groupBy(rows, func(n *InstitutionName) int64 { return n.InstitutionID }, row[InstitutionName]), nil
 }
 
 // InstitutionRef names an institution by ROR id, by name key (matched
@@ -407,11 +372,36 @@ func InstitutionsByRefs(ctx context.Context, idb bun.IDB, refs []InstitutionRef)
 	return out, nil
 }
 
-func groupBy[T any](rows []T, key func(T) int64) map[int64][]T {
-	out := map[int64][]T{}
+// keyBy maps rows by key; of rows that share a key the last is kept.
+func keyBy[K comparable, T any](rows []T, key func(T) K) map[K]T {
+	out := make(map[K]T, len(rows))
 	for _, r := range rows {
-		k := key(r)
-		out[k] = append(out[k], r)
+		out[key(r)] = r
 	}
 	return out
+}
+
+// groupBy gathers what val makes of each row under the row's key, in the
+// order of the rows.
+func groupBy[K comparable, R, V any](rows []R, key func(*R) K, val func(*R) V) map[K][]V {
+	out := map[K][]V{}
+	for i := range rows {
+		k := key(&rows[i])
+		out[k] = append(out[k], val(&rows[i]))
+	}
+	return out
+}
+
+// row is the val of groupBy that keeps rows as they are.
+func row[T any](r *T) T { return *r }
+
+// withParent is a row read for the key it was asked by, Parent.
+type withParent[T any] struct {
+	Parent int64 `bun:"parent"`
+	Row    T     `bun:"embed:"`
+}
+
+// groupByParent gathers rows under their parent, pointing into rows.
+func groupByParent[T any](rows []withParent[T]) map[int64][]*T {
+	return groupBy(rows, func(r *withParent[T]) int64 { return r.Parent }, func(r *withParent[T]) *T { return &r.Row })
 }

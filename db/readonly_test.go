@@ -54,7 +54,7 @@ func checkServes(t *testing.T, dsn string) {
 	if err := db.Ping(ctx, bdb); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}
-	if s, err := db.Count(ctx, bdb); err != nil || s.Papers != 1 {
+	if s, err := db.ReadStats(ctx, bdb); err != nil || s.Papers != 1 {
 		t.Errorf("Count = %+v, %v; want 1 paper", s, err)
 	}
 	if _, err := bdb.NewInsert().Model(&db.Paper{ArxivID: "2401.00003", Title: "x"}).Exec(ctx); err == nil {
@@ -69,7 +69,7 @@ func checkServes(t *testing.T, dsn string) {
 	if err := db.Ping(ctx, rdb); err != nil {
 		t.Fatalf("Ping the read pool: %v", err)
 	}
-	if s, err := db.Count(ctx, rdb); err != nil || s.Papers != 1 {
+	if s, err := db.ReadStats(ctx, rdb); err != nil || s.Papers != 1 {
 		t.Errorf("Count from the read pool = %+v, %v; want 1 paper", s, err)
 	}
 }

@@ -16,8 +16,8 @@ type Stats struct {
 	Citations int `json:"citations"`
 }
 
-// Count returns the Stats of the database in one statement.
-func Count(ctx context.Context, db bun.IDB) (Stats, error) {
+// ReadStats counts the rows of Stats in one statement.
+func ReadStats(ctx context.Context, db bun.IDB) (Stats, error) {
 	var s Stats
 	err := db.NewRaw(`SELECT
 		(SELECT COUNT(*) FROM papers) AS papers,

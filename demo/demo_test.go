@@ -28,7 +28,7 @@ func TestDemoSetLoads(t *testing.T) {
 				t.Fatalf("import %s: %v, %+v", o.Format.Name, err, sum)
 			}
 		}
-		got, err := db.Count(ctx, bdb)
+		got, err := db.ReadStats(ctx, bdb)
 		if err != nil {
 			t.Fatal(err)
 		}

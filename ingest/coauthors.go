@@ -20,28 +20,14 @@ import (
 // and PostgreSQL about 16 s to group and insert, and Go a few tenths of a
 // second to sort; the rows then go in as bound parameters in that order.
 func deriveCoauthors(ctx context.Context, tx bun.Tx) error {
-	var queue []int64
-	if err := tx.NewSelect().Table("derive_queue").Column("researcher_id").Scan(ctx, &queue); err != nil {
+	queue, err := db.DeriveQueue(ctx, tx)
+	if err != nil || len(queue) == 0 {
 		return err
-	}
-	if len(queue) == 0 {
-		return nil
 	}
 	queued := make(map[int64]bool, len(queue))
 	for _, id := range queue {
 		queued[id] = true
 	}
-	// Every author of every paper a queued researcher is on, in paper
-	// order (the authorships' primary key), one paper at a time.
-	rows, err := tx.QueryContext(ctx, `SELECT a.paper_id, a.researcher_id FROM authorships a
-		JOIN papers p ON p.id = a.paper_id
-		WHERE a.researcher_id IS NOT NULL AND p.author_count <= ?
-		  AND a.paper_id IN (SELECT x.paper_id FROM authorships x JOIN derive_queue q ON q.researcher_id = x.researcher_id)
-		ORDER BY a.paper_id, a.position`, db.MaxCoauthorPaperAuthors)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	// Every (researcher, co-author) pair once per shared paper; sorted,
 	// equal pairs lie together and their run is the count.
 	var pairs [][2]int64
@@ -60,11 +46,7 @@ func deriveCoauthors(ctx context.Context, tx bun.Tx) error {
 		authors = authors[:0]
 	}
 	current := int64(-1)
-	for rows.Next() {
-		var paper, researcher int64
-		if err := rows.Scan(&paper, &researcher); err != nil {
-			return err
-		}
+	err = db.EachQueuedCoauthorship(ctx, tx, func(paper, researcher int64) error {
 		if paper != current {
 			count()
 			current = paper
@@ -72,8 +54,9 @@ func deriveCoauthors(ctx context.Context, tx bun.Tx) error {
 		if !slices.Contains(authors, researcher) {
 			authors = append(authors, researcher)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	count()
@@ -92,5 +75,5 @@ func deriveCoauthors(ctx context.Context, tx bun.Tx) error {
 		}
 		as, bs, ns = append(as, p[0]), append(bs, p[1]), append(ns, 1)
 	}
-	return db.InsertColumns(ctx, tx, "coauthors", []string{"researcher_id", "coauthor_id", "paper_count"}, as, bs, ns)
+	return db.InsertCoauthors(ctx, tx, as, bs, ns)
 }

@@ -28,7 +28,9 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 	if err != nil {
 		return err
 	}
-	if err := deriveStep(ctx, bdb, "citations", resolveReferences); err != nil {
+	if err := deriveStep(ctx, bdb, "citations", func(ctx context.Context, tx bun.Tx) error {
+		return db.ResolveReferences(ctx, tx)
+	}); err != nil {
 		return err
 	}
 	// The full-text indexes build while the other steps run, which write
@@ -67,20 +69,15 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 		return err
 	}
 	return deriveStep(ctx, bdb, "queue", func(ctx context.Context, tx bun.Tx) error {
-		return execAll(ctx, tx, `DELETE FROM derive_queue`)
+		return db.ClearDeriveQueue(ctx, tx)
 	})
 }
 
 // deriveStep runs one step of Derive in a transaction of its own.
 func deriveStep(ctx context.Context, bdb *bun.DB, name string, fn func(ctx context.Context, tx bun.Tx) error) error {
 	err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		// The grouped rebuilds sort millions of rows after a large
-		// import; PostgreSQL's default 4 MB of sort memory would send
-		// them to disk.
-		if db.IsPostgres(tx) {
-			if _, err := tx.ExecContext(ctx, "SET LOCAL work_mem = '256MB'"); err != nil {
-				return err
-			}
+		if err := db.DeriveSortMemory(ctx, tx); err != nil {
+			return err
 		}
 		return fn(ctx, tx)
 	})
@@ -90,46 +87,10 @@ func deriveStep(ctx context.Context, bdb *bun.DB, name string, fn func(ctx conte
 	return nil
 }
 
-func execAll(ctx context.Context, tx bun.Tx, stmts ...string) error {
-	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// resolveReferences turns references whose target is now in the archive
-// into citation edges, whatever order the papers arrived in, and updates
-// each paper's citation counts.
-func resolveReferences(ctx context.Context, tx bun.Tx) error {
-	return execAll(ctx, tx,
-		`UPDATE paper_references SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
-		 WHERE cited_id IS NULL AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`,
-		`UPDATE papers SET archive_citation_count = c.n
-		 FROM (SELECT cited_id, COUNT(*) AS n FROM paper_references WHERE cited_id IS NOT NULL GROUP BY cited_id) c
-		 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,
-		// A paper's new count moves its authors' h-index and most cited paper.
-		`INSERT INTO derive_queue (researcher_id)
-		 SELECT DISTINCT a.researcher_id FROM authorships a JOIN papers p ON p.id = a.paper_id
-		 WHERE a.researcher_id IS NOT NULL AND p.citation_count <> CASE WHEN COALESCE(p.cited_by_count, 0) > p.archive_citation_count
-		   THEN p.cited_by_count ELSE p.archive_citation_count END
-		 ON CONFLICT DO NOTHING`,
-		`UPDATE papers SET citation_count = CASE WHEN COALESCE(cited_by_count, 0) > archive_citation_count
-		   THEN cited_by_count ELSE archive_citation_count END
-		 WHERE citation_count <> CASE WHEN COALESCE(cited_by_count, 0) > archive_citation_count
-		   THEN cited_by_count ELSE archive_citation_count END`,
-	)
-}
-
 // familyMember is a researcher as the name-matching steps see it.
 type familyMember struct {
-	ID        int64
-	Name      string
-	FamilyKey string
-	HasExtID  bool `bun:"has_ext_id"`
-	Queued    bool
-	parsed    names.Name
+	db.NameCandidate
+	parsed names.Name
 }
 
 // candidateGroups returns the researchers that may share a name with
@@ -138,18 +99,13 @@ type familyMember struct {
 // families with a researcher on the derive queue are read. Profiles
 // without a given name are left out: a bare surname says too little.
 func candidateGroups(ctx context.Context, tx bun.Tx) ([][]familyMember, error) {
-	var ms []familyMember
-	err := tx.NewSelect().
-		ColumnExpr("id, name, family_key").
-		ColumnExpr("(orcid IS NOT NULL OR openalex_id IS NOT NULL OR s2_id IS NOT NULL) AS has_ext_id").
-		ColumnExpr("id IN (SELECT researcher_id FROM derive_queue) AS queued").
-		Table("researchers").
-		Where(`family_key IN (SELECT r.family_key FROM researchers r JOIN derive_queue q ON q.researcher_id = r.id)`).
-		Where("family_key IN (SELECT family_key FROM researchers GROUP BY family_key HAVING COUNT(*) > 1)").
-		Order("family_key", "id").
-		Scan(ctx, &ms)
+	cs, err := db.NameCandidates(ctx, tx)
 	if err != nil {
 		return nil, err
+	}
+	ms := make([]familyMember, len(cs))
+	for i, c := range cs {
+		ms[i].NameCandidate = c
 	}
 	parseAll(ms)
 	var groups [][]familyMember
@@ -218,7 +174,7 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 	if len(pairs) == 0 {
 		return nil
 	}
-	co, err := coauthorSets(ctx, tx, involved)
+	co, err := db.CoauthorSets(ctx, tx, involved)
 	if err != nil {
 		return err
 	}
@@ -234,16 +190,7 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 		}
 		// Everyone on the papers that move, and the emptied profile, is
 		// recomputed.
-		if _, err := tx.NewRaw(`INSERT INTO derive_queue (researcher_id)
-			SELECT DISTINCT researcher_id FROM authorships
-			WHERE paper_id IN (SELECT paper_id FROM authorships WHERE researcher_id = ?) AND researcher_id IS NOT NULL
-			ON CONFLICT DO NOTHING`, a).Exec(ctx); err != nil {
-			return err
-		}
-		if _, err := tx.NewUpdate().Table("authorships").Set("researcher_id = ?", match[0]).Where("researcher_id = ?", a).Exec(ctx); err != nil {
-			return err
-		}
-		if err := queueResearchers(ctx, tx, []int64{match[0]}); err != nil {
+		if err := db.MoveAuthorships(ctx, tx, a, match[0]); err != nil {
 			return err
 		}
 	}
@@ -259,46 +206,10 @@ func shares(a, b map[int64]bool) bool {
 	return false
 }
 
-// coauthorSets returns each given researcher's co-authors, from the
-// authorships themselves (the coauthors table may be stale here).
-func coauthorSets(ctx context.Context, tx bun.Tx, ids []int64) (map[int64]map[int64]bool, error) {
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	rows, err := tx.QueryContext(ctx, `SELECT x.researcher_id, y.researcher_id FROM authorships x
-		JOIN authorships y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id
-		WHERE x.researcher_id IN (?)`, bun.In(ids))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[int64]map[int64]bool{}
-	for rows.Next() {
-		var a, b int64
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		if out[a] == nil {
-			out[a] = map[int64]bool{}
-		}
-		out[a][b] = true
-	}
-	return out, rows.Err()
-}
-
-// queued is the set of researchers derive recomputes.
-const queued = `(SELECT researcher_id FROM derive_queue)`
-
 // deriveResearchers recomputes the figures and tables of the queued
 // researchers and drops those left with no paper and no external identity.
 func deriveResearchers(ctx context.Context, tx bun.Tx) error {
-	err := execAll(ctx, tx,
-		`DELETE FROM coauthors WHERE researcher_id IN `+queued,
-		`DELETE FROM researcher_categories WHERE researcher_id IN `+queued,
-		`DELETE FROM same_name WHERE researcher_id IN `+queued+` OR other_id IN `+queued,
-		`DELETE FROM researchers WHERE id IN `+queued+` AND orcid IS NULL AND openalex_id IS NULL AND s2_id IS NULL
-		   AND NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = researchers.id)`,
-	)
-	if err != nil {
+	if err := db.ClearQueuedDerived(ctx, tx); err != nil {
 		return err
 	}
 	for _, fn := range []func(context.Context, bun.Tx) error{deriveFigures, deriveFields, deriveCoauthors} {
@@ -329,28 +240,18 @@ func deriveSameName(ctx context.Context, tx bun.Tx) error {
 		}
 	}
 	// deriveResearchers has deleted the queued researchers' links.
-	for chunk := range slices.Chunk(rows, 5000) {
-		if _, err := tx.NewInsert().Model(&chunk).Exec(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	return db.InsertSameName(ctx, tx, rows)
 }
 
 // matchAffiliations links affiliations to institutions: by the ROR id a
 // source gave, else by a confident name match (see institutionMatcher).
 // The raw string is always kept.
 func matchAffiliations(ctx context.Context, tx bun.Tx) error {
-	if err := execAll(ctx, tx,
-		`UPDATE affiliations SET institution_id = (SELECT i.id FROM institutions i WHERE i.ror_id = affiliations.ror_id)
-		 WHERE institution_id IS NULL AND ror_id IS NOT NULL
-		   AND EXISTS (SELECT 1 FROM institutions i WHERE i.ror_id = affiliations.ror_id)`,
-	); err != nil {
+	if err := db.MatchAffiliationsByROR(ctx, tx); err != nil {
 		return err
 	}
-	var raws []string
-	if err := tx.NewSelect().Table("affiliations").Distinct().Column("raw").
-		Where("institution_id IS NULL AND ror_id IS NULL").Scan(ctx, &raws); err != nil {
+	raws, err := db.UnmatchedAffiliations(ctx, tx)
+	if err != nil {
 		return err
 	}
 	if len(raws) == 0 {
@@ -365,8 +266,7 @@ func matchAffiliations(ctx context.Context, tx bun.Tx) error {
 		if id == 0 {
 			continue
 		}
-		if _, err := tx.NewUpdate().Table("affiliations").Set("institution_id = ?", id).
-			Where("raw = ? AND institution_id IS NULL AND ror_id IS NULL", raw).Exec(ctx); err != nil {
+		if err := db.MatchAffiliations(ctx, tx, raw, id); err != nil {
 			return err
 		}
 	}
@@ -383,18 +283,7 @@ type institutionMatcher struct {
 }
 
 func loadInstitutionMatcher(ctx context.Context, tx bun.Tx) (*institutionMatcher, error) {
-	var rows []struct {
-		InstitutionID int64
-		Name          string
-		Kind          string
-		NameKey       string
-		Country       string
-		Types         string
-	}
-	err := tx.NewSelect().ColumnExpr("n.institution_id, n.name, n.kind, n.name_key, COALESCE(i.country, '') AS country, COALESCE(i.types, '') AS types").
-		TableExpr("institution_names AS n").Join("JOIN institutions AS i ON i.id = n.institution_id").
-		Where("i.status IS NULL OR i.status = 'active'").
-		Scan(ctx, &rows)
+	rows, err := db.MatchableNames(ctx, tx)
 	if err != nil {
 		return nil, err
 	}

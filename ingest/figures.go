@@ -3,7 +3,6 @@ package ingest
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"slices"
 	"time"
 
@@ -34,15 +33,6 @@ type authoredPaper struct {
 // researchers; the grouped SQL that did this took SQLite about 4 s and
 // PostgreSQL 7 s on the listing set.
 func deriveFigures(ctx context.Context, tx bun.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT a.researcher_id, a.paper_id, a.position, p.author_count, p.authors_complete,
-		  p.citation_count, p.published
-		FROM authorships a JOIN papers p ON p.id = a.paper_id
-		WHERE a.researcher_id IN `+queued+`
-		ORDER BY a.researcher_id, a.paper_id, a.position`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	var ids []int64
 	var figs []figures
 	var papers []authoredPaper
@@ -54,34 +44,27 @@ func deriveFigures(ctx context.Context, tx bun.Tx) error {
 		}
 		papers = papers[:0]
 	}
-	for rows.Next() {
-		var rid int64
-		var p authoredPaper
-		var published sql.NullTime
-		if err := rows.Scan(&rid, &p.id, &p.position, &p.authors, &p.complete, &p.citations, &published); err != nil {
-			return err
-		}
-		p.published = published.Time
-		if rid != current {
+	err := db.EachQueuedAuthorship(ctx, tx, func(a db.QueuedAuthorship) error {
+		if a.ResearcherID != current {
 			flush()
-			current = rid
+			current = a.ResearcherID
 		}
 		// Rows come by paper and position: a second row of the same
 		// paper is the same researcher printed again, later.
-		if n := len(papers); n > 0 && papers[n-1].id == p.id {
-			continue
+		if n := len(papers); n > 0 && papers[n-1].id == a.PaperID {
+			return nil
 		}
-		papers = append(papers, p)
-	}
-	if err := rows.Err(); err != nil {
+		papers = append(papers, authoredPaper{id: a.PaperID, position: a.Position, authors: a.AuthorCount,
+			citations: a.Citations, complete: a.AuthorsComplete, published: a.Published})
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	flush()
 	// Queued researchers left without papers drop to zero.
-	var none []int64
-	if err := tx.NewSelect().TableExpr("derive_queue AS q").Column("q.researcher_id").
-		Where("NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = q.researcher_id)").
-		Scan(ctx, &none); err != nil {
+	none, err := db.QueuedWithoutPapers(ctx, tx)
+	if err != nil {
 		return err
 	}
 	for _, id := range none {
@@ -96,11 +79,7 @@ func deriveFigures(ctx context.Context, tx bun.Tx) error {
 		}
 		tops[i] = f.top
 	}
-	_, err = db.UpdateColumns(ctx, tx, "researchers", "id", ids,
-		[]string{"paper_count", "position_known_count", "sole_count", "first_count", "middle_count", "last_count",
-			"archive_h_index", "most_cited_paper_id"},
-		cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], tops)
-	return err
+	return db.SetFigures(ctx, tx, ids, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], tops)
 }
 
 // figuresOf computes a researcher's figures from their papers, each once.
@@ -149,16 +128,6 @@ func figuresOf(ps []authoredPaper) figures {
 // deriveFields recomputes the queued researchers' fields: the papers
 // they have in each category.
 func deriveFields(ctx context.Context, tx bun.Tx) error {
-	// In the order of the authorships_researcher index and the
-	// categories' primary key, which needs no sort.
-	rows, err := tx.QueryContext(ctx, `SELECT a.researcher_id, a.paper_id, a.position, c.category
-		FROM authorships a JOIN paper_categories c ON c.paper_id = a.paper_id
-		WHERE a.researcher_id IN `+queued+`
-		ORDER BY a.researcher_id, a.paper_id, a.position, c.position`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	type field struct {
 		category string
 		papers   int64
@@ -174,12 +143,7 @@ func deriveFields(ctx context.Context, tx bun.Tx) error {
 		fields = fields[:0]
 	}
 	current, paper, first := int64(-1), int64(-1), int64(0)
-	for rows.Next() {
-		var rid, p, position int64
-		var cat sql.RawBytes
-		if err := rows.Scan(&rid, &p, &position, &cat); err != nil {
-			return err
-		}
+	err := db.EachQueuedCategory(ctx, tx, func(rid, p, position int64, cat []byte) error {
 		if rid != current {
 			if current >= 0 {
 				flush(current)
@@ -190,7 +154,7 @@ func deriveFields(ctx context.Context, tx bun.Tx) error {
 			paper, first = p, position
 		}
 		if position != first {
-			continue // the researcher printed again on the paper
+			return nil // the researcher printed again on the paper
 		}
 		i := slices.IndexFunc(fields, func(f field) bool { return f.category == string(cat) })
 		if i < 0 {
@@ -198,12 +162,13 @@ func deriveFields(ctx context.Context, tx bun.Tx) error {
 			i = len(fields) - 1
 		}
 		fields[i].papers++
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if current >= 0 {
 		flush(current)
 	}
-	return db.InsertColumns(ctx, tx, "researcher_categories", []string{"researcher_id", "category", "paper_count"}, rids, cats, counts)
+	return db.InsertResearcherCategories(ctx, tx, rids, cats, counts)
 }

@@ -77,6 +77,32 @@ var ErrWrongFormat = errors.New("not a file of this format")
 // make a file count as the wrong format.
 const wrongFormatAfter = 20
 
+// reportProgress calls report with what now says every 200 ms until the
+// stop it returns is called. Import stops it and waits for it before
+// returning, so no progress line comes after the caller's summary.
+func reportProgress(report func(Progress), now func() Progress) (stop func()) {
+	if report == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var ticking sync.WaitGroup
+	ticking.Add(1)
+	go func() {
+		defer ticking.Done()
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				report(now())
+			}
+		}
+	}()
+	return func() { close(done); ticking.Wait() }
+}
+
 // Import reads every path in the given format, writes the records in
 // batched transactions, and then brings the derived figures up to date.
 // Malformed records are reported and skipped; a file that cannot be read
@@ -109,29 +135,11 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 		defer close(batches)
 		readErr = readAll(ctx, o, batches, &read, &records, &bad, &sum.FileErrors)
 	}()
-	if o.Progress != nil {
-		stop := make(chan struct{})
-		var ticking sync.WaitGroup
-		ticking.Add(1)
-		// Stopped and waited for before Import returns, so no progress
-		// line comes after the caller's summary.
-		defer func() { close(stop); ticking.Wait() }()
-		go func() {
-			defer ticking.Done()
-			t := time.NewTicker(200 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					d := time.Duration(deriveStart.Load())
-					o.Progress(Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(),
-						Elapsed: time.Since(start), Deriving: d > 0, DeriveStart: d})
-				}
-			}
-		}()
-	}
+	defer reportProgress(o.Progress, func() Progress {
+		d := time.Duration(deriveStart.Load())
+		return Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(),
+			Elapsed: time.Since(start), Deriving: d > 0, DeriveStart: d}
+	})()
 	w := newWriter(bdb)
 	var writeErr error
 	for b := range batches {
@@ -171,78 +179,13 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 // readAll reads every file and sends full batches; it returns the error
 // that stopped it early, if any.
 func readAll(ctx context.Context, o Options, out chan<- []Record, read, records, bad *atomic.Int64, fileErrors *int) error {
-	batch := make([]Record, 0, o.BatchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		select {
-		case out <- batch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		batch = make([]Record, 0, o.BatchSize)
-		return nil
-	}
+	b := &batcher{out: out, batch: make([]Record, 0, o.BatchSize)}
 	for _, path := range o.Paths {
-		var good int64
-		// Errors before the first good record are held back: if the
-		// first wrongFormatAfter records are all bad, one message about
-		// the format replaces them.
-		var held []*RecordError
-		reportHeld := func() error {
-			for len(held) > 0 {
-				e := held[0]
-				held = held[1:]
-				if err := report(o, e, bad); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		sink := Sink{
-			Record: func(r Record, _ Position) error {
-				good++
-				records.Add(1)
-				if err := reportHeld(); err != nil {
-					return err
-				}
-				prepare(r)
-				batch = append(batch, r)
-				if len(batch) == cap(batch) {
-					return flush()
-				}
-				return nil
-			},
-			Bad: func(e *RecordError) error {
-				e.Pos.File = filepath.Base(e.Pos.File)
-				if good > 0 {
-					return report(o, e, bad)
-				}
-				held = append(held, e)
-				if len(held) >= wrongFormatAfter {
-					return wrongFormat(o.Format, held)
-				}
-				return nil
-			},
-		}
-		err := eachEntry(o.FS, path, o.Format, read, func(e Entry) error {
-			return o.Format.Read(ctx, e, sink)
-		})
-		switch {
-		case len(held) == 0:
-		case err == nil:
-			err = wrongFormat(o.Format, held)
-		case !errors.Is(err, ErrWrongFormat):
-			// The file ended early: what was held is still bad records.
-			if rerr := reportHeld(); rerr != nil && errors.Is(rerr, ErrTooManyErrors) {
-				err = rerr
-			}
-		}
+		err := readPath(ctx, o, path, b, read, records, bad)
 		switch {
 		case err == nil:
 		case errors.Is(err, ErrTooManyErrors), errors.Is(err, context.Canceled):
-			_ = flush()
+			_ = b.flush(ctx)
 			return err
 		default:
 			*fileErrors++
@@ -250,11 +193,95 @@ func readAll(ctx context.Context, o Options, out chan<- []Record, read, records,
 				o.FileError(path, err)
 			}
 		}
-		if err := flush(); err != nil {
+		if err := b.flush(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// batcher gathers records into batches of its capacity for the writer.
+type batcher struct {
+	out   chan<- []Record
+	batch []Record
+}
+
+func (b *batcher) add(ctx context.Context, r Record) error {
+	b.batch = append(b.batch, r)
+	if len(b.batch) == cap(b.batch) {
+		return b.flush(ctx)
+	}
+	return nil
+}
+
+// flush sends the batch so far, if it holds any record.
+func (b *batcher) flush(ctx context.Context) error {
+	if len(b.batch) == 0 {
+		return nil
+	}
+	select {
+	case b.out <- b.batch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	b.batch = make([]Record, 0, cap(b.batch))
+	return nil
+}
+
+// readPath reads one path's records into b and returns the error that
+// stopped it, if any.
+func readPath(ctx context.Context, o Options, path string, b *batcher, read, records, bad *atomic.Int64) error {
+	var good int64
+	// Errors before the first good record are held back: if the
+	// first wrongFormatAfter records are all bad, one message about
+	// the format replaces them.
+	var held []*RecordError
+	reportHeld := func() error {
+		for len(held) > 0 {
+			e := held[0]
+			held = held[1:]
+			if err := report(o, e, bad); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	sink := Sink{
+		Record: func(r Record, _ Position) error {
+			good++
+			records.Add(1)
+			if err := reportHeld(); err != nil {
+				return err
+			}
+			prepare(r)
+			return b.add(ctx, r)
+		},
+		Bad: func(e *RecordError) error {
+			e.Pos.File = filepath.Base(e.Pos.File)
+			if good > 0 {
+				return report(o, e, bad)
+			}
+			held = append(held, e)
+			if len(held) >= wrongFormatAfter {
+				return wrongFormat(o.Format, held)
+			}
+			return nil
+		},
+	}
+	err := eachEntry(o.FS, path, o.Format, read, func(e Entry) error {
+		return o.Format.Read(ctx, e, sink)
+	})
+	switch {
+	case len(held) == 0:
+	case err == nil:
+		err = wrongFormat(o.Format, held)
+	case !errors.Is(err, ErrWrongFormat):
+		// The file ended early: what was held is still bad records.
+		if rerr := reportHeld(); rerr != nil && errors.Is(rerr, ErrTooManyErrors) {
+			err = rerr
+		}
+	}
+	return err
 }
 
 func wrongFormat(f Format, held []*RecordError) error {

@@ -31,7 +31,7 @@ func importFiles(t *testing.T, bdb *bun.DB, f ingest.Format, paths ...string) in
 
 func stats(t *testing.T, bdb *bun.DB) db.Stats {
 	t.Helper()
-	s, err := db.Count(context.Background(), bdb)
+	s, err := db.ReadStats(context.Background(), bdb)
 	if err != nil {
 		t.Fatal(err)
 	}

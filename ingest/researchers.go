@@ -33,17 +33,7 @@ func newProfileRef(r *Researcher) *authorRef {
 }
 
 func (r *authorRef) extKeys() []string {
-	var ks []string
-	if r.orcid != "" {
-		ks = append(ks, "orcid:"+r.orcid)
-	}
-	if r.openalex != "" {
-		ks = append(ks, "openalex:"+r.openalex)
-	}
-	if r.s2 != "" {
-		ks = append(ks, "s2:"+r.s2)
-	}
-	return ks
+	return idKeys("orcid:", r.orcid, "openalex:", r.openalex, "s2:", r.s2)
 }
 
 // resEntry is a researcher row as the current import knows it.
@@ -108,7 +98,7 @@ func (x *researcherIndex) index(e *resEntry) {
 
 // load reads the researchers of the given keys that are not cached yet.
 func (x *researcherIndex) load(ctx context.Context, tx bun.Tx, refs []*authorRef) error {
-	var nameKeys, orcids, oas, s2s []string
+	var k db.ResearcherKeys
 	want := func(k string) bool {
 		if x.loaded[k] {
 			return false
@@ -118,28 +108,23 @@ func (x *researcherIndex) load(ctx context.Context, tx bun.Tx, refs []*authorRef
 	}
 	for _, r := range refs {
 		if r.key != "" && want("name:"+r.key) {
-			nameKeys = append(nameKeys, r.key)
+			k.NameKeys = append(k.NameKeys, r.key)
 		}
 		if r.orcid != "" && want("orcid:"+r.orcid) {
-			orcids = append(orcids, r.orcid)
+			k.ORCIDs = append(k.ORCIDs, r.orcid)
 		}
 		if r.openalex != "" && want("openalex:"+r.openalex) {
-			oas = append(oas, r.openalex)
+			k.OpenAlexIDs = append(k.OpenAlexIDs, r.openalex)
 		}
 		if r.s2 != "" && want("s2:"+r.s2) {
-			s2s = append(s2s, r.s2)
+			k.S2IDs = append(k.S2IDs, r.s2)
 		}
 	}
-	if len(nameKeys)+len(orcids)+len(oas)+len(s2s) == 0 {
+	if len(k.NameKeys)+len(k.ORCIDs)+len(k.OpenAlexIDs)+len(k.S2IDs) == 0 {
 		return nil
 	}
-	var rows []db.Researcher
-	q := tx.NewSelect().Model(&rows).Order("id")
-	orIn(q, "name_key", nameKeys)
-	orIn(q, "orcid", orcids)
-	orIn(q, "openalex_id", oas)
-	orIn(q, "s2_id", s2s)
-	if err := q.Scan(ctx); err != nil {
+	rows, err := db.ResearchersByKeys(ctx, tx, k)
+	if err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -214,33 +199,24 @@ func (x *researcherIndex) resolve(ctx context.Context, tx bun.Tx, refs []*author
 			ids = append(ids, e.row.ID)
 		}
 	}
-	if err := upsertResearchers(ctx, tx, rows); err != nil {
+	if err := db.UpdateResearcherProfiles(ctx, tx, rows); err != nil {
 		return err
 	}
 	// An external id now set changes how initials and same names match.
-	return queueResearchers(ctx, tx, ids)
+	return db.QueueResearchers(ctx, tx, ids)
 }
 
 func (x *researcherIndex) insert(ctx context.Context, tx bun.Tx, es []*resEntry) error {
 	if len(es) == 0 {
 		return nil
 	}
-	n := len(es)
-	name, nameKey, familyKey, slug := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	orcid, oa, s2 := make([]*string, n), make([]*string, n), make([]*string, n)
-	h, cites, works := make([]*int64, n), make([]*int64, n), make([]*int64, n)
+	rows := make([]*db.Researcher, len(es))
 	for i, e := range es {
-		r := &e.row
-		name[i], nameKey[i], familyKey[i], slug[i] = r.Name, r.NameKey, r.FamilyKey, r.Slug
-		orcid[i], oa[i], s2[i] = nullText(r.ORCID), nullText(r.OpenAlexID), nullText(r.S2ID)
-		h[i], cites[i], works[i] = nullInt(r.HIndex), nullInt(r.CitationCount), nullInt(r.WorksCount)
+		rows[i] = &e.row
 	}
 	// RETURNING's row order is not promised, so ids are matched back by
 	// the values that make each new row unique in the batch.
-	got, err := db.InsertColumnsReturning[db.Researcher](ctx, tx, "researchers",
-		[]string{"name", "name_key", "family_key", "slug", "orcid", "openalex_id", "s2_id", "h_index", "citation_count", "works_count"},
-		"id, name_key, orcid, openalex_id, s2_id",
-		name, nameKey, familyKey, slug, orcid, oa, s2, h, cites, works)
+	got, err := db.InsertResearchers(ctx, tx, rows)
 	if err != nil {
 		return err
 	}
@@ -256,4 +232,74 @@ func (x *researcherIndex) insert(ctx context.Context, tx bun.Tx, es []*resEntry)
 		x.byID[e.row.ID] = e
 	}
 	return nil
+}
+
+// writeResearchers stores external author profiles (OpenAlex, S2),
+// attaching them to the researcher they match.
+func (w *writer) writeResearchers(ctx context.Context, tx bun.Tx, in []*Researcher) (Counts, error) {
+	var c Counts
+	if len(in) == 0 {
+		return c, nil
+	}
+	refs := make([]*authorRef, 0, len(in))
+	for _, r := range in {
+		if r.ORCID == "" && r.OpenAlexID == "" && r.S2ID == "" {
+			c.Skipped++
+			continue
+		}
+		refs = append(refs, newProfileRef(r))
+	}
+	if err := w.researchers.resolve(ctx, tx, refs); err != nil {
+		return c, err
+	}
+	var rows []*db.Researcher
+	seen := map[int64]bool{}
+	for _, ref := range refs {
+		e := ref.entry
+		if ref.created {
+			c.Inserted++
+		}
+		before := e.row
+		e.fill(ref)
+		fillInt(&e.row.HIndex, ref.profile.HIndex)
+		fillInt(&e.row.CitationCount, ref.profile.CitationCount)
+		fillInt(&e.row.WorksCount, ref.profile.WorksCount)
+		if sameResearcher(before, e.row) {
+			if !ref.created {
+				c.Unchanged++
+			}
+			continue
+		}
+		if !ref.created {
+			c.Updated++
+		}
+		if !seen[e.row.ID] {
+			seen[e.row.ID] = true
+			rows = append(rows, &e.row)
+		}
+	}
+	if err := db.UpdateResearcherProfiles(ctx, tx, rows); err != nil {
+		return c, err
+	}
+	// A new or changed profile can make or break same-name links.
+	ids := make([]int64, 0, len(refs))
+	for _, ref := range refs {
+		if ref.created || seen[ref.entry.row.ID] {
+			ids = append(ids, ref.entry.row.ID)
+		}
+	}
+	return c, db.QueueResearchers(ctx, tx, ids)
+}
+
+func fillInt(dst **int, src *int) {
+	if src != nil {
+		v := *src
+		*dst = &v
+	}
+}
+
+func sameResearcher(a, b db.Researcher) bool {
+	eq := func(x, y *int) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	return a.ORCID == b.ORCID && a.OpenAlexID == b.OpenAlexID && a.S2ID == b.S2ID &&
+		eq(a.HIndex, b.HIndex) && eq(a.CitationCount, b.CitationCount) && eq(a.WorksCount, b.WorksCount)
 }

@@ -79,10 +79,7 @@ type Node struct {
 // Edge is one tie between two returned nodes. Weight is the number of
 // shared papers; a citation edge runs from the citing paper (Source) to
 // the cited one (Target) and weighs 1.
-type Edge struct {
-	Source, Target int64
-	Weight         int
-}
+type Edge = db.NetworkEdge
 
 // Graph is a network: its nodes in order of depth, then of the strength
 // of their tie to the layer before, and every edge among them. Truncated
@@ -94,36 +91,13 @@ type Graph struct {
 }
 
 // Weighted is a neighbour with the weight of its tie.
-type Weighted struct {
-	ID     int64
-	Weight int
-}
-
-// largePaper is the SQL test for papers that make no ties: those whose
-// byline is too long to say anything about who works with whom (see
-// db.MaxCoauthorPaperAuthors, which the coauthors table obeys too).
-var largePaper = fmt.Sprintf("p.author_count > %d", db.MaxCoauthorPaperAuthors)
-
-// kind is what tells one network from another: the statements that walk
-// out from a frontier, list the edges among the nodes and label them.
-type kind struct {
-	// expand returns the statement that lists the nodes outside seen tied
-	// to frontier by ties of at least minWeight, each as a Weighted with the
-	// summed weight of its ties to frontier, strongest first, at most limit.
-	expand func(frontier, seen []int64, minWeight, limit int) (string, []any)
-	// edges returns the statement that lists the edges of at least
-	// minWeight among nodes, each once.
-	edges func(nodes []int64, minWeight int) (string, []any)
-	// labels is the statement, taking a list of ids, that reads each
-	// node's id, label and paper_count.
-	labels string
-}
+type Weighted = db.Neighbour
 
 // build walks out from centre breadth first and returns the network, or
 // nil if the centre does not exist. It sends one statement per layer
 // (fewer if the network ends sooner), one for the labels and one for the
 // edges: at most o.Depth+2.
-func build(ctx context.Context, idb bun.IDB, k kind, centre int64, o Options) (*Graph, error) {
+func build(ctx context.Context, idb bun.IDB, k db.NetworkKind, centre int64, o Options) (*Graph, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -133,9 +107,8 @@ func build(ctx context.Context, idb bun.IDB, k kind, centre int64, o Options) (*
 	for depth := 1; depth <= o.Depth && len(frontier) > 0 && !g.Truncated; depth++ {
 		room := o.MaxNodes - len(g.Nodes)
 		// One more than there is room for tells whether MaxNodes cuts.
-		q, args := k.expand(frontier, seen, o.MinWeight, room+1)
-		var found []Weighted
-		if err := idb.NewRaw(q, args...).Scan(ctx, &found); err != nil {
+		found, err := k.Expand(ctx, idb, frontier, seen, o.MinWeight, room+1)
+		if err != nil {
 			return nil, err
 		}
 		if len(found) > room {
@@ -149,12 +122,8 @@ func build(ctx context.Context, idb bun.IDB, k kind, centre int64, o Options) (*
 		seen = append(seen, frontier...)
 	}
 
-	var labels []struct {
-		ID         int64
-		Label      string
-		PaperCount int
-	}
-	if err := idb.NewRaw(k.labels, bun.List(seen)).Scan(ctx, &labels); err != nil {
+	labels, err := k.Labels(ctx, idb, seen)
+	if err != nil {
 		return nil, err
 	}
 	at := make(map[int64]int, len(g.Nodes))
@@ -173,10 +142,8 @@ func build(ctx context.Context, idb bun.IDB, k kind, centre int64, o Options) (*
 	if len(seen) > 1 {
 		// The strongest edges first, one more than the bound to tell
 		// whether it cut; then back to the order of the ends.
-		q, args := k.edges(seen, o.MinWeight)
 		most := EdgesPerNode * len(seen)
-		q = "SELECT source, target, weight FROM (" + q + ") AS e ORDER BY weight DESC, source, target LIMIT ?"
-		if err := idb.NewRaw(q, append(args, most+1)...).Scan(ctx, &g.Edges); err != nil {
+		if err := k.Edges(ctx, idb, seen, o.MinWeight, most+1, &g.Edges); err != nil {
 			return nil, err
 		}
 		if len(g.Edges) > most {
@@ -189,66 +156,13 @@ func build(ctx context.Context, idb bun.IDB, k kind, centre int64, o Options) (*
 	return g, nil
 }
 
-// researchers walks the coauthors table, whose weights are shared papers.
-var researchers = kind{
-	expand: func(frontier, seen []int64, minWeight, limit int) (string, []any) {
-		return `SELECT coauthor_id AS id, CAST(SUM(paper_count) AS BIGINT) AS weight
-			FROM coauthors
-			WHERE researcher_id IN (?) AND coauthor_id NOT IN (?) AND paper_count >= ?
-			GROUP BY coauthor_id
-			ORDER BY weight DESC, id
-			LIMIT ?`, []any{bun.List(frontier), bun.List(seen), minWeight, limit}
-	},
-	edges: func(nodes []int64, minWeight int) (string, []any) {
-		return `SELECT researcher_id AS source, coauthor_id AS target, paper_count AS weight
-			FROM coauthors
-			WHERE researcher_id IN (?) AND coauthor_id IN (?) AND researcher_id < coauthor_id AND paper_count >= ?
-			ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes), minWeight}
-	},
-	labels: `SELECT id, name AS label, paper_count FROM researchers WHERE id IN (?)`,
-}
-
 // Researcher returns the ego co-author network of a researcher: co-authors
 // to o.Depth hops, tied by shared papers (papers with more than
 // db.MaxCoauthorPaperAuthors authors tie no one). It returns nil if
 // there is no such researcher. It sends at most o.Depth+2 statements: one
 // per layer, one for names and paper counts, one for the edges.
 func Researcher(ctx context.Context, idb bun.IDB, id int64, o Options) (*Graph, error) {
-	return build(ctx, idb, researchers, id, o)
-}
-
-// institutionPairs is the statement that weighs the ties of the
-// institutions in a list (the first argument) to others: the papers with
-// authors at both, pairs weaker than the second argument left out. cond
-// adds conditions on the other institution, b, whose arguments come
-// between those two.
-func institutionPairs(cond string) string {
-	return `SELECT a.institution_id AS source, b.institution_id AS target, COUNT(DISTINCT a.paper_id) AS weight
-		FROM affiliations a
-		JOIN affiliations b ON b.paper_id = a.paper_id AND b.institution_id <> a.institution_id
-		JOIN papers p ON p.id = a.paper_id
-		WHERE a.institution_id IN (?) AND NOT ` + largePaper + cond + `
-		GROUP BY a.institution_id, b.institution_id
-		HAVING COUNT(DISTINCT a.paper_id) >= ?`
-}
-
-// institutions walks affiliations: two institutions are tied by the papers
-// with authors at both.
-var institutions = kind{
-	expand: func(frontier, seen []int64, minWeight, limit int) (string, []any) {
-		return `SELECT target AS id, CAST(SUM(weight) AS BIGINT) AS weight
-			FROM (` + institutionPairs(" AND b.institution_id NOT IN (?)") + `) AS w
-			GROUP BY target
-			ORDER BY weight DESC, id
-			LIMIT ?`, []any{bun.List(frontier), bun.List(seen), minWeight, limit}
-	},
-	edges: func(nodes []int64, minWeight int) (string, []any) {
-		return institutionPairs(" AND b.institution_id IN (?) AND a.institution_id < b.institution_id") +
-			` ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes), minWeight}
-	},
-	labels: `SELECT i.id, i.name AS label,
-			(SELECT COUNT(DISTINCT f.paper_id) FROM affiliations f WHERE f.institution_id = i.id) AS paper_count
-		FROM institutions i WHERE i.id IN (?)`,
+	return build(ctx, idb, db.CoauthorNetwork, id, o)
 }
 
 // Institution returns the co-affiliation network of an institution:
@@ -258,7 +172,7 @@ var institutions = kind{
 // o.Depth+2 statements: one per layer, one for names and paper counts,
 // one for the edges.
 func Institution(ctx context.Context, idb bun.IDB, id int64, o Options) (*Graph, error) {
-	return build(ctx, idb, institutions, id, o)
+	return build(ctx, idb, db.CoaffiliationNetwork, id, o)
 }
 
 // Collaborators returns, for each of the given institutions, at most
@@ -269,53 +183,10 @@ func Collaborators(ctx context.Context, idb bun.IDB, institutionIDs []int64, fir
 	if first < 1 {
 		return nil, &ArgError{"first", fmt.Sprintf("must be at least 1, got %d", first)}
 	}
-	out := make(map[int64][]Weighted, len(institutionIDs))
 	if len(institutionIDs) == 0 {
-		return out, nil
+		return map[int64][]Weighted{}, nil
 	}
-	var rows []struct {
-		Source, Target int64
-		Weight         int
-	}
-	err := idb.NewRaw(`SELECT source, target, weight FROM (
-			SELECT source, target, weight, ROW_NUMBER() OVER (PARTITION BY source ORDER BY weight DESC, target) AS n
-			FROM (`+institutionPairs("")+`) AS w
-		) AS r
-		WHERE n <= ?
-		ORDER BY source, n`, bun.List(institutionIDs), 1, first).Scan(ctx, &rows)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out[r.Source] = append(out[r.Source], Weighted{ID: r.Target, Weight: r.Weight})
-	}
-	return out, nil
-}
-
-// papers walks citations in both directions; every link weighs 1, so a
-// paper's tie to a layer is the number of its papers it cites or is cited
-// by.
-var papers = kind{
-	expand: func(frontier, seen []int64, _, limit int) (string, []any) {
-		return `SELECT id, COUNT(DISTINCT via) AS weight
-			FROM (
-				SELECT cited_id AS id, citing_id AS via FROM paper_references WHERE citing_id IN (?) AND cited_id IS NOT NULL
-				UNION ALL
-				SELECT citing_id, cited_id FROM paper_references WHERE cited_id IN (?)
-			) AS n
-			WHERE id NOT IN (?)
-			GROUP BY id
-			ORDER BY weight DESC, id
-			LIMIT ?`, []any{bun.List(frontier), bun.List(frontier), bun.List(seen), limit}
-	},
-	edges: func(nodes []int64, _ int) (string, []any) {
-		return `SELECT DISTINCT citing_id AS source, cited_id AS target, 1 AS weight
-			FROM paper_references
-			WHERE citing_id IN (?) AND cited_id IN (?) AND citing_id <> cited_id
-			ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes)}
-	},
-	labels: `SELECT id, COALESCE(arxiv_id, doi, '') AS label, archive_citation_count AS paper_count
-		FROM papers WHERE id IN (?)`,
+	return db.CollaboratorsByInstitutionIDs(ctx, idb, institutionIDs, first)
 }
 
 // Citations returns the citation neighbourhood of a paper: the papers it
@@ -328,5 +199,5 @@ func Citations(ctx context.Context, idb bun.IDB, paperID int64, o Options) (*Gra
 	if o.MinWeight > 1 {
 		return nil, &ArgError{"minWeight", "citation edges all weigh 1, so it must be 1"}
 	}
-	return build(ctx, idb, papers, paperID, o)
+	return build(ctx, idb, db.CitationNetwork, paperID, o)
 }

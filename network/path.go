@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
 )
 
 // Bounds of Path.
@@ -87,12 +89,8 @@ func Path(ctx context.Context, idb bun.IDB, from, to int64, maxDepth int) ([]Ste
 // has reached too (the lowest id of them), or 0 if none. The search never
 // met before this layer, so every such researcher lies on a shortest path.
 func (s *side) expand(ctx context.Context, idb bun.IDB, other *side) (int64, error) {
-	var rows []struct {
-		ResearcherID, CoauthorID int64
-	}
 	// The strongest tie comes first for each co-author, and is kept.
-	err := idb.NewRaw(`SELECT researcher_id, coauthor_id FROM coauthors WHERE researcher_id IN (?)
-		ORDER BY coauthor_id, paper_count DESC, researcher_id`, bun.List(s.frontier)).Scan(ctx, &rows)
+	rows, err := db.CoauthorTies(ctx, idb, s.frontier)
 	if err != nil {
 		return 0, err
 	}
@@ -129,15 +127,7 @@ func (s *side) trail(id int64, toward bool) []int64 {
 // linkPapers returns the path through ids with the papers each
 // consecutive pair shares, read in one statement.
 func linkPapers(ctx context.Context, idb bun.IDB, ids []int64) ([]Step, error) {
-	var rows []struct {
-		A, B, PaperID int64
-	}
-	err := idb.NewRaw(`SELECT DISTINCT x.researcher_id AS a, y.researcher_id AS b, x.paper_id
-		FROM authorships x
-		JOIN authorships y ON y.paper_id = x.paper_id
-		JOIN papers p ON p.id = x.paper_id
-		WHERE x.researcher_id IN (?) AND y.researcher_id IN (?) AND x.researcher_id < y.researcher_id AND NOT `+largePaper+`
-		ORDER BY x.paper_id`, bun.List(ids), bun.List(ids)).Scan(ctx, &rows)
+	rows, err := db.SharedPapers(ctx, idb, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -118,7 +118,7 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer bdb.Close()
-	s, err := db.Count(ctx, bdb)
+	s, err := db.ReadStats(ctx, bdb)
 	if err != nil {
 		return err
 	}
@@ -383,7 +383,7 @@ func newRateLimiter(ctx context.Context, limit int, redisURL string, logger *slo
 // loadDemoIfEmpty imports the demo set into a database without papers, so
 // that a first start ends in a playground with real data.
 func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer) error {
-	s, err := db.Count(ctx, bdb)
+	s, err := db.ReadStats(ctx, bdb)
 	if err != nil || s.Papers > 0 {
 		return err
 	}

@@ -103,7 +103,7 @@ func TestMigrateEndsAStoppedImport(t *testing.T) {
 			stopped := firstRecords(ingest.Paperscape, stopAt, func() {
 				defer cancel()
 				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-					if s, err := db.Count(ctx, bdb); err != nil || s.Papers == stopAt {
+					if s, err := db.ReadStats(ctx, bdb); err != nil || s.Papers == stopAt {
 						return
 					}
 				}
@@ -111,7 +111,7 @@ func TestMigrateEndsAStoppedImport(t *testing.T) {
 			if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: stopped, Paths: []string{file}, BatchSize: batch}); !errors.Is(err, context.Canceled) {
 				t.Fatalf("the stopped import returned %v, want %v", err, context.Canceled)
 			}
-			stored, err := db.Count(context.Background(), bdb)
+			stored, err := db.ReadStats(context.Background(), bdb)
 			if err != nil {
 				t.Fatal(err)
 			}

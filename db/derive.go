@@ -1,0 +1,353 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// The statements of ingest.Derive and of the writer's derive queue. The
+// queue holds the researchers whose papers changed; derive recomputes
+// them and empties it last.
+
+// deriveQueueRow is one entry of the derive queue.
+type deriveQueueRow struct {
+	bun.BaseModel `bun:"table:derive_queue"`
+	ResearcherID  int64 `bun:"researcher_id,pk"`
+}
+
+// QueueResearchers puts researchers on the derive queue.
+func QueueResearchers(ctx context.Context, idb bun.IDB, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	rows := make([]deriveQueueRow, len(ids))
+	for i, id := range ids {
+		rows[i].ResearcherID = id
+	}
+	_, err := idb.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx)
+	return err
+}
+
+// QueueAuthorsOf puts the researchers of the given papers on the derive
+// queue.
+func QueueAuthorsOf(ctx context.Context, idb bun.IDB, paperIDs []int64) error {
+	if len(paperIDs) == 0 {
+		return nil
+	}
+	_, err := idb.NewRaw(`INSERT INTO derive_queue (researcher_id)
+		SELECT DISTINCT researcher_id FROM authorships WHERE paper_id IN (?) AND researcher_id IS NOT NULL
+		ON CONFLICT DO NOTHING`, bun.List(paperIDs)).Exec(ctx)
+	return err
+}
+
+// DeriveQueue returns the researchers on the derive queue.
+func DeriveQueue(ctx context.Context, idb bun.IDB) ([]int64, error) {
+	var ids []int64
+	err := idb.NewSelect().Table("derive_queue").Column("researcher_id").Scan(ctx, &ids)
+	return ids, err
+}
+
+// ClearDeriveQueue empties the derive queue.
+func ClearDeriveQueue(ctx context.Context, idb bun.IDB) error {
+	return execAll(ctx, idb, `DELETE FROM derive_queue`)
+}
+
+// DeriveSortMemory gives the grouped rebuilds of a derive step room to
+// sort millions of rows after a large import: PostgreSQL's default 4 MB
+// of sort memory would send them to disk. It lasts until the end of tx.
+func DeriveSortMemory(ctx context.Context, tx bun.Tx) error {
+	if !IsPostgres(tx) {
+		return nil
+	}
+	return execAll(ctx, tx, "SET LOCAL work_mem = '256MB'")
+}
+
+func execAll(ctx context.Context, idb bun.IDB, stmts ...string) error {
+	for _, s := range stmts {
+		if _, err := idb.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ResolveReferences turns references whose target is now in the archive
+// into citation edges, whatever order the papers arrived in, updates each
+// paper's citation counts and queues the authors of papers whose count
+// moved.
+func ResolveReferences(ctx context.Context, idb bun.IDB) error {
+	return execAll(ctx, idb,
+		`UPDATE paper_references SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
+		 WHERE cited_id IS NULL AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`,
+		`UPDATE papers SET archive_citation_count = c.n
+		 FROM (SELECT cited_id, COUNT(*) AS n FROM paper_references WHERE cited_id IS NOT NULL GROUP BY cited_id) c
+		 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,
+		// A paper's new count moves its authors' h-index and most cited paper.
+		`INSERT INTO derive_queue (researcher_id)
+		 SELECT DISTINCT a.researcher_id FROM authorships a JOIN papers p ON p.id = a.paper_id
+		 WHERE a.researcher_id IS NOT NULL AND p.citation_count <> CASE WHEN COALESCE(p.cited_by_count, 0) > p.archive_citation_count
+		   THEN p.cited_by_count ELSE p.archive_citation_count END
+		 ON CONFLICT DO NOTHING`,
+		`UPDATE papers SET citation_count = CASE WHEN COALESCE(cited_by_count, 0) > archive_citation_count
+		   THEN cited_by_count ELSE archive_citation_count END
+		 WHERE citation_count <> CASE WHEN COALESCE(cited_by_count, 0) > archive_citation_count
+		   THEN cited_by_count ELSE archive_citation_count END`,
+	)
+}
+
+// NameCandidate is a researcher that may share a name with another
+// profile.
+type NameCandidate struct {
+	ID        int64
+	Name      string
+	FamilyKey string
+	HasExtID  bool `bun:"has_ext_id"`
+	Queued    bool
+}
+
+// NameCandidates reads the researchers of the families (family name
+// keys) that have a researcher on the derive queue and more than one
+// profile, by family and id.
+func NameCandidates(ctx context.Context, idb bun.IDB) ([]NameCandidate, error) {
+	var ms []NameCandidate
+	err := idb.NewSelect().
+		ColumnExpr("id, name, family_key").
+		ColumnExpr("(orcid IS NOT NULL OR openalex_id IS NOT NULL OR s2_id IS NOT NULL) AS has_ext_id").
+		ColumnExpr("id IN (SELECT researcher_id FROM derive_queue) AS queued").
+		Table("researchers").
+		Where(`family_key IN (SELECT r.family_key FROM researchers r JOIN derive_queue q ON q.researcher_id = r.id)`).
+		Where("family_key IN (SELECT family_key FROM researchers GROUP BY family_key HAVING COUNT(*) > 1)").
+		Order("family_key", "id").
+		Scan(ctx, &ms)
+	return ms, err
+}
+
+// CoauthorSets returns each given researcher's co-authors, from the
+// authorships themselves (the coauthors table may be stale during a
+// derive).
+func CoauthorSets(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]map[int64]bool, error) {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := map[int64]map[int64]bool{}
+	err := scan(ctx, idb, func(rows *sql.Rows) error {
+		var a, b int64
+		if err := rows.Scan(&a, &b); err != nil {
+			return err
+		}
+		if out[a] == nil {
+			out[a] = map[int64]bool{}
+		}
+		out[a][b] = true
+		return nil
+	}, `SELECT x.researcher_id, y.researcher_id FROM authorships x
+		JOIN authorships y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id
+		WHERE x.researcher_id IN (?)`, bun.List(ids))
+	return out, err
+}
+
+// scan runs a query and calls row for each row it returns; row reads the
+// current row with rows.Scan. It streams what would be costly to hold as
+// models: the derive reads millions of rows after a large import.
+func scan(ctx context.Context, idb bun.IDB, row func(*sql.Rows) error, query string, args ...any) error {
+	rows, err := idb.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// MoveAuthorships moves the authorships of researcher from to researcher
+// to, queueing everyone on the papers that move and to.
+func MoveAuthorships(ctx context.Context, idb bun.IDB, from, to int64) error {
+	if _, err := idb.NewRaw(`INSERT INTO derive_queue (researcher_id)
+		SELECT DISTINCT researcher_id FROM authorships
+		WHERE paper_id IN (SELECT paper_id FROM authorships WHERE researcher_id = ?) AND researcher_id IS NOT NULL
+		ON CONFLICT DO NOTHING`, from).Exec(ctx); err != nil {
+		return err
+	}
+	if _, err := idb.NewUpdate().Table("authorships").Set("researcher_id = ?", to).Where("researcher_id = ?", from).Exec(ctx); err != nil {
+		return err
+	}
+	return QueueResearchers(ctx, idb, []int64{to})
+}
+
+// queued is the set of researchers derive recomputes.
+const queued = `(SELECT researcher_id FROM derive_queue)`
+
+// ClearQueuedDerived deletes the co-authors, fields and same-name links
+// of the queued researchers, and the queued researchers left with no
+// paper and no external identity.
+func ClearQueuedDerived(ctx context.Context, idb bun.IDB) error {
+	return execAll(ctx, idb,
+		`DELETE FROM coauthors WHERE researcher_id IN `+queued,
+		`DELETE FROM researcher_categories WHERE researcher_id IN `+queued,
+		`DELETE FROM same_name WHERE researcher_id IN `+queued+` OR other_id IN `+queued,
+		`DELETE FROM researchers WHERE id IN `+queued+` AND orcid IS NULL AND openalex_id IS NULL AND s2_id IS NULL
+		   AND NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = researchers.id)`,
+	)
+}
+
+// QueuedAuthorship is one authorship of a queued researcher with what the
+// figures need of its paper; Published is zero when unknown.
+type QueuedAuthorship struct {
+	ResearcherID, PaperID, Position, AuthorCount, Citations int64
+	AuthorsComplete                                         bool
+	Published                                               time.Time
+}
+
+// EachQueuedAuthorship calls fn with every authorship of the queued
+// researchers, by researcher, paper and position.
+func EachQueuedAuthorship(ctx context.Context, idb bun.IDB, fn func(QueuedAuthorship) error) error {
+	return scan(ctx, idb, func(rows *sql.Rows) error {
+		var a QueuedAuthorship
+		var published sql.NullTime
+		if err := rows.Scan(&a.ResearcherID, &a.PaperID, &a.Position, &a.AuthorCount, &a.AuthorsComplete, &a.Citations, &published); err != nil {
+			return err
+		}
+		a.Published = published.Time
+		return fn(a)
+	}, `SELECT a.researcher_id, a.paper_id, a.position, p.author_count, p.authors_complete,
+		  p.citation_count, p.published
+		FROM authorships a JOIN papers p ON p.id = a.paper_id
+		WHERE a.researcher_id IN `+queued+`
+		ORDER BY a.researcher_id, a.paper_id, a.position`)
+}
+
+// QueuedWithoutPapers returns the queued researchers with no authorship.
+func QueuedWithoutPapers(ctx context.Context, idb bun.IDB) ([]int64, error) {
+	var ids []int64
+	err := idb.NewSelect().TableExpr("derive_queue AS q").Column("q.researcher_id").
+		Where("NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = q.researcher_id)").
+		Scan(ctx, &ids)
+	return ids, err
+}
+
+// SetFigures writes researchers' derived figures, one value of each
+// column per id; a row whose figures are unchanged is not written.
+func SetFigures(ctx context.Context, tx bun.Tx, ids []int64, papers, known, sole, first, middle, last, h []int64, top []*int64) error {
+	_, err := UpdateColumns(ctx, tx, "researchers", "id", ids,
+		[]string{"paper_count", "position_known_count", "sole_count", "first_count", "middle_count", "last_count",
+			"archive_h_index", "most_cited_paper_id"},
+		papers, known, sole, first, middle, last, h, top)
+	return err
+}
+
+// EachQueuedCategory calls fn with every category of every paper of the
+// queued researchers, by researcher, paper, author position and
+// category position. cat is valid only during the call.
+func EachQueuedCategory(ctx context.Context, idb bun.IDB, fn func(researcher, paper, position int64, cat []byte) error) error {
+	// In the order of the authorships_researcher index and the
+	// categories' primary key, which needs no sort.
+	return scan(ctx, idb, func(rows *sql.Rows) error {
+		var rid, p, position int64
+		var cat sql.RawBytes
+		if err := rows.Scan(&rid, &p, &position, &cat); err != nil {
+			return err
+		}
+		return fn(rid, p, position, cat)
+	}, `SELECT a.researcher_id, a.paper_id, a.position, c.category
+		FROM authorships a JOIN paper_categories c ON c.paper_id = a.paper_id
+		WHERE a.researcher_id IN `+queued+`
+		ORDER BY a.researcher_id, a.paper_id, a.position, c.position`)
+}
+
+// InsertResearcherCategories writes researchers' fields, one row per
+// researcher and category.
+func InsertResearcherCategories(ctx context.Context, tx bun.Tx, researchers []int64, categories []string, papers []int64) error {
+	return InsertColumns(ctx, tx, "researcher_categories", []string{"researcher_id", "category", "paper_count"}, researchers, categories, papers)
+}
+
+// EachQueuedCoauthorship calls fn with every author of every paper a
+// queued researcher is on, in paper order (the authorships' primary key),
+// papers of more than MaxCoauthorPaperAuthors authors left out.
+func EachQueuedCoauthorship(ctx context.Context, idb bun.IDB, fn func(paper, researcher int64) error) error {
+	return scan(ctx, idb, func(rows *sql.Rows) error {
+		var paper, researcher int64
+		if err := rows.Scan(&paper, &researcher); err != nil {
+			return err
+		}
+		return fn(paper, researcher)
+	}, `SELECT a.paper_id, a.researcher_id FROM authorships a
+		JOIN papers p ON p.id = a.paper_id
+		WHERE a.researcher_id IS NOT NULL AND p.author_count <= ?
+		  AND a.paper_id IN (SELECT x.paper_id FROM authorships x JOIN derive_queue q ON q.researcher_id = x.researcher_id)
+		ORDER BY a.paper_id, a.position`, MaxCoauthorPaperAuthors)
+}
+
+// InsertCoauthors writes co-author rows: researcher, co-author and the
+// papers they share.
+func InsertCoauthors(ctx context.Context, tx bun.Tx, researchers, coauthors, papers []int64) error {
+	return InsertColumns(ctx, tx, "coauthors", []string{"researcher_id", "coauthor_id", "paper_count"}, researchers, coauthors, papers)
+}
+
+// InsertSameName writes same-name links, a few thousand per statement.
+func InsertSameName(ctx context.Context, idb bun.IDB, rows []SameName) error {
+	for chunk := range slices.Chunk(rows, 5000) {
+		if _, err := idb.NewInsert().Model(&chunk).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MatchAffiliationsByROR links the unmatched affiliations that carry a
+// ROR id to the institution of that id.
+func MatchAffiliationsByROR(ctx context.Context, idb bun.IDB) error {
+	return execAll(ctx, idb,
+		`UPDATE affiliations SET institution_id = (SELECT i.id FROM institutions i WHERE i.ror_id = affiliations.ror_id)
+		 WHERE institution_id IS NULL AND ror_id IS NOT NULL
+		   AND EXISTS (SELECT 1 FROM institutions i WHERE i.ror_id = affiliations.ror_id)`)
+}
+
+// UnmatchedAffiliations returns the distinct raw strings of affiliations
+// with neither an institution nor a ROR id.
+func UnmatchedAffiliations(ctx context.Context, idb bun.IDB) ([]string, error) {
+	var raws []string
+	err := idb.NewSelect().Table("affiliations").Distinct().Column("raw").
+		Where("institution_id IS NULL AND ror_id IS NULL").Scan(ctx, &raws)
+	return raws, err
+}
+
+// MatchAffiliations links the unmatched affiliations of raw string raw
+// (those with no ROR id) to institution id.
+func MatchAffiliations(ctx context.Context, idb bun.IDB, raw string, id int64) error {
+	_, err := idb.NewUpdate().Table("affiliations").Set("institution_id = ?", id).
+		Where("raw = ? AND institution_id IS NULL AND ror_id IS NULL", raw).Exec(ctx)
+	return err
+}
+
+// MatchableName is a name of an active institution, with what decides
+// whether it may match an affiliation.
+type MatchableName struct {
+	InstitutionID int64
+	Name          string
+	Kind          string
+	NameKey       string
+	Country       string
+	Types         string
+}
+
+// MatchableNames reads the names of the active institutions (those with
+// no status count as active).
+func MatchableNames(ctx context.Context, idb bun.IDB) ([]MatchableName, error) {
+	var rows []MatchableName
+	err := idb.NewSelect().ColumnExpr("n.institution_id, n.name, n.kind, n.name_key, COALESCE(i.country, '') AS country, COALESCE(i.types, '') AS types").
+		TableExpr("institution_names AS n").Join("JOIN institutions AS i ON i.id = n.institution_id").
+		Where("i.status IS NULL OR i.status = 'active'").
+		Scan(ctx, &rows)
+	return rows, err
+}

@@ -1,0 +1,201 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// The statements of package network, which walks the graphs around a
+// researcher, an institution or a paper; network keeps the walk.
+
+// Neighbour is a node tied to others, with the weight of its ties.
+type Neighbour struct {
+	ID     int64
+	Weight int
+}
+
+// NetworkEdge is one tie between two nodes of a network. Weight is the
+// number of shared papers; a citation edge runs from the citing paper
+// (Source) to the cited one (Target) and weighs 1.
+type NetworkEdge struct {
+	Source, Target int64
+	Weight         int
+}
+
+// NodeLabel is what a network shows of a node: a researcher's or
+// institution's name, or a paper's arXiv id (its DOI when it has none),
+// and its paper count (for a paper, the papers in the archive citing it).
+type NodeLabel struct {
+	ID         int64
+	Label      string
+	PaperCount int
+}
+
+// largePaper is the SQL test for papers that make no ties: those whose
+// byline is too long to say anything about who works with whom (see
+// MaxCoauthorPaperAuthors, which the coauthors table obeys too).
+var largePaper = fmt.Sprintf("p.author_count > %d", MaxCoauthorPaperAuthors)
+
+// NetworkKind is what tells one network from another: the statements
+// that walk out from a frontier, list the edges among the nodes and
+// label them. Each method sends one statement.
+type NetworkKind struct {
+	expand func(frontier, seen []int64, minWeight, limit int) (string, []any)
+	edges  func(nodes []int64, minWeight int) (string, []any)
+	labels string
+}
+
+// Expand lists the nodes outside seen tied to frontier by ties of at
+// least minWeight, each with the summed weight of its ties to frontier,
+// strongest first, at most limit.
+func (k NetworkKind) Expand(ctx context.Context, idb bun.IDB, frontier, seen []int64, minWeight, limit int) ([]Neighbour, error) {
+	q, args := k.expand(frontier, seen, minWeight, limit)
+	var found []Neighbour
+	err := idb.NewRaw(q, args...).Scan(ctx, &found)
+	return found, err
+}
+
+// Labels reads the label and paper count of each of the nodes that
+// exist.
+func (k NetworkKind) Labels(ctx context.Context, idb bun.IDB, nodes []int64) ([]NodeLabel, error) {
+	var labels []NodeLabel
+	err := idb.NewRaw(k.labels, bun.List(nodes)).Scan(ctx, &labels)
+	return labels, err
+}
+
+// Edges reads into edges the edges of at least minWeight among nodes,
+// each once: the strongest limit of them, in any order. (Scanning into
+// the caller's slice saves the graph an allocation.)
+func (k NetworkKind) Edges(ctx context.Context, idb bun.IDB, nodes []int64, minWeight, limit int, edges *[]NetworkEdge) error {
+	q, args := k.edges(nodes, minWeight)
+	q = "SELECT source, target, weight FROM (" + q + ") AS e ORDER BY weight DESC, source, target LIMIT ?"
+	return idb.NewRaw(q, append(args, limit)...).Scan(ctx, edges)
+}
+
+// CoauthorNetwork walks the coauthors table, whose weights are shared
+// papers.
+var CoauthorNetwork = NetworkKind{
+	expand: func(frontier, seen []int64, minWeight, limit int) (string, []any) {
+		return `SELECT coauthor_id AS id, CAST(SUM(paper_count) AS BIGINT) AS weight
+			FROM coauthors
+			WHERE researcher_id IN (?) AND coauthor_id NOT IN (?) AND paper_count >= ?
+			GROUP BY coauthor_id
+			ORDER BY weight DESC, id
+			LIMIT ?`, []any{bun.List(frontier), bun.List(seen), minWeight, limit}
+	},
+	edges: func(nodes []int64, minWeight int) (string, []any) {
+		return `SELECT researcher_id AS source, coauthor_id AS target, paper_count AS weight
+			FROM coauthors
+			WHERE researcher_id IN (?) AND coauthor_id IN (?) AND researcher_id < coauthor_id AND paper_count >= ?
+			ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes), minWeight}
+	},
+	labels: `SELECT id, name AS label, paper_count FROM researchers WHERE id IN (?)`,
+}
+
+// institutionPairs is the statement that weighs the ties of the
+// institutions in a list (the first argument) to others: the papers with
+// authors at both, pairs weaker than the second argument left out. cond
+// adds conditions on the other institution, b, whose arguments come
+// between those two.
+func institutionPairs(cond string) string {
+	return `SELECT a.institution_id AS source, b.institution_id AS target, COUNT(DISTINCT a.paper_id) AS weight
+		FROM affiliations a
+		JOIN affiliations b ON b.paper_id = a.paper_id AND b.institution_id <> a.institution_id
+		JOIN papers p ON p.id = a.paper_id
+		WHERE a.institution_id IN (?) AND NOT ` + largePaper + cond + `
+		GROUP BY a.institution_id, b.institution_id
+		HAVING COUNT(DISTINCT a.paper_id) >= ?`
+}
+
+// CoaffiliationNetwork walks affiliations: two institutions are tied by
+// the papers with authors at both.
+var CoaffiliationNetwork = NetworkKind{
+	expand: func(frontier, seen []int64, minWeight, limit int) (string, []any) {
+		return `SELECT target AS id, CAST(SUM(weight) AS BIGINT) AS weight
+			FROM (` + institutionPairs(" AND b.institution_id NOT IN (?)") + `) AS w
+			GROUP BY target
+			ORDER BY weight DESC, id
+			LIMIT ?`, []any{bun.List(frontier), bun.List(seen), minWeight, limit}
+	},
+	edges: func(nodes []int64, minWeight int) (string, []any) {
+		return institutionPairs(" AND b.institution_id IN (?) AND a.institution_id < b.institution_id") +
+			` ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes), minWeight}
+	},
+	labels: `SELECT i.id, i.name AS label,
+			(SELECT COUNT(DISTINCT f.paper_id) FROM affiliations f WHERE f.institution_id = i.id) AS paper_count
+		FROM institutions i WHERE i.id IN (?)`,
+}
+
+// CitationNetwork walks citations in both directions; every link weighs
+// 1, so a paper's tie to a layer is the number of its papers it cites or
+// is cited by.
+var CitationNetwork = NetworkKind{
+	expand: func(frontier, seen []int64, _, limit int) (string, []any) {
+		return `SELECT id, COUNT(DISTINCT via) AS weight
+			FROM (
+				SELECT cited_id AS id, citing_id AS via FROM paper_references WHERE citing_id IN (?) AND cited_id IS NOT NULL
+				UNION ALL
+				SELECT citing_id, cited_id FROM paper_references WHERE cited_id IN (?)
+			) AS n
+			WHERE id NOT IN (?)
+			GROUP BY id
+			ORDER BY weight DESC, id
+			LIMIT ?`, []any{bun.List(frontier), bun.List(frontier), bun.List(seen), limit}
+	},
+	edges: func(nodes []int64, _ int) (string, []any) {
+		return `SELECT DISTINCT citing_id AS source, cited_id AS target, 1 AS weight
+			FROM paper_references
+			WHERE citing_id IN (?) AND cited_id IN (?) AND citing_id <> cited_id
+			ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes)}
+	},
+	labels: `SELECT id, COALESCE(arxiv_id, doi, '') AS label, archive_citation_count AS paper_count
+		FROM papers WHERE id IN (?)`,
+}
+
+// CollaboratorsByInstitutionIDs reads, for each institution, at most
+// first institutions it shares papers with, most shared papers first
+// (then by id), each weighed by those papers, in one statement.
+func CollaboratorsByInstitutionIDs(ctx context.Context, idb bun.IDB, ids []int64, first int) (map[int64][]Neighbour, error) {
+	var rows []NetworkEdge
+	err := idb.NewRaw(`SELECT source, target, weight FROM (
+			SELECT source, target, weight, ROW_NUMBER() OVER (PARTITION BY source ORDER BY weight DESC, target) AS n
+			FROM (`+institutionPairs("")+`) AS w
+		) AS r
+		WHERE n <= ?
+		ORDER BY source, n`, bun.List(ids), 1, first).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	return groupBy(rows, func(r *NetworkEdge) int64 { return r.Source },
+		func(r *NetworkEdge) Neighbour { return Neighbour{ID: r.Target, Weight: r.Weight} }), nil
+}
+
+// CoauthorTie is a researcher and one of their co-authors.
+type CoauthorTie struct{ ResearcherID, CoauthorID int64 }
+
+// CoauthorTies reads the co-authors of the given researchers, by
+// co-author, each co-author's strongest tie first.
+func CoauthorTies(ctx context.Context, idb bun.IDB, ids []int64) ([]CoauthorTie, error) {
+	var rows []CoauthorTie
+	err := idb.NewRaw(`SELECT researcher_id, coauthor_id FROM coauthors WHERE researcher_id IN (?)
+		ORDER BY coauthor_id, paper_count DESC, researcher_id`, bun.List(ids)).Scan(ctx, &rows)
+	return rows, err
+}
+
+// SharedPaper is a paper two researchers, A < B, are both on.
+type SharedPaper struct{ A, B, PaperID int64 }
+
+// SharedPapers reads the papers that pairs of the given researchers share,
+// by paper, those of more than MaxCoauthorPaperAuthors authors left out.
+func SharedPapers(ctx context.Context, idb bun.IDB, ids []int64) ([]SharedPaper, error) {
+	var rows []SharedPaper
+	err := idb.NewRaw(`SELECT DISTINCT x.researcher_id AS a, y.researcher_id AS b, x.paper_id
+		FROM authorships x
+		JOIN authorships y ON y.paper_id = x.paper_id
+		JOIN papers p ON p.id = x.paper_id
+		WHERE x.researcher_id IN (?) AND y.researcher_id IN (?) AND x.researcher_id < y.researcher_id AND NOT `+largePaper+`
+		ORDER BY x.paper_id`, bun.List(ids), bun.List(ids)).Scan(ctx, &rows)
+	return rows, err
+}

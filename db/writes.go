@@ -1,0 +1,257 @@
+package db
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// The statements of the importer's writer (package ingest), which merges
+// records into rows and writes them a batch per transaction.
+
+// upsertByID writes rows, a pointer to a slice of models: a row whose id
+// is stored gets the values of cols, any other is inserted.
+func upsertByID(ctx context.Context, idb bun.IDB, rows any, cols []string) error {
+	q := idb.NewInsert().Model(rows).On("CONFLICT (id) DO UPDATE")
+	for _, c := range cols {
+		q.Set("? = EXCLUDED.?", bun.Ident(c), bun.Ident(c))
+	}
+	_, err := q.Exec(ctx)
+	return err
+}
+
+// anyOf is a column and the values a lookup matches in it.
+type anyOf struct {
+	col  string
+	vals []string
+}
+
+// rowsWithAny reads the rows of model T in which any column holds one of
+// its values, ordered by order (in no promised order when it is empty).
+// At least one column must have values.
+func rowsWithAny[T any](ctx context.Context, idb bun.IDB, order string, cols ...anyOf) ([]T, error) {
+	var rows []T
+	q := idb.NewSelect().Model(&rows)
+	if order != "" {
+		q.Order(order)
+	}
+	for _, c := range cols {
+		if len(c.vals) > 0 {
+			q.WhereOr("? IN (?)", bun.Ident(c.col), bun.List(c.vals))
+		}
+	}
+	return rows, q.Scan(ctx)
+}
+
+// PaperKeys are the ids papers are looked up by when records are merged.
+type PaperKeys struct{ ArxivIDs, DOIs, OpenAlexIDs, S2IDs []string }
+
+// PapersByKeys reads, by id, the papers with any of the keys; at least
+// one list must hold a key.
+func PapersByKeys(ctx context.Context, idb bun.IDB, k PaperKeys) ([]*Paper, error) {
+	return rowsWithAny[*Paper](ctx, idb, "id", anyOf{"arxiv_id", k.ArxivIDs}, anyOf{"doi", k.DOIs},
+		anyOf{"openalex_id", k.OpenAlexIDs}, anyOf{"s2_id", k.S2IDs})
+}
+
+// paperColumns are the columns a merge can change.
+var paperColumns = []string{
+	"arxiv_id", "version", "doi", "title", "abstract", "comments", "journal_ref", "report_no", "license",
+	"published", "updated", "primary_category", "byline", "cited_by_count", "openalex_id", "s2_id",
+	"author_count", "authors_complete", "authors_score",
+}
+
+// InsertPapers inserts new papers and returns the id, arXiv id, DOI,
+// OpenAlex id and S2 id of each, in no promised order.
+func InsertPapers(ctx context.Context, tx bun.Tx, rows []*Paper) ([]Paper, error) {
+	return InsertColumnsReturning[Paper](ctx, tx, "papers", paperColumns, "id, arxiv_id, doi, openalex_id, s2_id",
+		paperValues(rows)...)
+}
+
+// paperValues returns the rows' values of paperColumns, column by column,
+// with NULL for what bun's model leaves NULL.
+func paperValues(rows []*Paper) []any {
+	n := len(rows)
+	text := func() []*string { return make([]*string, n) }
+	arxiv, doi, abstract, comments, journal, report, license := text(), text(), text(), text(), text(), text(), text()
+	primary, byline, oa, s2 := text(), text(), text(), text()
+	title := make([]string, n)
+	version, authors, score := make([]int64, n), make([]int64, n), make([]int64, n)
+	published, updated := make([]*time.Time, n), make([]*time.Time, n)
+	cited := make([]*int64, n)
+	complete := make([]bool, n)
+	for i, r := range rows {
+		arxiv[i], doi[i], abstract[i], comments[i] = nullText(r.ArxivID), nullText(r.DOI), nullText(r.Abstract), nullText(r.Comments)
+		journal[i], report[i], license[i] = nullText(r.JournalRef), nullText(r.ReportNo), nullText(r.License)
+		primary[i], byline[i], oa[i], s2[i] = nullText(r.PrimaryCategory), nullText(r.Byline), nullText(r.OpenAlexID), nullText(r.S2ID)
+		title[i] = r.Title
+		version[i], authors[i], score[i] = int64(r.Version), int64(r.AuthorCount), int64(r.AuthorsScore)
+		published[i], updated[i] = nullTime(r.Published), nullTime(r.Updated)
+		cited[i] = nullInt(r.CitedByCount)
+		complete[i] = r.AuthorsComplete
+	}
+	return []any{arxiv, version, doi, title, abstract, comments, journal, report, license,
+		published, updated, primary, byline, cited, oa, s2, authors, complete, score}
+}
+
+func nullText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func nullInt(p *int) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := int64(*p)
+	return &v
+}
+
+// UpdatePapers writes the columns a merge can change of stored papers.
+func UpdatePapers(ctx context.Context, idb bun.IDB, rows []*Paper) error {
+	return upsertByID(ctx, idb, &rows, paperColumns)
+}
+
+// AddCategories inserts categories whose code is not stored yet.
+func AddCategories(ctx context.Context, idb bun.IDB, cats []Category) error {
+	_, err := idb.NewInsert().Model(&cats).On("CONFLICT (code) DO NOTHING").Exec(ctx)
+	return err
+}
+
+// ReplacePaperCategories deletes the category lists of the stored papers
+// and inserts the rows given column by column.
+func ReplacePaperCategories(ctx context.Context, tx bun.Tx, stored []int64, paper, position []int64, code []string) error {
+	if len(stored) > 0 {
+		if _, err := tx.NewDelete().Model((*PaperCategory)(nil)).Where("paper_id IN (?)", bun.List(stored)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return InsertColumns(ctx, tx, "paper_categories", []string{"paper_id", "position", "category"}, paper, position, code)
+}
+
+// AddReferences inserts the references not stored yet.
+func AddReferences(ctx context.Context, idb bun.IDB, rows []Reference) error {
+	_, err := idb.NewInsert().Model(&rows).On("CONFLICT (citing_id, target) DO NOTHING").Exec(ctx)
+	return err
+}
+
+// DeleteBylines deletes the affiliations and authorships of papers.
+func DeleteBylines(ctx context.Context, idb bun.IDB, paperIDs []int64) error {
+	for _, m := range []any{(*Affiliation)(nil), (*Authorship)(nil)} {
+		if _, err := idb.NewDelete().Model(m).Where("paper_id IN (?)", bun.List(paperIDs)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Bylines are authorships given column by column, and the affiliations of
+// their authors.
+type Bylines struct {
+	Paper, Position []int64
+	Name            []string
+	Researcher      []*int64 // nil for an author matched to no one
+	Affiliations    []Affiliation
+}
+
+// InsertBylines inserts authorships and affiliations.
+func InsertBylines(ctx context.Context, tx bun.Tx, b Bylines) error {
+	if err := InsertColumns(ctx, tx, "authorships", []string{"paper_id", "position", "name", "researcher_id"},
+		b.Paper, b.Position, b.Name, b.Researcher); err != nil {
+		return err
+	}
+	if len(b.Affiliations) == 0 {
+		return nil
+	}
+	_, err := tx.NewInsert().Model(&b.Affiliations).Exec(ctx)
+	return err
+}
+
+// ResearcherKeys are what researchers are looked up by when authors are
+// matched: name keys and external ids.
+type ResearcherKeys struct{ NameKeys, ORCIDs, OpenAlexIDs, S2IDs []string }
+
+// ResearchersByKeys reads, by id, the researchers with any of the keys;
+// at least one list must hold a key.
+func ResearchersByKeys(ctx context.Context, idb bun.IDB, k ResearcherKeys) ([]Researcher, error) {
+	return rowsWithAny[Researcher](ctx, idb, "id", anyOf{"name_key", k.NameKeys}, anyOf{"orcid", k.ORCIDs},
+		anyOf{"openalex_id", k.OpenAlexIDs}, anyOf{"s2_id", k.S2IDs})
+}
+
+// InsertResearchers inserts new researchers and returns the id, name
+// key, ORCID, OpenAlex id and S2 id of each, in no promised order.
+func InsertResearchers(ctx context.Context, tx bun.Tx, rows []*Researcher) ([]Researcher, error) {
+	n := len(rows)
+	name, nameKey, familyKey, slug := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	orcid, oa, s2 := make([]*string, n), make([]*string, n), make([]*string, n)
+	h, cites, works := make([]*int64, n), make([]*int64, n), make([]*int64, n)
+	for i, r := range rows {
+		name[i], nameKey[i], familyKey[i], slug[i] = r.Name, r.NameKey, r.FamilyKey, r.Slug
+		orcid[i], oa[i], s2[i] = nullText(r.ORCID), nullText(r.OpenAlexID), nullText(r.S2ID)
+		h[i], cites[i], works[i] = nullInt(r.HIndex), nullInt(r.CitationCount), nullInt(r.WorksCount)
+	}
+	return InsertColumnsReturning[Researcher](ctx, tx, "researchers",
+		[]string{"name", "name_key", "family_key", "slug", "orcid", "openalex_id", "s2_id", "h_index", "citation_count", "works_count"},
+		"id, name_key, orcid, openalex_id, s2_id",
+		name, nameKey, familyKey, slug, orcid, oa, s2, h, cites, works)
+}
+
+// UpdateResearcherProfiles writes the external ids and profile figures
+// of stored researchers, in id order.
+func UpdateResearcherProfiles(ctx context.Context, idb bun.IDB, rows []*Researcher) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	slices.SortFunc(rows, func(a, b *Researcher) int { return int(a.ID - b.ID) })
+	return upsertByID(ctx, idb, &rows, []string{"orcid", "openalex_id", "s2_id", "h_index", "citation_count", "works_count"})
+}
+
+// InstitutionsByKeys reads the institutions with any of the ROR ids or
+// OpenAlex ids; at least one list must hold an id.
+func InstitutionsByKeys(ctx context.Context, idb bun.IDB, rors, openalexIDs []string) ([]*Institution, error) {
+	return rowsWithAny[*Institution](ctx, idb, "", anyOf{"ror_id", rors}, anyOf{"openalex_id", openalexIDs})
+}
+
+// AllInstitutionNames reads every name of institutions, display names
+// included, in no promised order.
+func AllInstitutionNames(ctx context.Context, idb bun.IDB, ids []int64) ([]InstitutionName, error) {
+	var rows []InstitutionName
+	err := idb.NewSelect().Model(&rows).Where("institution_id IN (?)", bun.List(ids)).Scan(ctx)
+	return rows, err
+}
+
+// InsertInstitutions inserts new institutions and returns the id, ROR id
+// and OpenAlex id of each, in no promised order.
+func InsertInstitutions(ctx context.Context, idb bun.IDB, rows []*Institution) ([]Institution, error) {
+	var got []Institution
+	err := idb.NewInsert().Model(&rows).Returning("id, ror_id, openalex_id").Scan(ctx, &got)
+	return got, err
+}
+
+// UpdateInstitutions writes institutions, stored or new, and replaces
+// their names with names.
+func UpdateInstitutions(ctx context.Context, idb bun.IDB, rows []*Institution, names []InstitutionName) error {
+	cols := []string{"ror_id", "openalex_id", "name", "country", "types", "status", "established"}
+	if err := upsertByID(ctx, idb, &rows, cols); err != nil {
+		return err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	if _, err := idb.NewDelete().Model((*InstitutionName)(nil)).Where("institution_id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
+		return err
+	}
+	_, err := idb.NewInsert().Model(&names).Exec(ctx)
+	return err
+}
