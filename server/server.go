@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
@@ -139,22 +140,63 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("server: no database")
 	}
+	cfg.setDefaults()
+	var statements *db.StatementCounter
+	cfg.DB, statements = countStatements(cfg.DB)
+	if cfg.ReadyDB == nil {
+		cfg.ReadyDB = cfg.DB
+	}
+	cors, err := newCORSPolicy(cfg.CORSOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	es := resolvers.NewSchema(cfg.DB)
+	var docs *trustedDocuments
+	if cfg.TrustedDocuments != nil {
+		if docs, err = newTrustedDocuments(es.Schema(), cfg.TrustedDocuments); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
+	m := newMetrics(statements)
+	if docs != nil {
+		m.names.known = docs.names
+	}
+	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
+	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
+	mux := routes(cfg, es, api)
+
+	base, abort := context.WithCancelCause(context.Background())
+	s := &Server{
+		addr: cfg.Addr, log: cfg.Logger, grace: cfg.ShutdownGrace, base: base, abort: abort,
+		metricsAddr: cfg.MetricsAddr,
+	}
+	if cfg.MetricsAddr == "" {
+		mux.Handle("GET /metrics", m.handler())
+	} else {
+		metrics := http.NewServeMux()
+		metrics.Handle("GET /metrics", m.handler())
+		s.metrics = secureHeaders(metrics)
+	}
+	s.handler = observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux))))
+	return s, nil
+}
+
+// setDefaults fills in the fields left zero.
+func (cfg *Config) setDefaults() {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
 	if len(cfg.CORSOrigins) == 0 {
 		cfg.CORSOrigins = DefaultCORSOrigins
 	}
-	if cfg.MaxDepth <= 0 {
-		cfg.MaxDepth = DefaultMaxDepth
-	}
 	for _, l := range []struct {
 		v   *int
 		def int
 	}{
-		{&cfg.MaxNodes, DefaultMaxNodes}, {&cfg.MaxCost, DefaultMaxCost}, {&cfg.MaxTokens, DefaultMaxTokens},
-		{&cfg.MaxFields, DefaultMaxFields}, {&cfg.MaxAliases, DefaultMaxAliases}, {&cfg.MaxRootFields, DefaultMaxRootFields},
-		{&cfg.MaxDirectives, DefaultMaxDirectives}, {&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes},
+		{&cfg.MaxDepth, DefaultMaxDepth}, {&cfg.MaxNodes, DefaultMaxNodes}, {&cfg.MaxCost, DefaultMaxCost},
+		{&cfg.MaxTokens, DefaultMaxTokens}, {&cfg.MaxFields, DefaultMaxFields}, {&cfg.MaxAliases, DefaultMaxAliases},
+		{&cfg.MaxRootFields, DefaultMaxRootFields}, {&cfg.MaxDirectives, DefaultMaxDirectives},
+		{&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes}, {&cfg.StatementShare, DefaultStatementShare},
 	} {
 		if *l.v <= 0 {
 			*l.v = l.def
@@ -163,40 +205,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	var statements *db.StatementCounter
-	cfg.DB, statements = countStatements(cfg.DB)
-	if cfg.ReadyDB == nil {
-		cfg.ReadyDB = cfg.DB
-	}
-	if cfg.StatementShare <= 0 {
-		cfg.StatementShare = DefaultStatementShare
-	}
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
-	cors, err := newCORSPolicy(cfg.CORSOrigins)
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
+}
 
-	es := resolvers.NewSchema(cfg.DB)
-	var docs *trustedDocuments
-	if cfg.TrustedDocuments != nil {
-		if docs, err = newTrustedDocuments(es.Schema(), cfg.TrustedDocuments); err != nil {
-			return nil, fmt.Errorf("server: %w", err)
-		}
-	}
-
-	m := newMetrics(statements)
-	if docs != nil {
-		m.names.known = docs.names
-	}
-	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
-	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
-
+// routes are the server's paths but /metrics; api answers /graphql.
+func routes(cfg Config, es graphql.ExecutableSchema, api http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	if cfg.DisableGraphiQL {
 		mux.HandleFunc("GET /{$}", noGraphiQL)
@@ -216,21 +234,7 @@ func New(cfg Config) (*Server, error) {
 	handleExports(exports, cfg.DB, cfg.Logger)
 	exports.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 	mux.Handle("/export/", rateHeaders(cfg.RateLimiter, exports))
-
-	base, abort := context.WithCancelCause(context.Background())
-	s := &Server{
-		addr: cfg.Addr, log: cfg.Logger, grace: cfg.ShutdownGrace, base: base, abort: abort,
-		metricsAddr: cfg.MetricsAddr,
-	}
-	if cfg.MetricsAddr == "" {
-		mux.Handle("GET /metrics", m.handler())
-	} else {
-		metrics := http.NewServeMux()
-		metrics.Handle("GET /metrics", m.handler())
-		s.metrics = secureHeaders(metrics)
-	}
-	s.handler = observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux))))
-	return s, nil
+	return mux
 }
 
 // Handler returns the server's routes, for tests or for mounting the
