@@ -5,6 +5,7 @@
 // probes' answers.
 //
 //	go run ./cmd/fairload -url http://127.0.0.1:8080 -aliases 500 -clients 20
+//	go run ./cmd/fairload -aliases 50 -heavy 6 -heavy-from 203.0.113.7  # against serve --trusted-proxies 127.0.0.1
 package main
 
 import (
@@ -28,6 +29,8 @@ func main() {
 	aliases := flag.Int("aliases", 500, `aliases of searchPapers(query: "a*", first: 1) in the heavy query (0: none is sent)`)
 	clients := flag.Int("clients", 20, "clients looping on "+trivialQuery)
 	idle := flag.Duration("for", 10*time.Second, "how long to run when no heavy query is sent")
+	heavy := flag.Int("heavy", 1, "how many heavy queries to send at once")
+	heavyFrom := flag.String("heavy-from", "", "send the heavy queries with this X-Forwarded-For (another client,\nto a server run with --trusted-proxies naming this machine)")
 	flag.Parse()
 
 	var q strings.Builder
@@ -75,21 +78,31 @@ func main() {
 
 	start := time.Now()
 	if *aliases > 0 {
-		status, resp, err := c.query(q.String())
-		answered := 0
-		for _, v := range resp.Data {
-			if v != nil {
-				answered++
-			}
+		var heavyWG sync.WaitGroup
+		for range *heavy {
+			heavyWG.Go(func() {
+				status, resp, err := c.queryFrom(q.String(), *heavyFrom)
+				answered := 0
+				for _, v := range resp.Data {
+					if v != nil {
+						answered++
+					}
+				}
+				fmt.Printf("heavy: %d aliases, status %d, error %v, %d answered, %d errors, in %.2f s\n",
+					*aliases, status, err, answered, len(resp.Errors), time.Since(start).Seconds())
+			})
 		}
-		fmt.Printf("heavy: %d aliases, status %d, error %v, %d answered, %d errors, in %.2f s\n",
-			*aliases, status, err, answered, len(resp.Errors), time.Since(start).Seconds())
+		heavyWG.Wait()
 	} else {
 		time.Sleep(*idle)
 	}
 	close(done)
 	wg.Wait()
+	report(trivial, bad, probes, time.Since(start))
+}
 
+// report prints the trivial clients' latencies and the probes' answers.
+func report(trivial []time.Duration, bad int, probes []probe, took time.Duration) {
 	slices.Sort(trivial)
 	at := func(p float64) time.Duration {
 		if len(trivial) == 0 {
@@ -98,7 +111,7 @@ func main() {
 		return trivial[min(len(trivial)-1, int(p*float64(len(trivial))))].Round(time.Millisecond)
 	}
 	fmt.Printf("trivial: %d requests in %.2f s, %d failed; p50 %v, p90 %v, p99 %v, max %v\n",
-		len(trivial), time.Since(start).Seconds(), bad, at(.5), at(.9), at(.99), at(1))
+		len(trivial), took.Seconds(), bad, at(.5), at(.9), at(.99), at(1))
 	notReady, slowest := 0, time.Duration(0)
 	for _, p := range probes {
 		if p.status != http.StatusOK {
@@ -122,12 +135,23 @@ type response struct {
 }
 
 // query posts a GraphQL query and returns the status and decoded response.
-func (c client) query(q string) (int, response, error) {
+func (c client) query(q string) (int, response, error) { return c.queryFrom(q, "") }
+
+// queryFrom is query with an X-Forwarded-For of from, when not empty.
+func (c client) queryFrom(q, from string) (int, response, error) {
 	body, err := json.Marshal(map[string]string{"query": q})
 	if err != nil {
 		return 0, response{}, err
 	}
-	resp, err := c.http.Post(c.base+"/graphql", "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, c.base+"/graphql", bytes.NewReader(body))
+	if err != nil {
+		return 0, response{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if from != "" {
+		req.Header.Set("X-Forwarded-For", from)
+	}
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, response{}, err
 	}
