@@ -74,12 +74,14 @@ func parseResearcherRef(arg, s string) (researcherRef, error) {
 		return researcherRef{}, err
 	}
 	t := strings.TrimSpace(s)
+	// An ORCID's shape, 1000-0000-0000-0000, would also read as our id
+	// 1000 with a slug; no slug is four groups of digits.
+	if m := orcidRef.FindStringSubmatch(t); m != nil {
+		return researcherRef{column: db.ByORCID, value: m[1]}, nil
+	}
 	if m := numericRef.FindStringSubmatch(t); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
 		return researcherRef{id: id}, nil
-	}
-	if m := orcidRef.FindStringSubmatch(t); m != nil {
-		return researcherRef{column: db.ByORCID, value: m[1]}, nil
 	}
 	if m := openAlexRef.FindStringSubmatch(t); m != nil {
 		return researcherRef{column: db.ByOpenAlex, value: "A" + m[1]}, nil
