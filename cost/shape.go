@@ -7,14 +7,16 @@ import "github.com/vektah/gqlparser/v2/ast"
 // bound on the shape bounds the validation's work.
 type Shape struct {
 	// Fields counts the document's fields with every fragment spread
-	// expanded where it is spread, over all its operations.
+	// expanded where it is spread, over all its operations, and each
+	// fragment definition's once more, used or not.
 	Fields int64
 	// Aliases counts the fields written with an alias.
 	Aliases int64
 	// RootFields is the most top-level fields of one operation, fragments
 	// at the top level expanded.
 	RootFields int64
-	// Directives is the most directives on one field or fragment.
+	// Directives is the most directives on one field, fragment, operation
+	// or variable.
 	Directives int64
 }
 
@@ -24,12 +26,18 @@ func ShapeOf(doc *ast.QueryDocument) Shape {
 	m := shapeMeter{doc: doc, fields: map[string]int64{}, roots: map[string]int64{}}
 	for _, op := range doc.Operations {
 		m.directives(op.Directives)
+		for _, v := range op.VariableDefinitions {
+			m.directives(v.Directives)
+		}
 		m.shape.Fields = add(m.shape.Fields, m.expanded(op.SelectionSet))
 		m.shape.RootFields = max(m.shape.RootFields, m.rootFields(op.SelectionSet))
 	}
+	// Validation checks every fragment definition on its own, used or
+	// not, so each counts once more where it is defined.
 	for _, f := range doc.Fragments {
 		m.directives(f.Directives)
 		m.written(f.SelectionSet)
+		m.shape.Fields = add(m.shape.Fields, m.fragment(f.Name, m.fields, m.expanded))
 	}
 	for _, op := range doc.Operations {
 		m.written(op.SelectionSet)

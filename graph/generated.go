@@ -1851,7 +1851,7 @@ type Query {
   suggest(
     "What the user typed so far."
     prefix: String!
-    "The kinds of suggestion wanted; all when null."
+    "The kinds of suggestion wanted, each at most once; all when null."
     types: [SuggestType!]
     "The most suggestions to return (at most 50)."
     first: Int = 10

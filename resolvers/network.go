@@ -184,7 +184,7 @@ func (r *Resolver) collaborationPath(ctx context.Context, from, to string, maxDe
 	var pids []int64
 	for i, s := range steps {
 		rids[i] = s.ResearcherID
-		pids = append(pids, s.PaperIDs...)
+		pids = append(pids, firstN(s.PaperIDs, maxStepPapers)...)
 	}
 	l := loaders(ctx)
 	rs, err := found(ctx, l.researchers, rids)

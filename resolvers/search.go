@@ -229,6 +229,10 @@ func (r *Resolver) suggest(ctx context.Context, prefix string, types []model.Sug
 	if types == nil {
 		types = suggestTypes
 	}
+	// Each kind is one search: a kind named twice would search twice.
+	if len(types) > len(suggestTypes) || len(types) != len(uniq(types)) {
+		return nil, badInput("types", "name each of the %d kinds at most once", len(suggestTypes))
+	}
 	words := names.Words(prefix)
 	if len(words) == 0 || n == 0 {
 		return []*model.Suggestion{}, nil
@@ -356,4 +360,17 @@ func categoryTopResearchers(ctx context.Context, code string, first *int) ([]*mo
 		out[i] = &model.CategoryResearcher{Researcher: wrapResearcher(&x.Researcher), PaperCount: x.Count}
 	}
 	return out, err
+}
+
+// uniq is xs without repeats, in their first order.
+func uniq[T comparable](xs []T) []T {
+	seen := make(map[T]bool, len(xs))
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -3,14 +3,20 @@ package server
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 )
 
 // cacheMaxAge is how long browsers and proxies may reuse a GET answer. The
 // data changes only when an import runs, so a minute costs little
-// freshness and saves repeated work for notebooks and dashboards.
-const cacheMaxAge = "public, max-age=60"
+// freshness and saves repeated work for notebooks and dashboards. An
+// answer that states its client's budget (a rate limit is on) or answers
+// an API key is the client's own: only its browser may keep it.
+const (
+	cacheMaxAge        = "public, max-age=60"
+	cacheMaxAgePrivate = "private, max-age=60"
+)
 
 type responseHeaderKey struct{}
 
@@ -21,7 +27,7 @@ type responseHeaderKey struct{}
 // cache must keep one copy per Accept.
 func cacheableGET(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Add("Vary", "Accept")
+		w.Header().Add("Vary", "Accept, Authorization, X-API-Key")
 		ctx := context.WithValue(r.Context(), responseHeaderKey{}, w.Header())
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -42,7 +48,11 @@ func (cacheHeaders) Validate(graphql.ExecutableSchema) error { return nil }
 func (cacheHeaders) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
 	if h, ok := ctx.Value(responseHeaderKey{}).(http.Header); ok && resp != nil && len(resp.Errors) == 0 {
-		h.Set("Cache-Control", cacheMaxAge)
+		if ex := exchangeFrom(ctx); ex.rate != nil || strings.HasPrefix(ex.client, "key:") {
+			h.Set("Cache-Control", cacheMaxAgePrivate)
+		} else {
+			h.Set("Cache-Control", cacheMaxAge)
+		}
 	}
 	return resp
 }

@@ -244,7 +244,10 @@ func dryRun(opCtx *graphql.OperationContext) *ast.OperationDefinition {
 	op.SelectionSet = nil
 	for _, f := range fields {
 		if f.Name == "rateLimit" || f.Name == "__typename" {
-			op.SelectionSet = append(op.SelectionSet, f.Field)
+			// The field as collected: same-named selections merged.
+			merged := *f.Field
+			merged.SelectionSet = f.Selections
+			op.SelectionSet = append(op.SelectionSet, &merged)
 		}
 	}
 	return &op

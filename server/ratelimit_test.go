@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -78,11 +80,19 @@ func TestRateLimit(t *testing.T) {
 					return &resp, rec.Header(), rec.Code
 				}
 
+				merged, _, _ := ask(0, `{ rateLimit(dryRun: true) { cost } rateLimit(dryRun: true) { remaining } }`)
+				if got, _ := merged.Data.(map[string]any)["rateLimit"].(map[string]any); got["cost"] == nil || got["remaining"] == nil {
+					t.Errorf("dry run of two rateLimit selections: %v, want cost and remaining", merged.Data)
+				}
 				dry, _, _ := ask(0, `{ rateLimit(dryRun: true) { cost nodeCount remaining } paper(id: "hep-th/9201001") { authors { name } } }`)
 				if got := dry.Data.(map[string]any); len(got) != 1 || got["rateLimit"].(map[string]any)["nodeCount"] != 102.0 || got["rateLimit"].(map[string]any)["remaining"] != float64(limit) {
 					t.Errorf("dry run: data %v, want only rateLimit with nodeCount 102 (itself, the paper, 100 authors) and %d remaining", got, limit)
 				}
 
+				get := httptest.NewRequest(http.MethodGet, "/graphql?query="+url.QueryEscape(`{ rateLimit(dryRun: true) { cost } }`), nil)
+				if cc := serve(servers[0], get).Header().Get("Cache-Control"); cc != cacheMaxAgePrivate {
+					t.Errorf("a GET answer stating a budget: Cache-Control %q, want %q", cc, cacheMaxAgePrivate)
+				}
 				for i := 1; i <= limit; i++ {
 					resp, h, code := ask(i, `{ paper(id: "hep-th/9201001") { title } }`)
 					if code != http.StatusOK || len(resp.Errors) > 0 {
