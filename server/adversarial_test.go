@@ -111,6 +111,7 @@ func TestAdversarial(t *testing.T) {
 		{name: "an unused fragment of 14,900 fields", wantCode: codeTooLarge, query: "{ __typename } fragment F on Query {" + repeat("__typename", 14_900) + "}"},
 		{name: "a kind of suggestion named 30 times", wantCode: "BAD_USER_INPUT",
 			query: `{ suggest(prefix: "ab", types: [` + repeat("CATEGORY", 30) + `]) { label } }`},
+		{name: "a field name of 5,000 characters", wantCode: "GRAPHQL_VALIDATION_FAILED", query: "{ " + strings.Repeat("x", 5000) + " }"},
 		{name: "directive flood", wantCode: codeTooLarge, query: `{ paper(id:"1") @skip(if:false) @include(if:true) @skip(if:false) @include(if:true) @skip(if:false) { title } }`},
 		{name: "schema with every list", query: `{ __schema { types { name fields { name args { name } } enumValues { name } } } }`},
 		{name: "50 aliased lookups", query: "{" + repeat(`p%d: paper(id:"hep-th/9201001"){title authors{name}}`, 50) + "}"},
@@ -134,6 +135,11 @@ func TestAdversarial(t *testing.T) {
 					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, heapLimit>>20)
 				}
 				t.Logf("heap peak %d MB, %d statements, cost %+v", peak>>20, statements.Count()-before, resp.Extensions.Cost)
+				for _, e := range resp.Errors {
+					if len(e.Message) > 300 {
+						t.Errorf("a message of %d bytes, over 300: %.80q…", len(e.Message), e.Message)
+					}
+				}
 				if tt.wantCode != "" {
 					if got := resp.errorCode(); got != tt.wantCode {
 						t.Fatalf("code = %q, want %q (errors %+v)", got, tt.wantCode, resp.Errors)

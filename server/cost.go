@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
@@ -41,11 +40,8 @@ const (
 	// DefaultMaxAnswerBytes is the most bytes of JSON one answer's data
 	// may take; a larger one is replaced by an error.
 	DefaultMaxAnswerBytes = 32 << 20
-	// maxErrors is the most errors one response lists, and maxMessage the
-	// most bytes of one error's message: an input echoed in a message is
-	// cut there.
-	maxErrors  = 50
-	maxMessage = 300
+	// maxErrors is the most errors one response lists.
+	maxErrors = 50
 )
 
 // Error codes of operations refused for their shape, size or cost.
@@ -158,29 +154,24 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.O
 	if dry != nil {
 		opCtx.Operation = dry
 	}
-	if c.cfg.RateLimiter == nil {
-		return nil
-	}
 	spend := int(m.Points)
 	if dry != nil {
 		spend = 0
 	}
-	ex := exchangeFrom(ctx)
-	res, err := c.cfg.RateLimiter.Spend(ctx, ex.client, spend)
-	if err != nil && !errors.Is(err, ratelimit.ErrCostOverLimit) {
+	res, err := spendPoints(ctx, spend)
+	if res != nil {
+		b.Limit, b.Remaining, b.Used, b.ResetAt = res.Limit, res.Remaining, res.Used, res.Reset.UTC()
+	}
+	var spent *errBudgetSpent
+	switch {
+	case errors.As(err, &spent):
+		return refusal(codeRateLimited, "%s (the query costs %s points)", spent.Error(), count(m.Points))
+	case errors.Is(err, ratelimit.ErrCostOverLimit):
+		return refusal(codeCostLimit, "the query costs %s points, more than the whole hourly budget of %s", count(m.Points), count(int64(res.Limit)))
+	case err != nil:
 		// The limiter falls back to memory when Redis fails, so this is
 		// a request that ended while it waited.
 		return refusal(codeRateLimited, "the request's budget could not be read before the request ended")
-	}
-	ex.rate = &res
-	b.Limit, b.Remaining, b.Used, b.ResetAt = res.Limit, res.Remaining, res.Used, res.Reset.UTC()
-	switch {
-	case err != nil:
-		return refusal(codeCostLimit, "the query costs %s points, more than the whole hourly budget of %s", count(m.Points), count(int64(res.Limit)))
-	case !res.Allowed:
-		ex.limited = true
-		return refusal(codeRateLimited, "the hourly budget is spent: the query costs %s points and %s remain; try again in %s",
-			count(m.Points), count(int64(res.Remaining)), (res.RetryAfter + time.Second - 1).Truncate(time.Second))
 	}
 	return nil
 }
@@ -253,29 +244,14 @@ func dryRun(opCtx *graphql.OperationContext) *ast.OperationDefinition {
 	return &op
 }
 
-// boundErrors keeps at most maxErrors errors, each message cut to
-// maxMessage bytes.
+// boundErrors keeps at most maxErrors errors. (The error presenter,
+// resolvers.ErrorPresenter, cuts every message, gqlgen's own included.)
 func boundErrors(errs gqlerror.List) gqlerror.List {
 	if len(errs) > maxErrors {
 		more := len(errs) - (maxErrors - 1)
 		errs = append(errs[:maxErrors-1:maxErrors-1], refusal(codeTooManyErrors, "%d more errors left out", more))
 	}
-	for _, e := range errs {
-		e.Message = cut(e.Message, maxMessage)
-	}
 	return errs
-}
-
-// cut shortens s to at most n bytes, on a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 func refusal(code, format string, args ...any) *gqlerror.Error {

@@ -151,7 +151,7 @@ func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB
 	var g *network.Graph
 	var name string
 	if err == nil {
-		err = spendPoints(r.Context(), exportPoints)
+		_, err = spendPoints(r.Context(), exportPoints)
 	}
 	if err == nil {
 		g, name, err = s.graph(r.Context(), bdb, ref, o)

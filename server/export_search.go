@@ -319,7 +319,7 @@ type searchPage struct {
 // queryTimeout.
 func searchExportPageRows(ctx context.Context, bdb bun.IDB, s db.PaperSearch, args db.PageArgs) (searchPage, error) {
 	var page searchPage
-	if err := spendPoints(ctx, exportPoints); err != nil {
+	if _, err := spendPoints(ctx, exportPoints); err != nil {
 		return page, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)

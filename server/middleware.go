@@ -220,22 +220,24 @@ func (e *errBudgetSpent) Error() string {
 		e.res.Remaining, (e.res.RetryAfter + time.Second - 1).Truncate(time.Second))
 }
 
-// spendPoints spends points of the request's budget, outside GraphQL (an
-// export spends a point per page it reads); it returns *errBudgetSpent
-// when too few remain.
-func spendPoints(ctx context.Context, points int) error {
+// spendPoints spends points of the request's budget, for GraphQL and the
+// exports alike (an export spends a point per page it reads). It returns
+// the budget after it, nil when no limiter is set; *errBudgetSpent when
+// too few points remain; ratelimit.ErrCostOverLimit (with the budget)
+// when points is more than the whole budget.
+func spendPoints(ctx context.Context, points int) (*ratelimit.Result, error) {
 	ex := exchangeFrom(ctx)
 	if ex.limiter == nil {
-		return nil
+		return nil, nil
 	}
 	res, err := ex.limiter.Spend(ctx, ex.client, points)
-	if err != nil {
-		return err
+	if err != nil && !errors.Is(err, ratelimit.ErrCostOverLimit) {
+		return nil, err
 	}
 	ex.rate = &res
-	if !res.Allowed {
+	if err == nil && !res.Allowed {
 		ex.limited = true
-		return &errBudgetSpent{res}
+		err = &errBudgetSpent{res}
 	}
-	return nil
+	return &res, err
 }
