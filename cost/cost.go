@@ -11,9 +11,9 @@ package cost
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -124,13 +124,9 @@ func Check(schema *ast.Schema, table Table) (unbounded, unknown []string) {
 }
 
 func fieldOf(schema *ast.Schema, key string) *ast.FieldDefinition {
-	for i := 0; i < len(key); i++ {
-		if key[i] == '.' {
-			if def := schema.Types[key[:i]]; def != nil {
-				return def.Fields.ForName(key[i+1:])
-			}
-			return nil
-		}
+	typ, field, ok := strings.Cut(key, ".")
+	if def := schema.Types[typ]; ok && def != nil {
+		return def.Fields.ForName(field)
 	}
 	return nil
 }
@@ -327,11 +323,6 @@ func toInt(v any) (int64, bool) {
 		if f, err := v.Float64(); err == nil {
 			return toInt(f)
 		}
-	case string:
-		var i int64
-		if _, err := fmt.Sscan(v, &i); err == nil {
-			return i, true
-		}
 	}
 	return 0, false
 }
@@ -357,11 +348,11 @@ func mul(a, b int64) int64 {
 // introspectionBounds bounds the lists of the introspection types by the
 // largest such list the schema has.
 func introspectionBounds(schema *ast.Schema) Table {
-	var types, fields, args, enums, inputs, ifaces, possible, dirArgs int64
+	var types, fields, args, enums, ifaces, possible, dirArgs int64
 	for _, def := range schema.Types {
 		types++
+		// An input type's fields are its Fields too.
 		fields = max(fields, int64(len(def.Fields)))
-		inputs = max(inputs, int64(len(def.Fields)))
 		enums = max(enums, int64(len(def.EnumValues)))
 		ifaces = max(ifaces, int64(len(def.Interfaces)))
 		possible = max(possible, int64(len(schema.PossibleTypes[def.Name])))
@@ -377,7 +368,7 @@ func introspectionBounds(schema *ast.Schema) Table {
 		"__Schema.types":        fixed(types),
 		"__Schema.directives":   fixed(int64(len(schema.Directives))),
 		"__Type.fields":         fixed(fields),
-		"__Type.inputFields":    fixed(inputs),
+		"__Type.inputFields":    fixed(fields),
 		"__Type.enumValues":     fixed(enums),
 		"__Type.interfaces":     fixed(ifaces),
 		"__Type.possibleTypes":  fixed(possible),
