@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -20,16 +21,11 @@ import (
 // references of all of them (every alias), reads them with one statement
 // per kind of reference and walks the selections below them together with
 // the look-ahead; the others wait for it on a sync.Once and find their
-// objects read and everything below them primed. One alias or twelve
-// thousand cost the same statements; a single root costs what it did
-// before, and waits on nothing.
-//
-// The walk below merges the selections of the roots of each kind, so each
-// object is prefetched for the union of what the roots ask (more rows,
-// never more statements). Two roots asking the same nested field under
-// one alias with different arguments are the one case the union cannot
-// express: the second one's resolvers miss the cache and batch through
-// the loaders.
+// objects read and everything below them primed. One alias or a hundred
+// (the most a document may hold) cost the same statements when they ask
+// the same selection; a single root costs what it did before, and waits on
+// nothing. Roots that ask different selections are walked apart (see
+// rootLevels).
 type rootLookups struct {
 	op   *graphql.OperationContext
 	once sync.Once
@@ -73,9 +69,11 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	var rrefs []researcherRef
 	var irefs []institutionRef
 	var codes []string
-	var psel, rsel, isel, csel ast.SelectionSet
+	var roots []rootSpan
 	for _, f := range graphql.CollectFields(rl.op, rl.op.Operation.SelectionSet, []string{"Query"}) {
 		args := f.ArgumentMap(rl.op.Variables)
+		span := rootSpan{sel: f.Selections, p: [2]int{len(prefs), len(prefs)}, r: [2]int{len(rrefs), len(rrefs)},
+			i: [2]int{len(irefs), len(irefs)}, c: [2]int{len(codes), len(codes)}}
 		switch f.Name {
 		case "paper", "papers":
 			refs, err := parsePaperRefs(idArgs(args))
@@ -83,7 +81,6 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 				continue
 			}
 			prefs = append(prefs, refs...)
-			psel = append(psel, f.Selections...)
 		case "researcher":
 			s, _ := args["id"].(string)
 			ref, err := parseResearcherRef("id", s)
@@ -91,7 +88,6 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 				continue
 			}
 			rrefs = append(rrefs, ref)
-			rsel = append(rsel, f.Selections...)
 		case "institution":
 			s, _ := args["ref"].(string)
 			ref, err := parseInstitutionRef("ref", s)
@@ -99,14 +95,12 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 				continue
 			}
 			irefs = append(irefs, ref)
-			isel = append(isel, f.Selections...)
 		case "category":
 			s, _ := args["code"].(string)
 			if checkText("code", s, codeText) != nil {
 				continue
 			}
 			codes = append(codes, s)
-			csel = append(csel, f.Selections...)
 		case "node", "nodes":
 			keys, err := parseNodeIDs(idArgs(args))
 			if err != nil {
@@ -114,10 +108,11 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 			}
 			p, r, i := nodeRefs(keys)
 			prefs, rrefs, irefs = append(prefs, p...), append(rrefs, r...), append(irefs, i...)
-			psel, rsel, isel = append(psel, f.Selections...), append(rsel, f.Selections...), append(isel, f.Selections...)
 		default:
 			continue
 		}
+		span.p[1], span.r[1], span.i[1], span.c[1] = len(prefs), len(rrefs), len(irefs), len(codes)
+		roots = append(roots, span)
 		rl.walked[f.Field] = true
 	}
 	ps, err := rl.findPapers(ctx, idb, l, prefs)
@@ -136,16 +131,80 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	if err != nil {
 		return err
 	}
-	return rl.walkBelow(ctx, l, []rootLevel{
-		{"Paper", anys(distinct(ps, func(x *db.Paper) int64 { return x.ID })), psel},
-		{"Researcher", anys(distinct(rs, func(x *db.Researcher) int64 { return x.ID })), rsel},
-		{"Institution", anys(distinct(is, func(x *db.Institution) int64 { return x.ID })), isel},
-		{"Category", anys(nonNil(cs)), csel},
-	})
+	// A walk that fails primes nothing: the fields below read through
+	// their loaders and report their own errors, so one root's failure
+	// does not fail the others.
+	_ = rl.walkBelow(ctx, l, rootLevels(roots, ps, rs, is, cs))
+	return nil
 }
 
-// rootLevel is what the roots of one kind found, and the union of their
-// selections.
+// rootSpan is one root lookup: its selection, and the ranges of the
+// references it added of each kind.
+type rootSpan struct {
+	sel        ast.SelectionSet
+	p, r, i, c [2]int
+}
+
+// rootLevels groups the objects the roots found by kind and by
+// selection: roots that ask the same selection (aliases of one lookup,
+// the usual case) are walked together, so that their count does not
+// multiply the statements, and each other selection is walked below only
+// the objects of the roots that ask it, so that one root's deep selection
+// is not read below every other root's objects.
+func rootLevels(roots []rootSpan, ps []*db.Paper, rs []*db.Researcher, is []*db.Institution, cs []*db.Category) []rootLevel {
+	var levels []rootLevel
+	at := map[[2]string]int{}
+	add := func(typ string, sel ast.SelectionSet, objs []any) {
+		if len(objs) == 0 {
+			return
+		}
+		k := [2]string{typ, selectionKey(sel)}
+		if i, ok := at[k]; ok {
+			levels[i].objs = append(levels[i].objs, objs...)
+			return
+		}
+		at[k] = len(levels)
+		levels = append(levels, rootLevel{typ: typ, objs: objs, sel: sel})
+	}
+	for _, s := range roots {
+		add("Paper", s.sel, anys(distinct(ps[s.p[0]:s.p[1]], func(x *db.Paper) int64 { return x.ID })))
+		add("Researcher", s.sel, anys(distinct(rs[s.r[0]:s.r[1]], func(x *db.Researcher) int64 { return x.ID })))
+		add("Institution", s.sel, anys(distinct(is[s.i[0]:s.i[1]], func(x *db.Institution) int64 { return x.ID })))
+		add("Category", s.sel, anys(nonNil(cs[s.c[0]:s.c[1]])))
+	}
+	return levels
+}
+
+// selectionKey spells a selection set as written (aliases, names,
+// arguments, fragments by name), so that equal selections have equal keys.
+func selectionKey(sel ast.SelectionSet) string {
+	var b strings.Builder
+	var spell func(ast.SelectionSet)
+	spell = func(sel ast.SelectionSet) {
+		b.WriteByte('{')
+		for _, s := range sel {
+			switch s := s.(type) {
+			case *ast.Field:
+				b.WriteString(s.Alias + ":" + s.Name + "(")
+				for _, a := range s.Arguments {
+					b.WriteString(a.Name + ":" + a.Value.String() + ",")
+				}
+				b.WriteByte(')')
+				spell(s.SelectionSet)
+			case *ast.InlineFragment:
+				b.WriteString("...on " + s.TypeCondition)
+				spell(s.SelectionSet)
+			case *ast.FragmentSpread:
+				b.WriteString("..." + s.Name + " ")
+			}
+		}
+		b.WriteByte('}')
+	}
+	spell(sel)
+	return b.String()
+}
+
+// rootLevel is what the roots of one kind and one selection found.
 type rootLevel struct {
 	typ  string
 	objs []any

@@ -1,8 +1,10 @@
 package resolvers_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -166,4 +168,54 @@ func quoted(ss []string) []string {
 		out[i] = strconv.Quote(s)
 	}
 	return out
+}
+
+// queryRecorder is a query hook that keeps the text of every statement.
+type queryRecorder struct{ queries []string }
+
+func (q *queryRecorder) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	q.queries = append(q.queries, e.Query)
+	return ctx
+}
+
+func (q *queryRecorder) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestRootSelectionsApart checks that one root's deep selection is read
+// below its own objects only: beside papers(ids:) naming 40 papers with
+// nothing below them, a paper's references are read for that paper alone,
+// not for the 40 (which would let a cheap root multiply a deep one's work
+// past what the cost calculator priced).
+func TestRootSelectionsApart(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	importFixtures(t, bdb)
+	var ids []int64
+	if err := bdb.NewRaw("SELECT id FROM papers ORDER BY id DESC LIMIT 41").Scan(t.Context(), &ids); err != nil {
+		t.Fatal(err)
+	}
+	var many []string
+	for _, id := range ids[1:] {
+		many = append(many, strconv.Quote(model.GlobalID(model.KindPaper, id)))
+	}
+	rec := &queryRecorder{}
+	c := newClient(bdb.WithQueryHook(rec))
+	query := fmt.Sprintf(`{ nodes(ids: [%s]) { id } one: node(id: %q) { ... on Paper { references(first: 5) { nodes { title } } } } }`,
+		strings.Join(many, ", "), model.GlobalID(model.KindPaper, ids[0]))
+	if _, errs := rawPost(t, c, query); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	read := false
+	for _, q := range rec.queries {
+		if !strings.Contains(q, "paper_references") {
+			continue
+		}
+		read = read || regexp.MustCompile(`\b`+strconv.FormatInt(ids[0], 10)+`\b`).MatchString(q)
+		for _, id := range ids[1:] {
+			if regexp.MustCompile(`\b` + strconv.FormatInt(id, 10) + `\b`).MatchString(q) {
+				t.Fatalf("a references statement names paper %d of the other root: %.300s", id, q)
+			}
+		}
+	}
+	if !read {
+		t.Error("no references statement named the paper that asked for them")
+	}
 }
