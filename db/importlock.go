@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -125,16 +126,20 @@ func lockImportPostgres(ctx context.Context, bdb *bun.DB) (func(), error) {
 		}
 		return nil, &ImportRunningError{Holder: *h}
 	}
-	if _, err := conn.ExecContext(ctx, "SELECT set_config('application_name', ?, false)", holderRecord()); err != nil {
+	// The pool keeps a closed connection open, and the lock with it: a
+	// lock that cannot be given back takes its connection out of the pool.
+	release := func() {
+		_, err := conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock("+importLockKeys+"), set_config('application_name', '', false)")
+		if err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // ErrBadConn is the point
+		}
 		conn.Close()
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT set_config('application_name', ?, false)", holderRecord()); err != nil {
+		release()
 		return nil, err
 	}
-	return func() {
-		// Closing the connection would release the lock too, but the
-		// pool keeps it open.
-		conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock("+importLockKeys+"), set_config('application_name', '', false)") //nolint:errcheck // see above
-		conn.Close()
-	}, nil
+	return release, nil
 }
 
 func postgresImportHolder(ctx context.Context, bdb *bun.DB) (*ImportHolder, error) {

@@ -22,8 +22,18 @@ func sqliteDSN(dsn string) (path, params string, readOnly bool) {
 		return path, "", false
 	}
 	values, err := url.ParseQuery(query)
-	readOnly = err == nil && (values.Get("mode") == "ro" || values.Get("immutable") == "1")
+	readOnly = err == nil && (values.Get("mode") == "ro" || sqliteTrue(values.Get("immutable")))
 	return path, query + "&", readOnly
+}
+
+// sqliteTrue reports whether SQLite reads v, a boolean URI parameter, as
+// true: 1, yes, true or on, in any case.
+func sqliteTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "yes", "true", "on":
+		return true
+	}
+	return false
 }
 
 // ErrReadOnly is wrapped by errors from writing a database that is

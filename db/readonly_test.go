@@ -184,3 +184,17 @@ func TestReadOnlyPostgresRole(t *testing.T) {
 		t.Errorf("Migrate behind, as a reader = %v, want ErrReadOnly", err)
 	}
 }
+
+// TestReadOnlyDSN: SQLite reads immutable as a boolean, spelt any of its
+// ways.
+func TestReadOnlyDSN(t *testing.T) {
+	for dsn, want := range map[string]bool{
+		"sqlite:x.db": false, "x.db?mode=ro": true, "x.db?mode=rwc": false,
+		"x.db?immutable=1": true, "x.db?immutable=TRUE": true, "x.db?immutable=yes": true, "x.db?immutable=on": true,
+		"x.db?immutable=0": false, "postgres://h/db?mode=ro": false,
+	} {
+		if got := db.ReadOnlyDSN(dsn); got != want {
+			t.Errorf("ReadOnlyDSN(%q) = %v, want %v", dsn, got, want)
+		}
+	}
+}
