@@ -88,8 +88,7 @@ var CoauthorNetwork = NetworkKind{
 	edges: func(nodes []int64, minWeight int) (string, []any) {
 		return `SELECT researcher_id AS source, coauthor_id AS target, paper_count AS weight
 			FROM coauthors
-			WHERE researcher_id IN (?) AND coauthor_id IN (?) AND researcher_id < coauthor_id AND paper_count >= ?
-			ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes), minWeight}
+			WHERE researcher_id IN (?) AND coauthor_id IN (?) AND researcher_id < coauthor_id AND paper_count >= ?`, []any{bun.List(nodes), bun.List(nodes), minWeight}
 	},
 	labels: `SELECT id, name AS label, paper_count FROM researchers WHERE id IN (?)`,
 }
@@ -120,8 +119,7 @@ var CoaffiliationNetwork = NetworkKind{
 			LIMIT ?`, []any{bun.List(frontier), bun.List(seen), minWeight, limit}
 	},
 	edges: func(nodes []int64, minWeight int) (string, []any) {
-		return institutionPairs(" AND b.institution_id IN (?) AND a.institution_id < b.institution_id") +
-			` ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes), minWeight}
+		return institutionPairs(" AND b.institution_id IN (?) AND a.institution_id < b.institution_id"), []any{bun.List(nodes), bun.List(nodes), minWeight}
 	},
 	labels: `SELECT i.id, i.name AS label,
 			(SELECT COUNT(DISTINCT f.paper_id) FROM affiliations f WHERE f.institution_id = i.id) AS paper_count
@@ -147,8 +145,7 @@ var CitationNetwork = NetworkKind{
 	edges: func(nodes []int64, _ int) (string, []any) {
 		return `SELECT DISTINCT citing_id AS source, cited_id AS target, 1 AS weight
 			FROM paper_references
-			WHERE citing_id IN (?) AND cited_id IN (?) AND citing_id <> cited_id
-			ORDER BY source, target`, []any{bun.List(nodes), bun.List(nodes)}
+			WHERE citing_id IN (?) AND cited_id IN (?) AND citing_id <> cited_id`, []any{bun.List(nodes), bun.List(nodes)}
 	},
 	labels: `SELECT id, COALESCE(arxiv_id, doi, '') AS label, archive_citation_count AS paper_count
 		FROM papers WHERE id IN (?)`,
@@ -176,11 +173,11 @@ func CollaboratorsByInstitutionIDs(ctx context.Context, idb bun.IDB, ids []int64
 type CoauthorTie struct{ ResearcherID, CoauthorID int64 }
 
 // CoauthorTies reads the co-authors of the given researchers, by
-// co-author, each co-author's strongest tie first.
-func CoauthorTies(ctx context.Context, idb bun.IDB, ids []int64) ([]CoauthorTie, error) {
+// co-author, each co-author's strongest tie first: at most most ties.
+func CoauthorTies(ctx context.Context, idb bun.IDB, ids []int64, most int) ([]CoauthorTie, error) {
 	var rows []CoauthorTie
 	err := idb.NewRaw(`SELECT researcher_id, coauthor_id FROM coauthors WHERE researcher_id IN (?)
-		ORDER BY coauthor_id, paper_count DESC, researcher_id`, bun.List(ids)).Scan(ctx, &rows)
+		ORDER BY coauthor_id, paper_count DESC, researcher_id LIMIT ?`, bun.List(ids), most).Scan(ctx, &rows)
 	return rows, err
 }
 

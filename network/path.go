@@ -18,6 +18,8 @@ const (
 	// PathBudget caps the researchers a path search may visit; hubs make
 	// the number reached grow by orders of magnitude per hop.
 	PathBudget = 50000
+	// pathTies caps the co-author ties one layer of a path search reads.
+	pathTies = 10 * PathBudget
 )
 
 // ErrPathBudget is returned by Path when the search visited PathBudget
@@ -89,10 +91,15 @@ func Path(ctx context.Context, idb bun.IDB, from, to int64, maxDepth int) ([]Ste
 // has reached too (the lowest id of them), or 0 if none. The search never
 // met before this layer, so every such researcher lies on a shortest path.
 func (s *side) expand(ctx context.Context, idb bun.IDB, other *side) (int64, error) {
-	// The strongest tie comes first for each co-author, and is kept.
-	rows, err := db.CoauthorTies(ctx, idb, s.frontier)
+	// The strongest tie comes first for each co-author, and is kept. A
+	// layer of more ties than pathTies is past the budget anyway; the
+	// bound keeps it from being read.
+	rows, err := db.CoauthorTies(ctx, idb, s.frontier, pathTies+1)
 	if err != nil {
 		return 0, err
+	}
+	if len(rows) > pathTies {
+		return 0, ErrPathBudget
 	}
 	s.depth++
 	s.frontier = s.frontier[:0:0]
