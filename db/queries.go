@@ -308,39 +308,33 @@ func InstitutionsByRefs(ctx context.Context, idb bun.IDB, refs []InstitutionRef)
 	for _, r := range refs {
 		rors, keys, acronyms = add(rors, "r", r.ROR), add(keys, "k", r.NameKey), add(acronyms, "a", r.Acronym)
 	}
-	on, where := []string{"1 = 0"}, []string{}
-	var onArgs, whereArgs []any
+	// One row per institution and name that matches, and one with no
+	// name per institution its ROR id names; lowest id first. Both parts
+	// start from an index: an acronym's name key is the key of its words
+	// too, so names and acronyms are found by name_key alike.
+	var parts []string
+	var args []any
 	if len(keys) > 0 {
-		on = append(on, "(n.name_key IN (?) AND n.kind <> 'acronym')")
-		onArgs = append(onArgs, bun.List(keys))
-	}
-	if len(acronyms) > 0 {
-		on = append(on, "(n.name IN (?) AND n.kind = 'acronym')")
-		onArgs = append(onArgs, bun.List(acronyms))
-	}
-	if len(on) > 1 {
-		where = append(where, "n.institution_id IS NOT NULL")
+		parts = append(parts, `SELECT n.name_key AS match_key, n.name AS match_name, n.kind AS match_kind, i.*
+			FROM institution_names AS n JOIN institutions AS i ON i.id = n.institution_id
+			WHERE n.name_key IN (?) AND (n.kind <> 'acronym' OR n.name IN (?))`)
+		args = append(args, bun.List(keys), bun.List(append(acronyms, "")))
 	}
 	if len(rors) > 0 {
-		where = append(where, "i.ror_id IN (?)")
-		whereArgs = append(whereArgs, bun.List(rors))
+		parts = append(parts, `SELECT '' AS match_key, '' AS match_name, '' AS match_kind, i.* FROM institutions AS i WHERE i.ror_id IN (?)`)
+		args = append(args, bun.List(rors))
 	}
 	out := map[InstitutionRef]*Institution{}
-	if len(where) == 0 {
+	if len(parts) == 0 {
 		return out, nil
 	}
-	// One row per institution and name that matches, the name empty for
-	// an institution matched by ROR id alone; lowest id first.
 	var rows []struct {
 		MatchKey  string `bun:"match_key"`
 		MatchName string `bun:"match_name"`
 		MatchKind string `bun:"match_kind"`
 		Institution
 	}
-	err := idb.NewRaw(`SELECT COALESCE(n.name_key, '') AS match_key, COALESCE(n.name, '') AS match_name, COALESCE(n.kind, '') AS match_kind, i.*
-		FROM institutions AS i LEFT JOIN institution_names AS n ON n.institution_id = i.id AND (`+strings.Join(on, " OR ")+`)
-		WHERE `+strings.Join(where, " OR ")+` ORDER BY i.id`, append(onArgs, whereArgs...)...).Scan(ctx, &rows)
-	if err != nil {
+	if err := idb.NewRaw(strings.Join(parts, " UNION ALL ")+" ORDER BY id", args...).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
 	byROR, byKey, byAcronym := map[string]*Institution{}, map[string]*Institution{}, map[string]*Institution{}
