@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -212,7 +213,7 @@ func UpdateResearcherProfiles(ctx context.Context, idb bun.IDB, rows []*Research
 	if len(rows) == 0 {
 		return nil
 	}
-	slices.SortFunc(rows, func(a, b *Researcher) int { return int(a.ID - b.ID) })
+	slices.SortFunc(rows, func(a, b *Researcher) int { return cmp.Compare(a.ID, b.ID) })
 	return upsertByID(ctx, idb, &rows, []string{"orcid", "openalex_id", "s2_id", "h_index", "citation_count", "works_count"})
 }
 

@@ -105,7 +105,7 @@ func affiliationInstitutions(ctx context.Context, a *model.Authorship) ([]*model
 	out := []*model.Institution{}
 	seen := map[int64]bool{}
 	for _, row := range rows {
-		if row.Institution != nil && !seen[row.Institution.ID] && len(out) < maxAffiliations {
+		if row.Institution != nil && !seen[row.Institution.ID] {
 			seen[row.Institution.ID] = true
 			out = append(out, wrapInstitution(row.Institution))
 		}
