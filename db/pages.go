@@ -82,7 +82,9 @@ func dir(desc, flip bool) string {
 	return "ASC"
 }
 
-func cmp(desc, flip bool) string {
+// compareOp is the comparison that moves past a cursor along a key sorted
+// desc, read backward when flip.
+func compareOp(desc, flip bool) string {
 	if desc != flip {
 		return "<"
 	}
@@ -112,7 +114,7 @@ func (k keyset) beyond(c Cursor, backward bool) (string, []any) {
 	case k.isScore:
 		key = keyScore(c.Key)
 	}
-	kc, ic := k.key+" "+cmp(k.keyDesc, backward)+" ?", k.id+" "+cmp(k.idDesc, backward)+" ?"
+	kc, ic := k.key+" "+compareOp(k.keyDesc, backward)+" ?", k.id+" "+compareOp(k.idDesc, backward)+" ?"
 	after := "(" + kc + " OR (" + k.key + " = ? AND " + ic + ")"
 	switch {
 	case !k.nullable:
