@@ -8,13 +8,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver dbtest uses
+	_ "github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver dbtest uses
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -75,26 +73,11 @@ func open(dsn string, conns int, read bool) (*bun.DB, error) {
 	if dsn == "" {
 		dsn = DefaultDSN
 	}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		cfg, err := pgx.ParseConfig(dsn)
+	if IsPostgresDSN(dsn) {
+		sqldb, err := openPostgres(dsn, conns, read)
 		if err != nil {
 			return nil, err
 		}
-		if conns <= 0 {
-			conns = PostgresConns
-		}
-		if read {
-			cfg.RuntimeParams["default_transaction_read_only"] = "on"
-			if _, set := cfg.RuntimeParams["statement_timeout"]; !set {
-				cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(ReadStatementTimeout.Milliseconds(), 10)
-			}
-		}
-		sqldb := stdlib.OpenDB(*cfg)
-		// As many idle connections as open ones: the default of two would
-		// close and reopen connections under any steady load.
-		sqldb.SetMaxOpenConns(conns)
-		sqldb.SetMaxIdleConns(conns)
-		sqldb.SetConnMaxIdleTime(5 * time.Minute)
 		return newDB(sqldb, pgdialect.New()), nil
 	}
 	path, params, readOnly := sqliteDSN(strings.TrimPrefix(dsn, "sqlite:"))
@@ -140,8 +123,8 @@ func open(dsn string, conns int, read bool) (*bun.DB, error) {
 
 // newDB wraps sqldb for bun, with the hook that keeps each context to its
 // share of connections (see WithShare).
-func newDB(sqldb *sql.DB, d schema.Dialect) *bun.DB {
-	bdb := bun.NewDB(sqldb, d)
+func newDB(sqldb *sql.DB, d schema.Dialect, opts ...bun.DBOption) *bun.DB {
+	bdb := bun.NewDB(sqldb, d, opts...)
 	bdb.AddQueryHook(shareHook{})
 	return bdb
 }

@@ -37,7 +37,7 @@ type metrics struct {
 }
 
 // newMetrics registers the server's collectors, statements among them.
-func newMetrics(statements *db.StatementCounter) *metrics {
+func newMetrics(statements *db.StatementCounter, replicas *db.Replicas) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -58,6 +58,7 @@ func newMetrics(statements *db.StatementCounter) *metrics {
 			Name: "papergraph_sql_statements_total",
 			Help: "SQL statements sent to the database.",
 		}, func() float64 { return float64(statements.Count()) }),
+		replicaCollector{replicas},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -169,4 +170,41 @@ func (exchangeRecorder) InterceptResponse(ctx context.Context, next graphql.Resp
 		ex.errors = true
 	}
 	return resp
+}
+
+// replicaCollector exports the state of the read replicas, by their
+// position in --db-replica (their DSNs may hold passwords).
+type replicaCollector struct{ replicas *db.Replicas }
+
+var (
+	replicaUp = prometheus.NewDesc("papergraph_replica_up",
+		"1 while reads go to the read replica, 0 while it is skipped (down or lagging).", []string{"replica"}, nil)
+	replicaLag = prometheus.NewDesc("papergraph_replica_lag_seconds",
+		"How far the read replica's replay is behind the primary, as of its last check.", []string{"replica"}, nil)
+	replicaFailovers = prometheus.NewDesc("papergraph_replica_failovers_total",
+		"Statements the read replica failed that ran again on the primary.", []string{"replica"}, nil)
+)
+
+func (c replicaCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- replicaUp
+	ch <- replicaLag
+	ch <- replicaFailovers
+}
+
+func (c replicaCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.replicas == nil {
+		return
+	}
+	for i, st := range c.replicas.Status() {
+		name := strconv.Itoa(i)
+		up := 0.0
+		if st.Up {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(replicaUp, prometheus.GaugeValue, up, name)
+		if st.Lag >= 0 {
+			ch <- prometheus.MustNewConstMetric(replicaLag, prometheus.GaugeValue, st.Lag.Seconds(), name)
+		}
+		ch <- prometheus.MustNewConstMetric(replicaFailovers, prometheus.CounterValue, float64(st.Failovers), name)
+	}
 }

@@ -197,7 +197,9 @@ func healthz(w http.ResponseWriter, _ *http.Request) {
 
 // readyz reports whether the database answers with its schema up to date.
 // The reason for a failure is logged, never sent: it may name hosts.
-func readyz(bdb *bun.DB, log *slog.Logger) http.HandlerFunc {
+// Replicas, if any, follow, one a line, up or skipped and why; a skipped
+// replica leaves the server ready, as its reads go to the primary.
+func readyz(bdb *bun.DB, replicas *db.Replicas, log *slog.Logger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
@@ -207,5 +209,18 @@ func readyz(bdb *bun.DB, log *slog.Logger) http.HandlerFunc {
 			return
 		}
 		healthz(w, r)
+		if replicas == nil {
+			return
+		}
+		for i, st := range replicas.Status() {
+			switch {
+			case !st.Up:
+				fmt.Fprintf(w, "replica %d: skipped: %s\n", i, st.Reason)
+			case st.Lag < 0:
+				fmt.Fprintf(w, "replica %d: up\n", i)
+			default:
+				fmt.Fprintf(w, "replica %d: up, %s behind\n", i, st.Lag.Round(time.Millisecond))
+			}
+		}
 	}
 }

@@ -62,6 +62,9 @@ type Config struct {
 	// look down: in production a db.OpenReader pool of one connection of
 	// its own. Nil means DB.
 	ReadyDB *bun.DB
+	// Replicas, when DB is a db.OpenReplicated pool, are its streaming
+	// replicas, whose state /readyz and /metrics show.
+	Replicas *db.Replicas
 	// StatementShare is how many statements one client (see identify)
 	// may run at once, all its requests together (see db.Shares).
 	StatementShare int
@@ -157,7 +160,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
-	m := newMetrics(statements)
+	m := newMetrics(statements, cfg.Replicas)
 	if docs != nil {
 		m.names.known = docs.names
 	}
@@ -228,7 +231,7 @@ func routes(cfg Config, es graphql.ExecutableSchema, api http.Handler) *http.Ser
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("GET /schema.graphql", schemaSDL(es.Schema(), !cfg.DisableIntrospection))
 	mux.Handle("GET /llms.txt", llms(cfg))
-	mux.Handle("GET /readyz", readyz(cfg.ReadyDB, cfg.Logger))
+	mux.Handle("GET /readyz", readyz(cfg.ReadyDB, cfg.Replicas, cfg.Logger))
 	// Exports spend the budgets GraphQL requests do (see spendPoints).
 	exports := http.NewServeMux()
 	handleExports(exports, cfg.DB, cfg.Logger)

@@ -192,7 +192,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]\n"+
-		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]", stderr)
+		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]\n"+
+		"       [--db-replica DSN]... [--replica-max-lag 10s]", stderr)
 	addr := fs.String("addr", server.DefaultAddr, "listen address")
 	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
 	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty, writable SQLite database first")
@@ -204,6 +205,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxDepth := fs.Int("max-depth", server.DefaultMaxDepth, "refuse queries nested deeper than `N` fields")
 	apiKeys := fs.String("api-keys", "", "API keys clients may send, one a line (the key, or sha256:HEX of it), in `FILE`:\na request with one spends its key's budget, with another is refused")
 	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For names the client")
+	var replicas repeated
+	fs.Var(&replicas, "db-replica", "read from the PostgreSQL streaming replica at `DSN` (repeatable); the primary (--db)\nserves reads while no replica keeps up")
+	maxLag := fs.Duration("replica-max-lag", db.DefaultReplicaMaxLag, "skip a replica whose replay is further behind the primary than `DURATION`")
 	prod := productionFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -228,7 +232,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The API only reads, through a pool of its own; /readyz has one
 	// more connection, so that a busy pool does not make it fail. Both
 	// connect when first used, after prepareToServe.
-	reader, err := db.OpenReader(*dsn, 0)
+	// With replicas, the pool's statements go to them (db.Replicas).
+	reader, set, err := openServingPool(*dsn, replicas, *maxLag)
 	if err != nil {
 		return err
 	}
@@ -245,7 +250,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *origins != "" {
 		list = strings.Split(*origins, ",")
 	}
-	cfg.DB, cfg.ReadyDB, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = reader, probe, *addr, list, logger, limiter
+	cfg.DB, cfg.ReadyDB, cfg.Replicas, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = reader, probe, set, *addr, list, logger, limiter
 	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -256,6 +261,29 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer close(stopped)
 	go abortOnSecondSignal(ctx, stopped, srv)
 	return srv.Run(ctx)
+}
+
+// openServingPool opens the API's read pool on dsn, spread over the
+// streaming replicas if there are any.
+func openServingPool(dsn string, replicas []string, maxLag time.Duration) (*bun.DB, *db.Replicas, error) {
+	if len(replicas) == 0 {
+		reader, err := db.OpenReader(dsn, 0)
+		return reader, nil, err
+	}
+	if !db.IsPostgresDSN(dsn) {
+		return nil, nil, fmt.Errorf("%w: --db-replica needs a PostgreSQL --db", errUsage)
+	}
+	return db.OpenReplicated(dsn, 0, replicas, db.ReplicaOptions{MaxLag: maxLag})
+}
+
+// repeated is a flag that may be given more than once.
+type repeated []string
+
+func (r *repeated) String() string { return strings.Join(*r, ",") }
+
+func (r *repeated) Set(v string) error {
+	*r = append(*r, v)
+	return nil
 }
 
 // prepareToServe migrates the database through the writer, loads the

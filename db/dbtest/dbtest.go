@@ -192,3 +192,45 @@ func Open(t testing.TB, dsn string) *bun.DB {
 	}
 	return bdb
 }
+
+// ReplicaEnv names the environment variable with the DSN of a streaming
+// replica of PostgresEnv's server (.ci/pg-replica starts one).
+const ReplicaEnv = "PAPERGRAPH_TEST_POSTGRES_REPLICA"
+
+// Replicated gives t a fresh, migrated PostgreSQL database and a DSN that
+// reads it on the replica of ReplicaEnv, once the replica has it. It skips
+// t when the run is -short or either variable is unset.
+func Replicated(t testing.TB) (primary, replica string, bdb *bun.DB) {
+	t.Helper()
+	if testing.Short() || os.Getenv(PostgresEnv) == "" || os.Getenv(ReplicaEnv) == "" {
+		t.Skipf("needs %s and %s, and no -short", PostgresEnv, ReplicaEnv)
+	}
+	primary = newMigrated(t, "postgres")
+	bdb = Open(t, primary)
+	p, err := url.Parse(primary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := url.Parse(os.Getenv(ReplicaEnv))
+	if err != nil {
+		t.Fatalf("%s: %v", ReplicaEnv, err)
+	}
+	r.Path = p.Path
+	replica = r.String()
+	conn, err := sql.Open("pgx", replica)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := conn.Ping()
+		if err == nil {
+			return primary, replica, bdb
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica has not replayed the test database's creation: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
