@@ -169,6 +169,7 @@ func (exchangeRecorder) InterceptResponse(ctx context.Context, next graphql.Resp
 	if resp != nil && len(resp.Errors) > 0 {
 		ex.errors = true
 	}
+	nameOperation(ctx, ex.operation)
 	return resp
 }
 

@@ -193,7 +193,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]\n"+
 		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]\n"+
-		"       [--db-replica DSN]... [--replica-max-lag 10s]", stderr)
+		"       [--db-replica DSN]... [--replica-max-lag 10s] [--otlp-endpoint URL]", stderr)
 	addr := fs.String("addr", server.DefaultAddr, "listen address")
 	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
 	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty, writable SQLite database first")
@@ -208,11 +208,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var replicas repeated
 	fs.Var(&replicas, "db-replica", "read from the PostgreSQL streaming replica at `DSN` (repeatable); the primary (--db)\nserves reads while no replica keeps up")
 	maxLag := fs.Duration("replica-max-lag", db.DefaultReplicaMaxLag, "skip a replica whose replay is further behind the primary than `DURATION`")
+	otlp := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to `URL` (http://collector:4318);\nempty: to OTEL_EXPORTER_OTLP_ENDPOINT if set, else no tracing")
 	prod := productionFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	var cfg server.Config
+	tp, stopTracing, err := tracerProvider(ctx, *otlp)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	cfg.TracerProvider = tp
 	if err := prod.apply(&cfg, stderr); err != nil {
 		return err
 	}

@@ -71,6 +71,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"serve", "--db", dsn, "--redis", "http://user:secret@localhost:6379"}, errUsage, "--redis http://user:***@localhost:6379"},
 		{[]string{"serve", "--db", dsn, "--trusted-documents", filepath.Join(dir, "missing.json")}, errUsage, "no such file"},
 		{[]string{"serve", "--db", dsn, "--db-replica", "postgres://replica/db"}, errUsage, "--db-replica needs a PostgreSQL --db"},
+		{[]string{"serve", "--db", dsn, "--otlp-endpoint", "::not a url"}, errUsage, "--otlp-endpoint"},
 		{[]string{"serve", "--db", dsn, "--trusted-documents", empty}, errUsage, "want a JSON object"},
 		{[]string{"serve", "-h"}, errHelp, "--trusted-documents"},
 	}
