@@ -243,6 +243,7 @@ func routes(cfg Config, es graphql.ExecutableSchema, api http.Handler) *http.Ser
 	handleExports(exports, cfg.DB, cfg.Logger)
 	exports.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 	mux.Handle("/export/", rateHeaders(cfg.RateLimiter, exports))
+	mux.Handle("GET /feeds/latest.atom", rateHeaders(cfg.RateLimiter, withTimeout(queryTimeout, latestFeed(cfg.DB, cfg.Logger))))
 	return mux
 }
 
