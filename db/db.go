@@ -172,7 +172,9 @@ func Ping(ctx context.Context, db *bun.DB) error {
 // statements hook sees, bulk writes' included: InsertColumns and the
 // functions beside it send theirs past bun, as prepared statements, and
 // tell only the hooks given here (and those bdb had from here). A hook
-// added with bun's AddQueryHook or WithQueryHook sees all the others.
+// added with bun's own AddQueryHook or WithQueryHook sees every statement
+// but those, and a copy that bun's WithQueryHook makes of the result
+// tells its bulk statements to no hook.
 func WithQueryHook(bdb *bun.DB, hook bun.QueryHook) *bun.DB {
 	clone := bdb.WithQueryHook(hook)
 	hooks := append(slices.Clip(observersOf(bdb)), hook)
