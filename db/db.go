@@ -8,9 +8,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver dbtest uses
 	"github.com/uptrace/bun"
@@ -147,8 +151,37 @@ func Ping(ctx context.Context, db *bun.DB) error {
 	return nil
 }
 
+// WithQueryHook returns bdb.WithQueryHook(hook), a copy of bdb whose
+// statements hook sees, bulk writes' included: InsertColumns and the
+// functions beside it send theirs past bun, as prepared statements, and
+// tell only the hooks given here (and those bdb had from here). A hook
+// added with bun's own AddQueryHook or WithQueryHook sees every statement
+// but those, and a copy that bun's WithQueryHook makes of the result
+// tells its bulk statements to no hook.
+func WithQueryHook(bdb *bun.DB, hook bun.QueryHook) *bun.DB {
+	clone := bdb.WithQueryHook(hook)
+	hooks := append(slices.Clip(observersOf(bdb)), hook)
+	key := weak.Make(clone)
+	observers.Store(key, hooks)
+	// The entry goes with its database.
+	runtime.AddCleanup(clone, func(key weak.Pointer[bun.DB]) { observers.Delete(key) }, key)
+	return clone
+}
+
+// observers holds, by database, the hooks that WithQueryHook gave it, in
+// the order bun runs them.
+var observers sync.Map // weak.Pointer[bun.DB] → []bun.QueryHook
+
+// observersOf returns the hooks that WithQueryHook gave bdb.
+func observersOf(bdb *bun.DB) []bun.QueryHook {
+	hooks, _ := observers.Load(weak.Make(bdb))
+	h, _ := hooks.([]bun.QueryHook)
+	return h
+}
+
 // StatementCounter is a bun query hook that counts every statement sent
-// to the database.
+// to the database; given with WithQueryHook, it counts those of bulk
+// writes too.
 type StatementCounter struct{ n atomic.Int64 }
 
 // BeforeQuery implements bun.QueryHook.

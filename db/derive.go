@@ -322,11 +322,25 @@ func UnmatchedAffiliations(ctx context.Context, idb bun.IDB) ([]string, error) {
 	return raws, err
 }
 
-// MatchAffiliations links the unmatched affiliations of raw string raw
-// (those with no ROR id) to institution id.
-func MatchAffiliations(ctx context.Context, idb bun.IDB, raw string, id int64) error {
-	_, err := idb.NewUpdate().Table("affiliations").Set("institution_id = ?", id).
-		Where("raw = ? AND institution_id IS NULL AND ror_id IS NULL", raw).Exec(ctx)
+// MatchAffiliations links the unmatched affiliations (those with no ROR
+// id) of each raw string raws[i] to institution ids[i], a few thousand
+// strings per statement: affiliations has no index on raw, so that each
+// statement reads the table once.
+func MatchAffiliations(ctx context.Context, tx bun.Tx, raws []string, ids []int64) error {
+	cols, n, err := columnsOf("affiliations", []string{"raw", "institution_id"}, []any{raws, ids})
+	if err != nil || n == 0 {
+		return err
+	}
+	if IsPostgres(tx) {
+		_, err = execUnnest(ctx, tx, `UPDATE affiliations AS a SET institution_id = f.id
+			FROM unnest(`+unnestArgs(cols)+`) AS f(raw, id)
+			WHERE a.raw = f.raw AND a.institution_id IS NULL AND a.ror_id IS NULL`, n, cols)
+		return err
+	}
+	_, err = execValues(ctx, tx, n, cols, func(values string) string {
+		return `UPDATE affiliations SET institution_id = f.column2 FROM (` + values + `) AS f
+			WHERE affiliations.raw = f.column1 AND affiliations.institution_id IS NULL AND affiliations.ror_id IS NULL`
+	})
 	return err
 }
 

@@ -84,14 +84,16 @@ func SchemaVersion() string {
 // left unwritten, so that a read-only database can be served; one that is
 // not current and read-only gives an error that wraps ErrReadOnly.
 func Migrate(ctx context.Context, db *bun.DB) error {
-	if n, err := Pending(ctx, db); err == nil && n == 0 {
-		return nil
-	}
 	ms, err := migrations(db)
 	if err != nil {
 		return err
 	}
 	m := migrate.NewMigrator(db, ms, migrate.WithMarkAppliedOnSuccess(true))
+	// Before Init, which writes: a current schema may be read-only. On a
+	// database without bun's tables this fails, and Init creates them.
+	if n, err := unapplied(ctx, m); err == nil && n == 0 {
+		return nil
+	}
 	if err := m.Init(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", readOnly(err))
 	}

@@ -12,13 +12,20 @@ import (
 //go:embed data/*.gz data/*.jsonl
 var files embed.FS
 
-// Imports returns the imports that load the demo set, in order: the
-// institutions first, so affiliations can be matched as papers arrive.
-func Imports() []ingest.Options {
+// Files returns the demo set's files, by the names demo/data/README.md
+// gives them.
+func Files() fs.FS {
 	sub, err := fs.Sub(files, "data")
 	if err != nil {
 		panic(err) // the embedded tree always has data/
 	}
+	return sub
+}
+
+// Imports returns the imports that load the demo set, in order: the
+// institutions first, so affiliations can be matched as papers arrive.
+func Imports() []ingest.Options {
+	sub := Files()
 	return []ingest.Options{
 		{Format: ingest.ROR, FS: sub, Paths: []string{"ror.jsonl.gz"}},
 		{Format: ingest.Paperscape, FS: sub, Paths: []string{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/ingest"
 )
@@ -33,7 +34,7 @@ func BenchmarkImportListing(b *testing.B) {
 				b.StopTimer()
 				bdb := dbtest.Open(b, dbtest.New(b, kind))
 				timer := &statementTimer{total: map[string]time.Duration{}}
-				bdb.AddQueryHook(timer)
+				bdb = db.WithQueryHook(bdb, timer)
 				b.StartTimer()
 				sum, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: ingest.Listing, Paths: []string{path}})
 				if err != nil {

@@ -261,16 +261,14 @@ func matchAffiliations(ctx context.Context, tx bun.Tx) error {
 	if err != nil {
 		return err
 	}
+	var matched []string
+	var ids []int64
 	for _, raw := range raws {
-		id := m.match(raw)
-		if id == 0 {
-			continue
-		}
-		if err := db.MatchAffiliations(ctx, tx, raw, id); err != nil {
-			return err
+		if id := m.match(raw); id != 0 {
+			matched, ids = append(matched, raw), append(ids, id)
 		}
 	}
-	return nil
+	return db.MatchAffiliations(ctx, tx, matched, ids)
 }
 
 // institutionMatcher matches affiliation strings to institutions by exact

@@ -199,7 +199,9 @@ func decodeCursorFields(arg, s, tag string, named bool) (key int64, null bool, i
 		return 0, false, 0, "", err
 	}
 	bad := badInput(arg, "not a cursor of this list: %s", QuoteInput(s))
-	b, err := base64.RawURLEncoding.DecodeString(s)
+	// Strict: one spelling per cursor, none with stray bits in its last
+	// character.
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil {
 		return 0, false, 0, "", bad
 	}

@@ -165,6 +165,62 @@ func TestForeignCursors(t *testing.T) {
 	})
 }
 
+// TestNonCanonicalCursors checks that a cursor spelt with stray bits in
+// its last character, which a lenient base64 decoder reads as the cursor
+// itself, is refused: a cursor has one spelling.
+func TestNonCanonicalCursors(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		rid := itoa(scalar[int64](t, bdb, `SELECT a.researcher_id FROM authorships a JOIN papers p ON p.id = a.paper_id
+			WHERE p.arxiv_id = ? AND a.position = 1`, busiestPaper(t, bdb)))
+		var resp struct {
+			Researcher struct {
+				Papers, Cited, Coauthors struct{ PageInfo struct{ EndCursor string } }
+			}
+		}
+		c.MustPost(`query($id: String!) { researcher(id: $id) { papers(first: 1) { pageInfo { endCursor } }
+			cited: papers(first: 1, sort: MOST_CITED) { pageInfo { endCursor } } coauthors(first: 1) { pageInfo { endCursor } } } }`,
+			&resp, client.Var("id", rid))
+		lists := []struct{ query, cursor string }{
+			{`query($id: String!, $c: String) { researcher(id: $id) { papers(after: $c) { totalCount } } }`, resp.Researcher.Papers.PageInfo.EndCursor},
+			{`query($id: String!, $c: String) { researcher(id: $id) { papers(after: $c, sort: MOST_CITED) { totalCount } } }`, resp.Researcher.Cited.PageInfo.EndCursor},
+			{`query($id: String!, $c: String) { researcher(id: $id) { coauthors(after: $c) { totalCount } } }`, resp.Researcher.Coauthors.PageInfo.EndCursor},
+		}
+		tried := 0
+		for _, l := range lists {
+			// The cursor itself is taken.
+			if _, errs := rawPost(t, c, l.query, client.Var("id", rid), client.Var("c", l.cursor)); len(errs) > 0 {
+				t.Fatalf("%s with its own cursor %q: %+v", l.query, l.cursor, errs)
+			}
+			bad, ok := strayBits(l.cursor)
+			if !ok {
+				continue
+			}
+			tried++
+			_, errs := rawPost(t, c, l.query, client.Var("id", rid), client.Var("c", bad))
+			if len(errs) == 0 || !strings.HasPrefix(errs[0].Message, "after: not a cursor of this list") || errs[0].Extensions.Code != "BAD_USER_INPUT" {
+				t.Errorf("%s with %q (%q with stray bits): got %+v, want BAD_USER_INPUT naming after", l.query, bad, l.cursor, errs)
+			}
+		}
+		if tried == 0 {
+			t.Fatalf("no cursor of %d has a last character with unused bits", len(lists))
+		}
+	})
+}
+
+// strayBits returns s, unpadded base64, with the lowest unused bit of its
+// last character set, or false when its last character has none (a length
+// that is a multiple of 4).
+func strayBits(s string) (string, bool) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	if len(s)%4 == 0 {
+		return "", false
+	}
+	i := strings.IndexByte(alphabet, s[len(s)-1])
+	return s[:len(s)-1] + string(alphabet[i|1]), true
+}
+
 // TestPartialPapersAnswerWhole checks that a paper read for a list page,
 // without its long text (db.PaperPages), answers every field without
 // arguments as the paper read whole does: the fields that show what pages

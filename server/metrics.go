@@ -71,7 +71,7 @@ func newMetrics(statements *db.StatementCounter, replicas *db.Replicas) *metrics
 // database.
 func countStatements(bdb *bun.DB) (*bun.DB, *db.StatementCounter) {
 	statements := &db.StatementCounter{}
-	return bdb.WithQueryHook(statements), statements
+	return db.WithQueryHook(bdb, statements), statements
 }
 
 // handler serves the registry in the Prometheus exposition format.

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/server"
+)
+
+// synthFiles writes a corpus of n papers with seed into a new directory
+// and returns the directory and what synth printed.
+func synthFiles(t *testing.T, n int, seed string) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"synth", "--papers", itoa(n), "--seed", seed, "--out", dir}, &out, &errOut); err != nil {
+		t.Fatalf("synth: %v\n%s", err, errOut.String())
+	}
+	return dir, out.String()
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// One seed gives one corpus, byte for byte; another seed another.
+func TestSynthDeterministic(t *testing.T) {
+	a, out := synthFiles(t, 3000, "42")
+	b, _ := synthFiles(t, 3000, "42")
+	c, _ := synthFiles(t, 3000, "43")
+	for _, name := range []string{papersFile, citationsFile, manifestFile} {
+		if !bytes.Equal(read(t, filepath.Join(a, name)), read(t, filepath.Join(b, name))) {
+			t.Errorf("%s differs between two runs of seed 42", name)
+		}
+		if name != manifestFile && bytes.Equal(read(t, filepath.Join(a, name)), read(t, filepath.Join(c, name))) {
+			t.Errorf("%s is the same for seeds 42 and 43", name)
+		}
+	}
+	if !strings.Contains(out, "SYNTHETIC") {
+		t.Errorf("synth's output does not say the corpus is synthetic:\n%s", out)
+	}
+	for _, cmd := range importCommands(a) {
+		if !strings.Contains(out, "\n"+cmd+"\n") {
+			t.Errorf("synth's output lacks the line %q:\n%s", cmd, out)
+		}
+	}
+}
+
+// TestSynthImports imports a corpus with the commands synth prints and
+// finds in the database every paper, authorship and citation it wrote.
+func TestSynthImports(t *testing.T) {
+	dir, _ := synthFiles(t, 1500, "3")
+	var papers, authorships, refs int
+	for line := range strings.Lines(string(read(t, filepath.Join(dir, citationsFile)))) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.SplitN(line, ";", 7)
+		papers++
+		authorships += strings.Count(f[5], ",") + 1
+		if f[4] != "" {
+			refs += strings.Count(f[4], ",") + 1
+		}
+	}
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx := context.Background()
+		importCorpus(t, bdb, dir)
+		for _, c := range []struct {
+			table string
+			want  int
+		}{{"papers", papers}, {"authorships", authorships}, {"paper_references", refs}} {
+			got, err := bdb.NewSelect().Table(c.table).Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int(got) != c.want {
+				t.Errorf("%s: %d rows, want %d", c.table, got, c.want)
+			}
+		}
+		var synthetic int
+		if err := bdb.NewSelect().Table("papers").ColumnExpr("COUNT(*)").Where("comments LIKE 'synthetic record%'").Scan(ctx, &synthetic); err != nil {
+			t.Fatal(err)
+		}
+		if synthetic != papers {
+			t.Errorf("%d papers say they are synthetic, want all %d", synthetic, papers)
+		}
+	})
+}
+
+// importCorpus runs the imports synth prints.
+func importCorpus(t *testing.T, bdb *bun.DB, dir string) {
+	t.Helper()
+	for _, cmd := range importCommands(dir) {
+		f := strings.Fields(cmd)
+		format, ok := ingest.FormatByName(f[2])
+		if !ok {
+			t.Fatalf("%s: unknown format", cmd)
+		}
+		if _, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: format, Paths: f[3:]}); err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+	}
+}
+
+// TestRun drives a server over a small corpus with the whole mix and
+// reads its JSON: every operation at each concurrency, answered without
+// an error.
+func TestRun(t *testing.T) {
+	dir, _ := synthFiles(t, 1200, "5")
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	importCorpus(t, bdb, dir)
+	srv, err := server.New(server.Config{DB: bdb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	var out, errOut bytes.Buffer
+	args := []string{"run", "--url", ts.URL, "--corpus", dir, "--clients", "1,2", "--duration", (200 * time.Millisecond).String()}
+	if err := run(context.Background(), args, &out, &errOut); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut.String())
+	}
+	var got struct {
+		Synthetic bool
+		Results   []result
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("run's output is not JSON: %v\n%s", err, out.String())
+	}
+	if !got.Synthetic {
+		t.Error("run's JSON does not say the corpus is synthetic")
+	}
+	const ops = 10
+	if len(got.Results) != 2*ops {
+		t.Fatalf("%d results, want %d operations at 2 concurrencies", len(got.Results), ops)
+	}
+	for _, r := range got.Results {
+		if r.Requests == 0 || r.Errors > 0 || r.P50Ms <= 0 || r.P99Ms < r.P50Ms {
+			t.Errorf("%+v: want requests, no errors, 0 < p50 <= p99", r)
+		}
+	}
+	if !strings.Contains(errOut.String(), "export-search-10k") {
+		t.Errorf("no table on standard error:\n%s", errOut.String())
+	}
+}
