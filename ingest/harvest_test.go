@@ -1,0 +1,249 @@
+package ingest_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
+)
+
+// testDelay is the pause between requests the tests ask for; their
+// Sleep only records it.
+const testDelay = 4 * time.Second
+
+// waits records what a harvest slept, instead of sleeping.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) sleep(ctx context.Context, d time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.d = append(w.d, d)
+	return ctx.Err()
+}
+
+// harvestOptions are the options of a test harvest from s.
+func harvestOptions(s *oaiServer, w *waits, sets ...string) ingest.HarvestOptions {
+	return ingest.HarvestOptions{URL: s.URL, Sets: sets, Delay: testDelay, Backoff: time.Minute, Sleep: w.sleep}
+}
+
+func harvest(t *testing.T, bdb *bun.DB, o ingest.HarvestOptions) ingest.HarvestSummary {
+	t.Helper()
+	sum, err := ingest.Harvest(context.Background(), bdb, o)
+	if err != nil {
+		t.Fatalf("harvest: %v", err)
+	}
+	return sum
+}
+
+// withoutHarvestState drops the harvest state from a dump.
+func withoutHarvestState(dump []string) []string {
+	return slices.DeleteFunc(dump, func(l string) bool { return strings.HasPrefix(l, "harvest-state") })
+}
+
+// A harvest of the sample, through resumption tokens and a 503, stores
+// what importing the same records from the Kaggle snapshot stores.
+func TestHarvestMatchesImport(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		s := newOAIServer(t, sampleRecords(t), 30)
+		s.busy[3] = "7"
+		var w waits
+		sum := harvest(t, bdb, harvestOptions(s, &w))
+		if sum.Records != 200 || sum.Pages != 7 || sum.Requests != 8 || sum.Retries != 1 || sum.Bad != 0 || sum.Deleted != 0 {
+			t.Errorf("summary: %d records in %d pages, %d requests, %d retries, %d bad, %d deleted; "+
+				"want 200 in 7, 8, 1, 0, 0", sum.Records, sum.Pages, sum.Requests, sum.Retries, sum.Bad, sum.Deleted)
+		}
+		// Request 3 was answered 503 with Retry-After: 7; its retry waits
+		// that long, every other request the pause.
+		wantWaits := []time.Duration{testDelay, testDelay, 7 * time.Second, testDelay, testDelay, testDelay, testDelay}
+		if !slices.Equal(w.d, wantWaits) {
+			t.Errorf("waits %v, want %v", w.d, wantWaits)
+		}
+		qs := s.queries()
+		if got := qs[0].Encode(); got != "metadataPrefix=arXivRaw&verb=ListRecords" {
+			t.Errorf("first request %s, want ListRecords of arXivRaw, all sets, all dates", got)
+		}
+		if got := qs[1].Encode(); got != "resumptionToken=%7C%7C%7C30&verb=ListRecords" {
+			t.Errorf("second request %s, want the resumption token alone", got)
+		}
+		if through, err := db.HarvestedThrough(context.Background(), bdb, ""); err != nil || through != "2026-11-28" {
+			t.Errorf("harvested through %q, %v, want the responseDate's day 2026-11-28", through, err)
+		}
+
+		imported := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
+		importFiles(t, imported, ingest.Kaggle, kaggleSample)
+		dbtest.SameDump(t, withoutHarvestState(dbtest.Dump(t, bdb)), dbtest.Dump(t, imported))
+	})
+}
+
+// A malformed record is reported and skipped, a deleted one is counted
+// and leaves the paper, and the second run asks only for what changed
+// since the first, and stores it.
+func TestHarvestIncremental(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx := context.Background()
+		records := sampleRecords(t)
+		first := append(slices.Clone(records),
+			oaiFixture{id: "0704.9999", datestamp: "2009-01-01", set: "physics:hep-th",
+				metadata: strings.Replace(records[0].metadata, "<id>0704.0001</id>", "<id>not-an-id</id>", 1)},
+			oaiFixture{id: "0704.9998", datestamp: "2009-01-01", set: "physics:hep-th", deleted: true})
+		s := newOAIServer(t, first, 50)
+		var w waits
+		o := harvestOptions(s, &w)
+		var bad []string
+		o.Bad = func(e *ingest.RecordError) { bad = append(bad, e.Error()) }
+		sum := harvest(t, bdb, o)
+		if sum.Records != 200 || sum.Bad != 1 || sum.Deleted != 1 || sum.Inserted != 200 {
+			t.Errorf("first run: %d records, %d bad, %d deleted, %d inserted; want 200, 1, 1, 200", sum.Records, sum.Bad, sum.Deleted, sum.Inserted)
+		}
+		if want := []string{`all sets page 5:oai:arXiv.org:0704.9999:1: invalid arXiv id "not-an-id"`}; !slices.Equal(bad, want) {
+			t.Errorf("bad records %q, want %q", bad, want)
+		}
+
+		// On the 30th, 0704.0001 has a third version and 0704.0002 is
+		// deleted; nothing else changed.
+		updated := strings.Replace(records[0].metadata, "</version>\n<title>",
+			"</version>\n<version version=\"v3\"><date>Sun, 29 Nov 2026 09:00:00 GMT</date><size>38kb</size><source_type>D</source_type></version>\n<title>", 1)
+		updated = strings.Replace(updated, "published version", "published version, erratum added", 1)
+		second := slices.Clone(records)
+		second[0] = oaiFixture{id: "0704.0001", datestamp: "2026-11-29", set: "physics:hep-ph", metadata: updated}
+		second[1] = oaiFixture{id: "0704.0002", datestamp: "2026-11-29", set: "math", deleted: true}
+		s.setRecords(second, "2026-11-30T12:00:00Z")
+		before := len(s.queries())
+		sum = harvest(t, bdb, o)
+		qs := s.queries()[before:]
+		if len(qs) != 1 || qs[0].Get("from") != "2026-11-28" {
+			t.Errorf("second run asked %v, want one request from 2026-11-28", qs)
+		}
+		if sum.Records != 1 || sum.Updated != 1 || sum.Deleted != 1 {
+			t.Errorf("second run: %d records, %d updated, %d deleted; want 1, 1, 1", sum.Records, sum.Updated, sum.Deleted)
+		}
+		var papers []db.Paper
+		if err := bdb.NewSelect().Model(&papers).Where("arxiv_id IN (?)", bun.List([]string{"0704.0001", "0704.0002"})).
+			Order("arxiv_id").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(papers) != 2 {
+			t.Fatalf("got %d of 0704.0001 and 0704.0002, want both: a deleted record leaves its paper", len(papers))
+		}
+		p := papers[0]
+		if p.Version != 3 || p.Comments != "37 pages, 15 figures; published version, erratum added" ||
+			!p.Updated.Equal(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)) {
+			t.Errorf("0704.0001 after the second run: version %d, comments %q, updated %v; want version 3 of 29 Nov 2026 with the new comment",
+				p.Version, p.Comments, p.Updated)
+		}
+		if through, err := db.HarvestedThrough(ctx, bdb, ""); err != nil || through != "2026-11-30" {
+			t.Errorf("harvested through %q, %v, want 2026-11-30", through, err)
+		}
+	})
+}
+
+// A harvest stopped anywhere, and run again, ends with exactly the data of
+// one that was not: stopped after the first page, in the middle of the
+// second set, in a request, and after the last page but before the set's
+// datestamp is recorded.
+func TestHarvestStoppedRerunMatchesUninterrupted(t *testing.T) {
+	sets := []string{"math", "physics", "cs"}
+	records := sampleRecords(t)
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		clean := newOAIServer(t, records, 20)
+		var w waits
+		full := harvest(t, bdb, harvestOptions(clean, &w, sets...))
+		want := dbtest.Dump(t, bdb)
+		tests := []struct {
+			name string
+			// stop says whether to stop after page (the harvest's
+			// count) or, page 0, in request n.
+			stop func(page, request int) bool
+		}{
+			{"after the first page", func(page, _ int) bool { return page == 1 }},
+			{"inside the second set", func(page, _ int) bool { return page == 5 }},
+			{"in a request", func(page, request int) bool { return page == 0 && request == 7 }},
+			{"before the last datestamp", func(page, _ int) bool { return page == full.Pages }},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				stopped := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
+				s := newOAIServer(t, records, 20)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				s.onRequest = func(n int) {
+					if tt.stop(0, n) {
+						cancel()
+					}
+				}
+				o := harvestOptions(s, &w, sets...)
+				pages := 0
+				o.Page = func(ingest.HarvestPage) {
+					if pages++; tt.stop(pages, 0) {
+						cancel()
+					}
+				}
+				if _, err := ingest.Harvest(ctx, stopped, o); !errors.Is(err, context.Canceled) {
+					t.Fatalf("stopped harvest: %v, want context.Canceled", err)
+				}
+				if got := stats(t, stopped).Papers; got == 0 || got > 200 {
+					t.Fatalf("stopped harvest stored %d papers, want some", got)
+				}
+				o.Page = nil
+				s.onRequest = nil
+				harvest(t, stopped, o)
+				dbtest.SameDump(t, dbtest.Dump(t, stopped), want)
+			})
+		}
+	})
+}
+
+// One harvest or import writes at a time.
+func TestHarvestWaitsForNoImport(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		s := newOAIServer(t, sampleRecords(t), 50)
+		release, err := db.LockImport(context.Background(), bdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		var w waits
+		_, err = ingest.Harvest(context.Background(), bdb, harvestOptions(s, &w))
+		var running *db.ImportRunningError
+		if !errors.As(err, &running) {
+			t.Errorf("harvest under an import: %v, want an ImportRunningError", err)
+		}
+		if n := len(s.queries()); n != 0 {
+			t.Errorf("harvest under an import sent %d requests, want none", n)
+		}
+	})
+}
+
+func TestHarvestRefusesBadOptions(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	tests := []struct {
+		name string
+		o    ingest.HarvestOptions
+		want string
+	}{
+		{"from not a date", ingest.HarvestOptions{From: "2026-13-01"}, `from "2026-13-01" is not a date`},
+		{"until with a time", ingest.HarvestOptions{Until: "2026-11-01T00:00:00Z"}, `until "2026-11-01T00:00:00Z" is not a date`},
+		{"until before from", ingest.HarvestOptions{From: "2026-11-02", Until: "2026-11-01"}, "until 2026-11-01 is before from 2026-11-02"},
+		{"not http", ingest.HarvestOptions{URL: "ftp://example.org/oai"}, `"ftp://example.org/oai" is not an http(s) URL`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ingest.Harvest(context.Background(), bdb, tt.o)
+			if !errors.Is(err, ingest.ErrHarvestOptions) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want ErrHarvestOptions saying %s", err, tt.want)
+			}
+		})
+	}
+}
