@@ -3,9 +3,12 @@ package ingest_test
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -246,4 +249,62 @@ func TestHarvestRefusesBadOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The killed-harvest test runs a harvest in a child process (this test
+// binary, re-executed) that kills itself with SIGKILL at its
+// harvestKillAt-th SQL statement, inside the transaction of a page.
+const (
+	childHarvestEnv = "PAPERGRAPH_TEST_CHILD_HARVEST"
+	childURLEnv     = "PAPERGRAPH_TEST_CHILD_OAI_URL"
+	harvestKillAt   = 120
+)
+
+// killAt is a query hook that kills the process at its n-th statement.
+type killAt struct{ n, seen int }
+
+func (k *killAt) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	if k.seen++; k.seen == k.n {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	return ctx
+}
+
+func (*killAt) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+func childHarvest(dsn, url string) int {
+	bdb, err := db.Open(dsn)
+	if err != nil {
+		return 3
+	}
+	bdb = bdb.WithQueryHook(&killAt{n: harvestKillAt})
+	noSleep := func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	o := ingest.HarvestOptions{URL: url, Sets: []string{"math", "physics", "cs"}, Sleep: noSleep}
+	if _, err := ingest.Harvest(context.Background(), bdb, o); err != nil {
+		return 4
+	}
+	return 0
+}
+
+func TestKilledHarvestRerunMatchesUninterrupted(t *testing.T) {
+	records := sampleRecords(t)
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		s := newOAIServer(t, records, 20)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childHarvestEnv+"="+dsn, childURLEnv+"="+s.URL)
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("child harvest: %v, want death by SIGKILL", err)
+		}
+		if got := stats(t, bdb).Papers; got == 0 || got >= 200 {
+			t.Fatalf("after the kill: %d papers stored, want some but not all of 200", got)
+		}
+		var w waits
+		harvest(t, bdb, harvestOptions(s, &w, "math", "physics", "cs"))
+
+		clean := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
+		harvest(t, clean, harvestOptions(newOAIServer(t, records, 20), &w, "math", "physics", "cs"))
+		dbtest.SameDump(t, dbtest.Dump(t, bdb), dbtest.Dump(t, clean))
+	})
 }
