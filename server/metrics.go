@@ -36,8 +36,9 @@ type metrics struct {
 	names    operationNames
 }
 
-// newMetrics registers the server's collectors, statements among them.
-func newMetrics(statements *db.StatementCounter) *metrics {
+// newMetrics registers the server's collectors, statements among them,
+// and the others given.
+func newMetrics(statements *db.StatementCounter, others ...prometheus.Collector) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -61,6 +62,7 @@ func newMetrics(statements *db.StatementCounter) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	m.registry.MustRegister(others...)
 	return m
 }
 

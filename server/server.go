@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
@@ -112,6 +113,9 @@ type Config struct {
 	// MetricsAddr, when set, is the address Run serves /metrics on, and
 	// the API's address does not serve it. Empty: /metrics on Addr.
 	MetricsAddr string
+	// Collectors are served on /metrics beside the server's own, such as
+	// those of a harvest running in the process.
+	Collectors []prometheus.Collector
 	// TrustedDocuments, when not nil, are the only documents the API
 	// runs, by document id (see ReadTrustedDocuments); New refuses ids
 	// that are not their document's hash and documents that do not
@@ -157,7 +161,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
-	m := newMetrics(statements)
+	m := newMetrics(statements, cfg.Collectors...)
 	if docs != nil {
 		m.names.known = docs.names
 	}

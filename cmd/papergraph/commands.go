@@ -192,7 +192,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]\n"+
-		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]", stderr)
+		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]\n"+
+		"       [--harvest-every DURATION [--oai-url URL] [--set SET]... [--harvest-delay 5s]]", stderr)
 	addr := fs.String("addr", server.DefaultAddr, "listen address")
 	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
 	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty, writable SQLite database first")
@@ -205,8 +206,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	apiKeys := fs.String("api-keys", "", "API keys clients may send, one a line (the key, or sha256:HEX of it), in `FILE`:\na request with one spends its key's budget, with another is refused")
 	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For names the client")
 	prod := productionFlags(fs)
+	harvestEveryFlag := fs.Duration("harvest-every", 0, "harvest arXiv's OAI-PMH interface at start and then every `DURATION` (6h, say),\n"+
+		"one instance at a time; the harvest flags below apply; 0: never")
+	hf := addHarvestFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *harvestEveryFlag < 0 || *harvestEveryFlag > 0 && db.ReadOnlyDSN(*dsn) {
+		return fmt.Errorf("%w: --harvest-every %s: want a positive interval and a writable database", errUsage, *harvestEveryFlag)
 	}
 	var cfg server.Config
 	if err := prod.apply(&cfg, stderr); err != nil {
@@ -247,9 +254,28 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.DB, cfg.ReadyDB, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = reader, probe, *addr, list, logger, limiter
 	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
+	var hm *harvestMetrics
+	if *harvestEveryFlag > 0 {
+		hm = newHarvestMetrics()
+		cfg.Collectors = hm.collectors()
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if hm != nil {
+		writer, err := db.Open(*dsn)
+		if err != nil {
+			return err
+		}
+		defer writer.Close()
+		hctx, stopHarvest := context.WithCancel(ctx)
+		harvested := make(chan struct{})
+		go func() {
+			defer close(harvested)
+			harvestEvery(hctx, writer, *harvestEveryFlag, hf.options(), logger, hm)
+		}()
+		defer func() { stopHarvest(); <-harvested }()
 	}
 	fmt.Fprintf(stdout, "papergraph on %s: %s\n", redactDSN(*dsn), prod.where(*addr))
 	stopped := make(chan struct{})
