@@ -24,6 +24,11 @@ const DefaultOAIURL = "https://oaipmh.arxiv.org/oai"
 // connection; five leaves a margin.
 const DefaultHarvestDelay = 5 * time.Second
 
+// requestTimeout bounds one request of the default client, so that a
+// connection that hangs fails and is retried rather than stalling every
+// later harvest; a page of 1,000 records is a few megabytes.
+const requestTimeout = 5 * time.Minute
+
 // HarvestOptions configure one harvest.
 type HarvestOptions struct {
 	// URL is the repository's OAI-PMH base URL; empty means DefaultOAIURL.
@@ -36,7 +41,7 @@ type HarvestOptions struct {
 	// through, or all of history for a set never harvested; an empty
 	// Until, today.
 	From, Until string
-	Client      *http.Client // nil: http.DefaultClient
+	Client      *http.Client // nil: a client that gives up on a request after requestTimeout
 	UserAgent   string       // empty: papergraph's
 	// Delay is the pause between requests; 0 means DefaultHarvestDelay.
 	Delay time.Duration
@@ -158,7 +163,7 @@ func (h *harvester) defaults() {
 		o.URL = DefaultOAIURL
 	}
 	if o.Client == nil {
-		o.Client = http.DefaultClient
+		o.Client = &http.Client{Timeout: requestTimeout}
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = "papergraph-harvest/1 (+https://github.com/papergraph/papergraph)"
@@ -189,7 +194,7 @@ func (h *harvester) check() error {
 	if h.o.From != "" && h.o.Until != "" && h.o.Until < h.o.From {
 		return fmt.Errorf("%w: until %s is before from %s", ErrHarvestOptions, h.o.Until, h.o.From)
 	}
-	if _, err := url.ParseRequestURI(h.o.URL); err != nil || !strings.HasPrefix(h.o.URL, "http") {
+	if u, err := url.Parse(h.o.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%w: %q is not an http(s) URL", ErrHarvestOptions, h.o.URL)
 	}
 	return nil

@@ -253,11 +253,13 @@ func TestHarvestRefusesBadOptions(t *testing.T) {
 
 // The killed-harvest test runs a harvest in a child process (this test
 // binary, re-executed) that kills itself with SIGKILL at its
-// harvestKillAt-th SQL statement, inside the transaction of a page.
+// harvestKillAt-th SQL statement: a page of 20 records is about ten
+// statements, and the 65th is in the middle of the fifth page's
+// transaction, in the second set.
 const (
 	childHarvestEnv = "PAPERGRAPH_TEST_CHILD_HARVEST"
 	childURLEnv     = "PAPERGRAPH_TEST_CHILD_OAI_URL"
-	harvestKillAt   = 120
+	harvestKillAt   = 65
 )
 
 // killAt is a query hook that kills the process at its n-th statement.
