@@ -3,6 +3,8 @@ package ingest_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -309,4 +311,91 @@ func TestKilledHarvestRerunMatchesUninterrupted(t *testing.T) {
 		harvest(t, clean, harvestOptions(newOAIServer(t, records, 20), &w, "math", "physics", "cs"))
 		dbtest.SameDump(t, dbtest.Dump(t, bdb), dbtest.Dump(t, clean))
 	})
+}
+
+// How a harvest meets the repository's other answers.
+func TestHarvestAnswers(t *testing.T) {
+	records := sampleRecords(t)
+	oaiError := func(s *oaiServer, code string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { s.oaiError(w, r, code, "as the test asks") }
+	}
+	status := func(code int) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "down for a moment", code) }
+	}
+	garbled := func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "<html><body>maintenance</body></html>") }
+	tests := []struct {
+		name  string
+		setup func(s *oaiServer, o *ingest.HarvestOptions)
+		// want: the error (empty for none), records written, requests
+		// and the waits before them, the day recorded.
+		err      string
+		records  int64
+		requests int
+		waits    []time.Duration
+		through  string
+	}{
+		{
+			name:  "an expired token starts the set again",
+			setup: func(s *oaiServer, _ *ingest.HarvestOptions) { s.fail[3] = oaiError(s, "badResumptionToken") },
+			// pages 1 and 2, the expired token, then all 4 pages
+			records: 50 + 50 + 200, requests: 7, through: "2026-11-28",
+		},
+		{
+			name: "server errors back off, doubling",
+			setup: func(s *oaiServer, _ *ingest.HarvestOptions) {
+				s.fail[2], s.fail[3] = status(http.StatusBadGateway), status(http.StatusInternalServerError)
+			},
+			records: 200, requests: 6, through: "2026-11-28",
+			waits: []time.Duration{testDelay, time.Minute, 2 * time.Minute, testDelay, testDelay},
+		},
+		{
+			name: "garbled pages, as many as attempts",
+			setup: func(s *oaiServer, o *ingest.HarvestOptions) {
+				o.Attempts = 3
+				s.fail[2], s.fail[3], s.fail[4] = garbled, garbled, garbled
+			},
+			err:     "all sets: not an OAI-PMH response: a <html> document",
+			records: 50, requests: 4,
+			waits: []time.Duration{testDelay, time.Minute, 2 * time.Minute},
+		},
+		{
+			name:    "a protocol error is not asked again",
+			setup:   func(s *oaiServer, _ *ingest.HarvestOptions) { s.fail[1] = oaiError(s, "badArgument") },
+			err:     "all sets: OAI-PMH error badArgument: as the test asks",
+			records: 0, requests: 1,
+		},
+		{
+			name:    "a 404 is not asked again",
+			setup:   func(s *oaiServer, _ *ingest.HarvestOptions) { s.fail[1] = status(http.StatusNotFound) },
+			err:     "all sets: HTTP 404 Not Found",
+			records: 0, requests: 1,
+		},
+		{
+			name:    "nothing changed",
+			setup:   func(_ *oaiServer, o *ingest.HarvestOptions) { o.From = "2026-01-01" },
+			records: 0, requests: 1, through: "2026-11-28",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+			s := newOAIServer(t, records, 50)
+			var w waits
+			o := harvestOptions(s, &w)
+			tt.setup(s, &o)
+			sum, err := ingest.Harvest(context.Background(), bdb, o)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.err)) {
+				t.Errorf("harvest: %v, want %q", err, tt.err)
+			}
+			if sum.Records != tt.records || sum.Requests != tt.requests {
+				t.Errorf("%d records in %d requests, want %d in %d", sum.Records, sum.Requests, tt.records, tt.requests)
+			}
+			if tt.waits != nil && !slices.Equal(w.d, tt.waits) {
+				t.Errorf("waits %v, want %v", w.d, tt.waits)
+			}
+			if through, err := db.HarvestedThrough(context.Background(), bdb, ""); err != nil || through != tt.through {
+				t.Errorf("harvested through %q, %v; want %q", through, err, tt.through)
+			}
+		})
+	}
 }

@@ -20,6 +20,7 @@ import (
 
 // oaiPage is one response to ListRecords.
 type oaiPage struct {
+	XMLName      xml.Name
 	ResponseDate string      `xml:"responseDate"`
 	Errors       []oaiError  `xml:"error"`
 	Records      []oaiRecord `xml:"ListRecords>record"`
@@ -127,6 +128,9 @@ func fetchPage(ctx context.Context, client *http.Client, base, userAgent string,
 	if err := xml.Unmarshal(body, &page); err != nil {
 		return nil, fmt.Errorf("not an OAI-PMH response: %w", err)
 	}
+	if page.XMLName.Local != "OAI-PMH" {
+		return nil, fmt.Errorf("not an OAI-PMH response: a <%s> document", page.XMLName.Local)
+	}
 	if page.ResponseDate == "" {
 		return nil, errors.New("not an OAI-PMH response: no responseDate")
 	}
@@ -148,7 +152,7 @@ func parseRetryAfter(s string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// day returns the date of an OAI-PMH datestamp or responseDate
+// oaiDay returns the date of an OAI-PMH datestamp or responseDate
 // ("2026-12-01" or "2026-12-01T10:58:49Z"), or "" if it is neither.
 func oaiDay(s string) string {
 	s = strings.TrimSpace(s)

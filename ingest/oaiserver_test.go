@@ -143,6 +143,9 @@ type oaiServer struct {
 	// busy holds the Retry-After a 503 answers the request of that
 	// number (1-based) with.
 	busy map[int]string
+	// fail answers the request of that number (1-based) instead of the
+	// repository.
+	fail map[int]http.HandlerFunc
 	// requests are the queries received, 503s included.
 	requests []url.Values
 	// onRequest, when set, is called with the number of each request
@@ -151,7 +154,7 @@ type oaiServer struct {
 }
 
 func newOAIServer(t *testing.T, records []oaiFixture, pageSize int) *oaiServer {
-	s := &oaiServer{records: records, pageSize: pageSize, responseDate: "2026-11-28T12:00:00Z", busy: map[int]string{}}
+	s := &oaiServer{records: records, pageSize: pageSize, responseDate: "2026-11-28T12:00:00Z", busy: map[int]string{}, fail: map[int]http.HandlerFunc{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -176,10 +179,14 @@ func (s *oaiServer) serve(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	s.requests = append(s.requests, q)
 	n := len(s.requests)
-	hook, retryAfter, busy := s.onRequest, s.busy[n], s.busy[n] != ""
+	hook, retryAfter, busy, fail := s.onRequest, s.busy[n], s.busy[n] != "", s.fail[n]
 	s.mu.Unlock()
 	if hook != nil {
 		hook(n)
+	}
+	if fail != nil {
+		fail(w, r)
+		return
 	}
 	if busy {
 		w.Header().Set("Retry-After", retryAfter)
