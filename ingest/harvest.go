@@ -114,7 +114,7 @@ func Harvest(ctx context.Context, bdb *bun.DB, o HarvestOptions) (HarvestSummary
 	start := time.Now()
 	h := &harvester{o: o, bdb: bdb, sum: HarvestSummary{Through: map[string]string{}}}
 	h.defaults()
-	if err := h.check(); err != nil {
+	if err := h.o.Check(); err != nil {
 		return h.sum, err
 	}
 	release, err := db.LockImport(ctx, bdb)
@@ -185,17 +185,22 @@ func (h *harvester) defaults() {
 	}
 }
 
-func (h *harvester) check() error {
-	for _, d := range []struct{ name, value string }{{"from", h.o.From}, {"until", h.o.Until}} {
+// Check returns an ErrHarvestOptions error when o makes no sense: a date
+// that is not one, Until before From, a URL that is not http(s).
+func (o HarvestOptions) Check() error {
+	if o.URL == "" {
+		o.URL = DefaultOAIURL
+	}
+	for _, d := range []struct{ name, value string }{{"from", o.From}, {"until", o.Until}} {
 		if d.value != "" && (len(d.value) != 10 || oaiDay(d.value) == "") {
 			return fmt.Errorf("%w: %s %q is not a date: want YYYY-MM-DD", ErrHarvestOptions, d.name, d.value)
 		}
 	}
-	if h.o.From != "" && h.o.Until != "" && h.o.Until < h.o.From {
-		return fmt.Errorf("%w: until %s is before from %s", ErrHarvestOptions, h.o.Until, h.o.From)
+	if o.From != "" && o.Until != "" && o.Until < o.From {
+		return fmt.Errorf("%w: until %s is before from %s", ErrHarvestOptions, o.Until, o.From)
 	}
-	if u, err := url.Parse(h.o.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%w: %q is not an http(s) URL", ErrHarvestOptions, h.o.URL)
+	if u, err := url.Parse(o.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: %q is not an http(s) URL", ErrHarvestOptions, o.URL)
 	}
 	return nil
 }

@@ -215,6 +215,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *harvestEveryFlag < 0 || *harvestEveryFlag > 0 && db.ReadOnlyDSN(*dsn) {
 		return fmt.Errorf("%w: --harvest-every %s: want a positive interval and a writable database", errUsage, *harvestEveryFlag)
 	}
+	if err := hf.options().Check(); *harvestEveryFlag > 0 && err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	var cfg server.Config
 	if err := prod.apply(&cfg, stderr); err != nil {
 		return err

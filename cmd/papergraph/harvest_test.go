@@ -81,6 +81,18 @@ func TestHarvestCommand(t *testing.T) {
 			t.Errorf("harvest %v: %v, want a usage error saying %s", tt.args, err, tt.want)
 		}
 	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--harvest-every", "-1h"}, "--harvest-every -1h0m0s: want a positive interval and a writable database"},
+		{[]string{"--harvest-every", "6h", "--oai-url", "ftp://example.org/oai"}, `"ftp://example.org/oai" is not an http(s) URL`},
+	} {
+		err := run(context.Background(), append([]string{"serve", "--db", dsn}, tt.args...), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), errUsage.Error()) {
+			t.Errorf("serve %v: %v, want a usage error saying %s", tt.args, err, tt.want)
+		}
+	}
 }
 
 // serve --harvest-every harvests at start and counts it on /metrics; a
