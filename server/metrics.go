@@ -36,9 +36,8 @@ type metrics struct {
 	names    operationNames
 }
 
-// newMetrics registers the server's collectors, statements among them,
-// and the others given.
-func newMetrics(statements *db.StatementCounter, others ...prometheus.Collector) *metrics {
+// newMetrics registers the server's collectors, statements among them.
+func newMetrics(statements *db.StatementCounter) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -62,7 +61,6 @@ func newMetrics(statements *db.StatementCounter, others ...prometheus.Collector)
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	m.registry.MustRegister(others...)
 	return m
 }
 

@@ -161,9 +161,14 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
-	m := newMetrics(statements, cfg.Collectors...)
+	m := newMetrics(statements)
 	if docs != nil {
 		m.names.known = docs.names
+	}
+	for _, c := range cfg.Collectors {
+		if err := m.registry.Register(c); err != nil {
+			return nil, fmt.Errorf("server: Collectors: %w", err)
+		}
 	}
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))

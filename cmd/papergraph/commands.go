@@ -192,8 +192,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]\n"+
-		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]\n"+
-		"       [--harvest-every DURATION [--oai-url URL] [--set SET]... [--harvest-delay 5s]]", stderr)
+		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]", stderr)
 	addr := fs.String("addr", server.DefaultAddr, "listen address")
 	origins := fs.String("cors-origins", "", "comma-separated origins browsers may call the API from\n(scheme://host, scheme://host:port or scheme://host:* for any port; * for all);\nempty: "+strings.Join(server.DefaultCORSOrigins, ", "))
 	loadDemo := fs.Bool("demo", true, "load the demo data set into an empty, writable SQLite database first")
