@@ -14,6 +14,54 @@ import (
 // listing, paperscape) share: every record names a paper by its arXiv id
 // and prints the authors as a byline.
 
+// arxivRecord is arXiv's metadata of one paper as both the Kaggle snapshot
+// (a JSON line) and OAI-PMH's arXivRaw format (an XML element) carry it,
+// with the fields papergraph uses; JSON nulls and absent elements decode
+// as empty strings.
+type arxivRecord struct {
+	ID         string `json:"id" xml:"id"`
+	Authors    string `json:"authors" xml:"authors"`
+	Title      string `json:"title" xml:"title"`
+	Comments   string `json:"comments" xml:"comments"`
+	JournalRef string `json:"journal-ref" xml:"journal-ref"`
+	DOI        string `json:"doi" xml:"doi"`
+	ReportNo   string `json:"report-no" xml:"report-no"`
+	Categories string `json:"categories" xml:"categories"`
+	License    string `json:"license" xml:"license"`
+	Abstract   string `json:"abstract" xml:"abstract"`
+	// Versions are the paper's versions, the first first:
+	// {"version": "v2", "created": "Mon, 2 Apr 2007 19:18:42 GMT"} in
+	// JSON, <version version="v2"><date>…</date></version> in arXivRaw.
+	Versions []struct {
+		Version string `json:"version" xml:"version,attr"`
+		Created string `json:"created" xml:"date"`
+	} `json:"versions" xml:"version"`
+}
+
+// paper turns r into a paper, or says why it is malformed.
+func (r *arxivRecord) paper() (*Paper, string) {
+	p, reason := newArxivPaper(r.ID, r.Title)
+	if reason != "" {
+		return nil, reason
+	}
+	p.Abstract = clean(r.Abstract)
+	p.Comments = clean(r.Comments)
+	p.JournalRef = clean(r.JournalRef)
+	p.ReportNo = clean(r.ReportNo)
+	p.License = strings.TrimSpace(r.License)
+	p.Categories = strings.Fields(r.Categories)
+	setFirstDOI(p, r.DOI)
+	setByline(p, r.Authors)
+	if n := len(r.Versions); n > 0 {
+		p.Published, _ = parseSubmitDate(r.Versions[0].Created)
+		p.Updated, _ = parseSubmitDate(r.Versions[n-1].Created)
+		if v, err := strconv.Atoi(strings.TrimPrefix(r.Versions[n-1].Version, "v")); err == nil {
+			p.Version = v
+		}
+	}
+	return p, ""
+}
+
 // newArxivPaper starts the paper a record describes from its arXiv id and
 // title. It returns why the record is malformed instead when either is
 // unusable: a paper without an id cannot be woven with other sources, and

@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if dsn := os.Getenv(childDSNEnv); dsn != "" {
 		os.Exit(childImport(dsn))
 	}
+	if dsn := os.Getenv(childHarvestEnv); dsn != "" {
+		os.Exit(childHarvest(dsn, os.Getenv(childURLEnv)))
+	}
 	os.Exit(m.Run())
 }
 

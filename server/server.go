@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel/trace"
 
@@ -120,6 +121,9 @@ type Config struct {
 	// MetricsAddr, when set, is the address Run serves /metrics on, and
 	// the API's address does not serve it. Empty: /metrics on Addr.
 	MetricsAddr string
+	// Collectors are served on /metrics beside the server's own, such as
+	// those of a harvest running in the process.
+	Collectors []prometheus.Collector
 	// TrustedDocuments, when not nil, are the only documents the API
 	// runs, by document id (see ReadTrustedDocuments); New refuses ids
 	// that are not their document's hash and documents that do not
@@ -169,6 +173,11 @@ func New(cfg Config) (*Server, error) {
 	m := newMetrics(statements, cfg.Replicas)
 	if docs != nil {
 		m.names.known = docs.names
+	}
+	for _, c := range cfg.Collectors {
+		if err := m.registry.Register(c); err != nil {
+			return nil, fmt.Errorf("server: Collectors: %w", err)
+		}
 	}
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))

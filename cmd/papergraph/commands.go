@@ -210,8 +210,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxLag := fs.Duration("replica-max-lag", db.DefaultReplicaMaxLag, "skip a replica whose replay is further behind the primary than `DURATION`")
 	otlp := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to `URL` (http://collector:4318);\nempty: to OTEL_EXPORTER_OTLP_ENDPOINT if set, else no tracing")
 	prod := productionFlags(fs)
+	harvestEveryFlag := fs.Duration("harvest-every", 0, "harvest arXiv's OAI-PMH interface at start and then every `DURATION` (6h, say),\n"+
+		"one instance at a time; the harvest flags below apply; 0: never")
+	hf := addHarvestFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *harvestEveryFlag < 0 || *harvestEveryFlag > 0 && db.ReadOnlyDSN(*dsn) {
+		return fmt.Errorf("%w: --harvest-every %s: want a positive interval and a writable database", errUsage, *harvestEveryFlag)
+	}
+	if err := hf.options().Check(); *harvestEveryFlag > 0 && err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	var cfg server.Config
 	tp, stopTracing, err := tracerProvider(ctx, *otlp)
@@ -259,9 +268,28 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.DB, cfg.ReadyDB, cfg.Replicas, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = reader, probe, set, *addr, list, logger, limiter
 	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
+	var hm *harvestMetrics
+	if *harvestEveryFlag > 0 {
+		hm = newHarvestMetrics()
+		cfg.Collectors = hm.collectors()
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if hm != nil {
+		writer, err := db.Open(*dsn)
+		if err != nil {
+			return err
+		}
+		defer writer.Close()
+		hctx, stopHarvest := context.WithCancel(ctx)
+		harvested := make(chan struct{})
+		go func() {
+			defer close(harvested)
+			harvestEvery(hctx, writer, *harvestEveryFlag, hf.options(), logger, hm)
+		}()
+		defer func() { stopHarvest(); <-harvested }()
 	}
 	fmt.Fprintf(stdout, "papergraph on %s: %s\n", redactDSN(*dsn), prod.where(*addr))
 	stopped := make(chan struct{})

@@ -1,9 +1,10 @@
 // Command papergraph serves the papergraph GraphQL API and imports
 // scholarly data into its database.
 //
-//	papergraph serve  [--db DSN] [--addr :8080] [--rate-limit N] [--redis URL]
+//	papergraph serve  [--db DSN] [--addr :8080] [--rate-limit N] [--redis URL] [--harvest-every 6h]
 //	papergraph import [--db DSN] [--max-errors N] FORMAT PATH...
 //	papergraph import [--db DSN] demo
+//	papergraph harvest [--db DSN] [--oai-url URL] [--set SET]... [--from DATE] [--until DATE]
 //	papergraph stats  [--db DSN] [--json]
 //	papergraph migrate [--db DSN]
 //
@@ -59,6 +60,7 @@ const usage = `papergraph — a GraphQL API over arXiv papers, researchers and t
 Commands:
   serve    serve the GraphQL API (GraphiQL at /, API at /graphql)
   import   import data files: papergraph import [flags] FORMAT PATH...
+  harvest  bring the papers up to date from arXiv's OAI-PMH interface
   stats    print row counts
   migrate  bring the schema up to date, and end an import that was stopped
 
@@ -72,6 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"serve":   cmdServe,
 		"import":  cmdImport,
+		"harvest": cmdHarvest,
 		"stats":   cmdStats,
 		"migrate": cmdMigrate,
 	}

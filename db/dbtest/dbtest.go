@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -67,20 +68,41 @@ func newMigrated(t testing.TB, kind string) string {
 	if kind == "sqlite" {
 		return New(t, kind)
 	}
-	tpl, err := migratedTemplate()
-	if err != nil {
-		t.Fatalf("migrated template database: %v", err)
+	// Test processes of another schema version on the same server (a
+	// branch beside this one) drop this version's template as old: it is
+	// built again then.
+	for rebuilt := false; ; rebuilt = true {
+		tpl, err := migratedTemplate(rebuilt)
+		if err != nil {
+			t.Fatalf("migrated template database: %v", err)
+		}
+		dsn, err := createPostgres(t, tpl)
+		if err == nil {
+			return dsn
+		}
+		if rebuilt || !strings.Contains(err.Error(), "SQLSTATE 3D000") {
+			t.Fatalf("create test database: %v", err)
+		}
 	}
-	return newPostgres(t, tpl)
 }
 
 // newPostgres creates a PostgreSQL database for t as a copy of template,
 // dropped when t ends, and returns its DSN.
 func newPostgres(t testing.TB, template string) string {
 	t.Helper()
+	dsn, err := createPostgres(t, template)
+	if err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	return dsn
+}
+
+// createPostgres is newPostgres returning the error of CREATE DATABASE.
+func createPostgres(t testing.TB, template string) (string, error) {
+	t.Helper()
 	name := fmt.Sprintf("papergraph_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6, seq.Add(1))
 	if err := adminExec("CREATE DATABASE " + name + " TEMPLATE " + template); err != nil {
-		t.Fatalf("create test database: %v", err)
+		return "", err
 	}
 	t.Cleanup(func() {
 		if err := adminExec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
@@ -91,7 +113,7 @@ func newPostgres(t testing.TB, template string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dsn
+	return dsn, nil
 }
 
 // migratedTemplate returns the name of a PostgreSQL database migrated by
@@ -99,8 +121,27 @@ func newPostgres(t testing.TB, template string) string {
 // db.SchemaVersion and kept, like a build cache, for the next test
 // processes; one of an older version is dropped. Each process builds its
 // own under a name of its own and renames it when it is done, so that a
-// half-built one is never copied.
-var migratedTemplate = sync.OnceValues(func() (string, error) {
+// half-built one is never copied. rebuild asks again after the one found
+// went missing.
+func migratedTemplate(rebuild bool) (string, error) {
+	templateMu.Lock()
+	defer templateMu.Unlock()
+	if templateName != "" && !rebuild {
+		return templateName, nil
+	}
+	name, err := buildTemplate()
+	if err == nil {
+		templateName = name
+	}
+	return name, err
+}
+
+var (
+	templateMu   sync.Mutex
+	templateName string // built or found by this process
+)
+
+func buildTemplate() (string, error) {
 	name := "papergraph_template_" + db.SchemaVersion()
 	conn, err := sql.Open("pgx", os.Getenv(PostgresEnv))
 	if err != nil {
@@ -141,7 +182,7 @@ var migratedTemplate = sync.OnceValues(func() (string, error) {
 		conn.Exec("DROP DATABASE IF EXISTS " + building) //nolint:errcheck // a leftover costs disk, not correctness
 	}
 	return name, nil
-})
+}
 
 // migrate migrates the PostgreSQL database name and closes every
 // connection to it, as a template must have none.

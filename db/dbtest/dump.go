@@ -40,6 +40,7 @@ var dumpQueries = []string{
 	   COALESCE(status, ''), COALESCE(established, 0) FROM institutions`,
 	`SELECT 'institution-name', i.ror_id, n.name, n.kind FROM institution_names n JOIN institutions i ON i.id = n.institution_id`,
 	`SELECT 'unknown-category', code FROM categories WHERE NOT in_taxonomy`,
+	`SELECT 'harvest-state', set_spec, through FROM harvest_state`,
 }
 
 // Dump returns every row of the graph as a sorted list of lines, and the

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// oaiPage is a ListRecords answer holding one arXivRaw record: arXiv's
+// metadata of 0704.0001 (CC0), as in demo/data/kaggle-arxiv-sample.jsonl.gz.
+const oaiPage = `<?xml version="1.0" encoding="UTF-8"?>
+<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">
+<responseDate>2026-11-28T12:00:00Z</responseDate>
+<request verb="ListRecords" metadataPrefix="arXivRaw">http://localhost/oai</request>
+<ListRecords>
+<record><header><identifier>oai:arXiv.org:0704.0001</identifier><datestamp>2008-11-13</datestamp><setSpec>physics:hep-ph</setSpec></header>
+<metadata><arXivRaw xmlns="http://arxiv.org/OAI/arXivRaw/">
+<id>0704.0001</id><submitter>Pavel Nadolsky</submitter>
+<version version="v1"><date>Mon, 2 Apr 2007 19:18:42 GMT</date><size>37kb</size><source_type>D</source_type></version>
+<version version="v2"><date>Tue, 24 Jul 2007 20:10:27 GMT</date><size>37kb</size><source_type>D</source_type></version>
+<title>Calculation of prompt diphoton production cross sections at Tevatron and
+  LHC energies</title>
+<authors>C. Bal\'azs, E. L. Berger, P. M. Nadolsky, C.-P. Yuan</authors>
+<categories>hep-ph</categories>
+<comments>37 pages, 15 figures; published version</comments>
+<report-no>ANL-HEP-PR-07-12</report-no>
+<journal-ref>Phys.Rev.D76:013009,2007</journal-ref>
+<doi>10.1103/PhysRevD.76.013009</doi>
+<abstract>A fully differential calculation in perturbative quantum chromodynamics is
+presented for the production of massive photon pairs at hadron colliders.</abstract>
+</arXivRaw></metadata></record>
+</ListRecords>
+</OAI-PMH>
+`
+
+// oaiRepository serves oaiPage to every request and counts them.
+func oaiRepository(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var n atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		fmt.Fprint(w, oaiPage)
+	}))
+	t.Cleanup(s.Close)
+	return s, &n
+}
+
+func TestHarvestCommand(t *testing.T) {
+	oai, _ := oaiRepository(t)
+	dsn := dbtest.New(t, "sqlite")
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"harvest", "--db", dsn, "--oai-url", oai.URL}, &out, &errOut); err != nil {
+		t.Fatalf("harvest: %v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"1 requests (0 retried), 1 pages, 1 records: inserted 1,", "all of arXiv: harvested through 2026-11-28"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("harvest printed %q, want %q in it", out.String(), want)
+		}
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", "yesterday"}, `from "yesterday" is not a date: want YYYY-MM-DD`},
+		{[]string{"--set", ""}, "empty set name"},
+		{[]string{"cs"}, `harvest takes no arguments, got "cs"`},
+	}
+	for _, tt := range tests {
+		err := run(context.Background(), append([]string{"harvest", "--db", dsn, "--oai-url", oai.URL}, tt.args...), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), errUsage.Error()) {
+			t.Errorf("harvest %v: %v, want a usage error saying %s", tt.args, err, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--harvest-every", "-1h"}, "--harvest-every -1h0m0s: want a positive interval and a writable database"},
+		{[]string{"--harvest-every", "6h", "--oai-url", "ftp://example.org/oai"}, `"ftp://example.org/oai" is not an http(s) URL`},
+	} {
+		err := run(context.Background(), append([]string{"serve", "--db", dsn}, tt.args...), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), errUsage.Error()) {
+			t.Errorf("serve %v: %v, want a usage error saying %s", tt.args, err, tt.want)
+		}
+	}
+}
+
+// serve --harvest-every harvests at start and counts it on /metrics; a
+// harvest that finds another instance writing skips its turn.
+func TestServeHarvestEvery(t *testing.T) {
+	for _, kind := range dbtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			dsn := dbtest.New(t, kind)
+			t.Run("harvests", func(t *testing.T) {
+				oai, requests := oaiRepository(t)
+				metrics := serveUntil(t, dsn, oai.URL, `papergraph_harvest_runs_total{result="ok"} 1`)
+				for _, want := range []string{`papergraph_harvest_records_total{outcome="written"} 1`, "papergraph_harvest_pages_total 1",
+					`papergraph_harvest_through_timestamp_seconds{set=""} 1.795824e+09`} {
+					if !strings.Contains(metrics, want) {
+						t.Errorf("/metrics lacks %q:\n%s", want, metrics)
+					}
+				}
+				if n := requests.Load(); n != 1 {
+					t.Errorf("%d requests to the repository, want 1", n)
+				}
+				through, err := db.HarvestedThrough(context.Background(), dbtest.Open(t, dsn), "")
+				if err != nil || through != "2026-11-28" {
+					t.Errorf("harvested through %q, %v; want 2026-11-28", through, err)
+				}
+			})
+			t.Run("another instance writing", func(t *testing.T) {
+				oai, requests := oaiRepository(t)
+				release, err := db.LockImport(context.Background(), dbtest.Open(t, dsn))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer release()
+				serveUntil(t, dsn, oai.URL, `papergraph_harvest_runs_total{result="skipped"} 1`)
+				if n := requests.Load(); n != 0 {
+					t.Errorf("%d requests to the repository, want none", n)
+				}
+			})
+		})
+	}
+}
+
+// serveUntil runs serve --harvest-every on dsn until /metrics shows line,
+// and returns what /metrics showed.
+func serveUntil(t *testing.T, dsn, oaiURL, line string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	var errOut bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"serve", "--db", dsn, "--addr", addr, "--demo=false",
+			"--harvest-every", "24h", "--oai-url", oaiURL}, io.Discard, &errOut)
+	}()
+	var metrics string
+	for !strings.Contains(metrics, line) {
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended: %v\n%s", err, errOut.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if r, err := http.Get("http://" + addr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			metrics = string(b)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v\n%s", err, errOut.String())
+	}
+	return metrics
+}
