@@ -44,7 +44,7 @@ import (
 var (
 	graphqlBlock = regexp.MustCompile("(?s)```graphql\n(.*?)```")
 	variables    = regexp.MustCompile("with the variables `(\\{[^`]*\\})`")
-	proseCall    = regexp.MustCompile("`((?:paper|researcher)\\(id|institution\\(ref|category\\(code|(search(?:Papers|Researchers|Institutions))\\(query): (\"[^\"`]*\")\\)`")
+	proseCall    = regexp.MustCompile("`((?:paper|researcher)\\(id|institution\\(ref|category\\(code|(search(?:Papers|Researchers|Institutions))\\(query): (\"[^\"`…]+\")\\)`")
 	curlCommand  = regexp.MustCompile(`curl [^\n` + "`" + `]*`)
 	curlURL      = regexp.MustCompile(`localhost:8080(/[^'\s]*)`)
 	manifest     = regexp.MustCompile("(?s)```json\n\\s*(\\{\"sha256:.*?\\})\\s*```")
@@ -210,6 +210,7 @@ func checkExamples(t *testing.T, bdb *bun.DB) {
 	if len(fromReadme) < 10 || len(fromSchema) < 20 {
 		t.Fatalf("%d README and %d schema examples, want at least 10 and 20", len(fromReadme), len(fromSchema))
 	}
+	t.Logf("%d README and %d schema examples", len(fromReadme), len(fromSchema))
 	for _, ex := range append(fromReadme, fromSchema...) {
 		rec := httptest.NewRecorder()
 		if ex.trusted {
