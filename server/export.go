@@ -385,7 +385,7 @@ func writeGEXF(w io.Writer, g exportGraph) error {
 			}
 			return encodeXML(enc, element("edges"), func() error {
 				for i, e := range g.Edges {
-					if err := enc.Encode(gexfEdge{ID: strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target), Weight: e.Weight}); err != nil {
+					if err := enc.Encode(gexfEdge{ID: "e" + strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target), Weight: e.Weight}); err != nil {
 						return err
 					}
 				}

@@ -24,6 +24,7 @@ import (
 // ids, and the weight and label columns where the format has them.
 type exported struct {
 	nodes, edges []string // ids; edges as "source>target"
+	edgeIDs      []string // where the format has them
 	labels       []string // of the nodes, in order
 }
 
@@ -46,6 +47,7 @@ type (
 				} `xml:"data"`
 			} `xml:"node"`
 			Edges []struct {
+				ID     string `xml:"id,attr"`
 				Source string `xml:"source,attr"`
 				Target string `xml:"target,attr"`
 				Data   []struct {
@@ -131,6 +133,7 @@ func parseExport(t *testing.T, ext string, body []byte, directed bool) exported 
 		}
 		for _, e := range f.Graph.Edges {
 			out.edges = append(out.edges, edge(e.Source, e.Target))
+			out.edgeIDs = append(out.edgeIDs, e.ID)
 			if len(e.Data) != 1 || e.Data[0].Key != "weight" {
 				t.Fatalf("graphml edge %+v, want a weight", e)
 			}
@@ -162,6 +165,7 @@ func parseExport(t *testing.T, ext string, body []byte, directed bool) exported 
 		}
 		for _, e := range f.Graph.Edges {
 			out.edges = append(out.edges, edge(e.Source, e.Target))
+			out.edgeIDs = append(out.edgeIDs, e.ID)
 			if _, err := strconv.Atoi(e.Weight); err != nil || e.ID == "" {
 				t.Fatalf("gexf edge %+v: want an id and a weight (%v)", e, err)
 			}
@@ -177,6 +181,7 @@ func parseExport(t *testing.T, ext string, body []byte, directed bool) exported 
 		}
 		for _, e := range f.Elements.Edges {
 			out.edges = append(out.edges, edge(e.Data.Source, e.Data.Target))
+			out.edgeIDs = append(out.edgeIDs, e.Data.ID)
 		}
 	case "csv":
 		records, err := csv.NewReader(strings.NewReader(string(body))).ReadAll()
@@ -303,6 +308,12 @@ func TestExports(t *testing.T) {
 						}
 						if got.labels[0] != g.Nodes[0].Label || got.labels[0] == "" {
 							t.Errorf("centre label = %q, want %q", got.labels[0], g.Nodes[0].Label)
+						}
+						// Edge ids are the same in every format.
+						for i, id := range got.edgeIDs {
+							if want := "e" + strconv.Itoa(i); id != want {
+								t.Fatalf("edge %d has id %q, want %q", i, id, want)
+							}
 						}
 					}
 					if strings.Join(got.edges, " ") != strings.Join(wantEdges, " ") {
