@@ -13,7 +13,9 @@ import (
 )
 
 // TestDemoSetLoads imports the embedded demo set as `papergraph import demo`
-// and `serve` do, with no malformed record, and checks what it holds.
+// and `serve` do, with no malformed record, and checks what it holds; then,
+// on the same database (the import is the slow part), it runs every example
+// of the README and the schema's descriptions (checkExamples).
 func TestDemoSetLoads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 50,375 papers")
@@ -49,5 +51,6 @@ func TestDemoSetLoads(t *testing.T) {
 			p.JournalRef != "Int.J.Mod.Phys. A7 (1992) 5661-5705" {
 			t.Errorf("hep-th/9201001 = %+v", p)
 		}
+		t.Run("examples", func(t *testing.T) { checkExamples(t, bdb) })
 	})
 }

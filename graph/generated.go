@@ -1753,10 +1753,10 @@ type Query {
   "A paper by arXiv id or DOI, or null if it is not in the archive."
   paper(
     """
-    Any form of an arXiv id ("2111.04949", "2111.04949v2", "arXiv:hep-th/9407087",
-    "math.CA/0611800", an arxiv.org abs or pdf URL, a paper slug such as
-    "2111.04949-a-survey") or a DOI ("10.1103/PhysRevD.76.013009", "doi:…",
-    "https://doi.org/…").
+    Any form of an arXiv id (e.g. "2108.10257", "2108.10257v2", "arXiv:hep-th/9407087",
+    "math.AC/9307225", "https://arxiv.org/pdf/2108.10257v1"), a paper slug (e.g.
+    "2108.10257-swinir") or a DOI (e.g. "10.1103/PhysRevD.76.013009",
+    "doi:10.1103/PhysRevD.76.013009", "https://doi.org/10.1103/PhysRevD.76.013009").
     """
     id: String!
   ): Paper
@@ -1767,10 +1767,11 @@ type Query {
   "A researcher profile, or null if there is none."
   researcher(
     """
-    The profile's numeric id ("5109050"), its URL form ("5109050-shuqing-lin"),
-    its global id, an ORCID (bare or as a URL), an OpenAlex author id
-    ("A5023888391", bare or as a URL) or a Semantic Scholar author id
-    ("s2:1741101", or a URL of a semanticscholar.org author page).
+    The profile's numeric id (e.g. "12"), its URL form (e.g. "12-e-witten"),
+    its global id, an ORCID (e.g. "0000-0001-6187-6610" or
+    "https://orcid.org/0000-0001-6187-6610"), an OpenAlex author id
+    (e.g. "A5023888391", bare or as a URL) or a Semantic Scholar author id
+    ("s2:" and the id, or a URL of a semanticscholar.org author page).
     """
     id: String!
   ): Researcher
@@ -1778,15 +1779,15 @@ type Query {
   "An institution, or null if there is none."
   institution(
     """
-    Our numeric id or its URL form ("42-cern"), a global id, a ROR id
-    ("05dxps055" or "https://ror.org/05dxps055"), or an exact name, label,
+    Our numeric id or its URL form (e.g. "76-european-organization-for-nuclear-research"), a global id, a ROR id
+    (e.g. "05dxps055" or "https://ror.org/05dxps055"), or an exact name, label,
     alias or acronym (case and accents ignored, acronyms excepted); a name
     shared by several institutions gives the one with the lowest id.
     """
     ref: String!
   ): Institution
 
-  "An arXiv category by code (\"hep-th\", \"cs.LG\"), or null if unknown."
+  "An arXiv category by code (e.g. \"hep-th\", \"cs.LG\"), or null if unknown."
   category("The category's code." code: String!): Category
 
   """
@@ -1798,8 +1799,8 @@ type Query {
   searchPapers(
     """
     Words that must all appear, in any order (case and accents ignored:
-    "Balazs" finds "Balázs"); "a quoted phrase" whose words must follow one
-    another; a word ending in * matches every word it begins ("chromo*").
+    e.g. "Grobner" finds "Gröbner"); "a quoted phrase" whose words must follow one
+    another; a word ending in * matches every word it begins (e.g. "chromo*").
     Other punctuation separates words. Null or absent lists papers by the
     filters alone.
     """
@@ -1824,7 +1825,7 @@ type Query {
   side with most papers first.
   """
   searchResearchers(
-    "The beginning of a name (\"Balazs\", \"C. Bal\", \"csaba balazs\")."
+    "The beginning of a name (e.g. \"Balazs\", \"C. Bal\", \"barabasi\")."
     query: String!
     "Return the first n researchers (at most 100; 20 when not given)."
     first: Int
@@ -1834,7 +1835,7 @@ type Query {
 
   "Institutions with a name, label, alias or acronym one of whose words starts with the query, or with the query as ROR id; by name."
   searchInstitutions(
-    "Words of a name (\"cern\", \"tokyo\"), or a ROR id."
+    "Words of a name (e.g. \"cern\", \"tokyo\"), or a ROR id."
     query: String!
     "Return the first n institutions (at most 100; 20 when not given)."
     first: Int
@@ -2064,17 +2065,17 @@ archive cite).
 type Paper implements Node {
   "The paper's global id."
   id: ID!
-  "The canonical arXiv id without version (\"2111.04949\", \"hep-th/9407087\"); null for a work known only by DOI."
+  "The canonical arXiv id without version (e.g. \"2108.10257\", \"hep-th/9407087\"); null for a work known only by DOI."
   arxivId: String
   "The latest version number known, null if unknown."
   version: Int
-  "The URL slug: the arXiv id, a dash and the title's words (\"2111.04949-a-survey-and-empirical-evaluation\")."
+  "The URL slug: the arXiv id, a dash and the title's words (e.g. \"2108.10257-swinir-image-restoration-using-swin-transformer\")."
   slug: String!
   "The title as printed, TeX included."
   title: String!
   "The abstract, null if unknown."
   abstract: String
-  "The author line as printed (\"Daniel Nichols, Siddharth Singh, Shu-Huai Lin\"), null if unknown."
+  "The author line as printed (\"C. Itzykson and J.-B. Zuber\"), null if unknown."
   byline: String
   """
   The authors in byline order, each with the profile matched to them, a
@@ -2099,7 +2100,7 @@ type Paper implements Node {
   published: Time
   "When the latest version appeared, null if unknown."
   updated: Time
-  "The DOI, bare and lowercase (\"10.1103/physrevd.76.013009\"), null if none is known."
+  "The DOI, bare and lowercase (e.g. \"10.1103/physrevd.76.013009\"), null if none is known."
   doi: String
   "The journal reference as the authors gave it, null if none."
   journalRef: String
@@ -2189,7 +2190,7 @@ type Authorship {
 
 "An arXiv category, such as \"hep-th\" or \"cs.LG\"."
 type Category {
-  "The category code (\"cs.LG\")."
+  "The category code (e.g. \"cs.LG\")."
   code: String!
   "The category's name (\"Machine Learning\"); the code itself for a code outside arXiv's taxonomy."
   name: String!
@@ -2271,11 +2272,11 @@ type Researcher implements Node {
   researcherId: Int!
   "The profile's name."
   name: String!
-  "The URL path segment: the numeric id, a dash and the name's slug (\"5109050-shuqing-lin\")."
+  "The URL path segment: the numeric id, a dash and the name's slug (e.g. \"12-e-witten\")."
   slug: String!
-  "The ORCID, bare (\"0000-0002-1825-0097\"), null if unknown."
+  "The ORCID, bare (e.g. \"0000-0001-6187-6610\"), null if unknown."
   orcid: String
-  "The OpenAlex author id (\"A5023888391\"), null if unknown."
+  "The OpenAlex author id (e.g. \"A5023888391\"), null if unknown."
   openalexId: String
   "The Semantic Scholar author id, null if unknown."
   s2Id: String
@@ -2358,9 +2359,9 @@ type Institution implements Node {
   institutionId: Int!
   "The URL path segment: the numeric id, a dash and the name's slug."
   slug: String!
-  "The ROR id, bare (\"05dxps055\"), null if unknown."
+  "The ROR id, bare (e.g. \"05dxps055\"), null if unknown."
   rorId: String
-  "The ROR URL (\"https://ror.org/05dxps055\"), null if unknown."
+  "The ROR URL (e.g. \"https://ror.org/05dxps055\"), null if unknown."
   rorUrl: String
   "The display name."
   name: String!

@@ -26,6 +26,11 @@ import (
 // truncatedHeader says whether maxNodes left nodes out of an export.
 const truncatedHeader = "Papergraph-Truncated"
 
+// The columns of every export are named as the GraphQL schema names the
+// fields they hold, in camelCase: arxivId, citationCount, paperCount,
+// sourceLabel. CSV headers, JSON keys and GraphML and GEXF attribute ids
+// and titles all use these names (README, "Search, networks and exports").
+
 // exportFormat is one file format networks are exported in.
 type exportFormat struct {
 	contentType string
@@ -47,6 +52,7 @@ type exportGraph struct {
 	*network.Graph
 	prefix   string
 	directed bool
+	gexf     gexfVersion
 }
 
 func (g exportGraph) nodeID(id int64) string { return g.prefix + strconv.FormatInt(id, 10) }
@@ -144,7 +150,7 @@ func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB
 		http.Error(w, "no such export: use "+s.file+".graphml, .gexf, .json or .csv", http.StatusNotFound)
 		return
 	}
-	o, err := exportOptions(r)
+	o, gexf, err := exportOptions(r)
 	if err == nil {
 		err = o.Validate()
 	}
@@ -180,7 +186,7 @@ func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB
 	// the client can fail from here on, and nothing more would reach it:
 	// the file lacks its end and the trailer says so.
 	bw := bufio.NewWriterSize(w, 32<<10)
-	err = format.write(bw, exportGraph{Graph: g, prefix: s.prefix, directed: s.directed})
+	err = format.write(bw, exportGraph{Graph: g, prefix: s.prefix, directed: s.directed, gexf: gexf})
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -191,10 +197,15 @@ func (s exportSubject) serve(w http.ResponseWriter, r *http.Request, bdb bun.IDB
 }
 
 // exportOptions reads depth, maxNodes and minWeight from the query string,
-// each defaulting to network.DefaultOptions.
-func exportOptions(r *http.Request) (network.Options, error) {
+// each defaulting to network.DefaultOptions, and the GEXF version (gexf,
+// 1.2draft unless given; any export takes it, only GEXF files use it).
+func exportOptions(r *http.Request) (network.Options, gexfVersion, error) {
 	o := network.DefaultOptions
 	q := r.URL.Query()
+	gexf, ok := gexfVersions[cmp.Or(q.Get("gexf"), "1.2draft")]
+	if !ok {
+		return o, gexf, &network.ArgError{Arg: "gexf", Msg: "must be 1.2draft or 1.3"}
+	}
 	for _, p := range []struct {
 		name string
 		v    *int
@@ -202,12 +213,12 @@ func exportOptions(r *http.Request) (network.Options, error) {
 		if s := q.Get(p.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil {
-				return o, &network.ArgError{Arg: p.name, Msg: "not an integer"}
+				return o, gexf, &network.ArgError{Arg: p.name, Msg: "not an integer"}
 			}
 			*p.v = n
 		}
 	}
-	return o, nil
+	return o, gexf, nil
 }
 
 // GraphML (http://graphml.graphdrawing.org/), as Gephi, Cytoscape and
@@ -279,7 +290,22 @@ func writeGraphML(w io.Writer, g exportGraph) error {
 	})
 }
 
-// GEXF 1.3 (https://gexf.net/), Gephi's own format.
+// gexfVersion is a version of GEXF (https://gexf.net/), Gephi's own
+// format: its namespace, the value of its version attribute and where its
+// XML schema is.
+type gexfVersion struct{ namespace, version, schema string }
+
+// gexfVersions are the versions an export can be written in, by the value
+// of its gexf parameter. 1.2draft is the default because the NetworkX
+// releases before August 2025 (Debian 12's 2.8.8 among them) read only
+// 1.1draft and 1.2draft; Gephi reads both.
+var gexfVersions = map[string]gexfVersion{
+	"1.2draft": {"http://www.gexf.net/1.2draft", "1.2", "http://www.gexf.net/1.2draft/gexf.xsd"},
+	"1.3":      {"http://gexf.net/1.3", "1.3", "http://gexf.net/1.3/gexf.xsd"},
+}
+
+// The elements of a GEXF file, the same in 1.2draft and 1.3 for what the
+// exports hold.
 type (
 	gexfAttribute struct {
 		XMLName xml.Name `xml:"attribute"`
@@ -313,8 +339,11 @@ func writeGEXF(w io.Writer, g exportGraph) error {
 	if g.directed {
 		edgeType = "directed"
 	}
-	root := xml.StartElement{Name: xml.Name{Space: "http://gexf.net/1.3", Local: "gexf"},
-		Attr: []xml.Attr{{Name: xml.Name{Local: "version"}, Value: "1.3"}}}
+	root := xml.StartElement{Name: xml.Name{Space: g.gexf.namespace, Local: "gexf"}, Attr: []xml.Attr{
+		{Name: xml.Name{Local: "version"}, Value: g.gexf.version},
+		{Name: xml.Name{Local: "xmlns:xsi"}, Value: "http://www.w3.org/2001/XMLSchema-instance"},
+		{Name: xml.Name{Local: "xsi:schemaLocation"}, Value: g.gexf.namespace + " " + g.gexf.schema},
+	}}
 	graph := xml.StartElement{Name: xml.Name{Local: "graph"}, Attr: []xml.Attr{
 		{Name: xml.Name{Local: "mode"}, Value: "static"}, {Name: xml.Name{Local: "defaultedgetype"}, Value: edgeType},
 	}}
@@ -356,7 +385,7 @@ func writeGEXF(w io.Writer, g exportGraph) error {
 			}
 			return encodeXML(enc, element("edges"), func() error {
 				for i, e := range g.Edges {
-					if err := enc.Encode(gexfEdge{ID: strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target), Weight: e.Weight}); err != nil {
+					if err := enc.Encode(gexfEdge{ID: "e" + strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target), Weight: e.Weight}); err != nil {
 						return err
 					}
 				}
@@ -449,7 +478,7 @@ func spreadsheetSafe(s string) string {
 // writeCSV writes the edge list with both ends' labels.
 func writeCSV(w io.Writer, g exportGraph) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"source", "target", "weight", "source_label", "target_label"}); err != nil {
+	if err := cw.Write([]string{"source", "target", "weight", "sourceLabel", "targetLabel"}); err != nil {
 		return err
 	}
 	labels := make(map[int64]string, len(g.Nodes))

@@ -67,7 +67,7 @@ func newSearchWriter(format string, w io.Writer) (*searchWriter, error) {
 		return cw.Write([]string{r.ArxivID, spreadsheetSafe(r.Title), deref(r.Published), strings.Join(r.Categories, " "), spreadsheetSafe(r.Authors),
 			strconv.Itoa(r.CitationCount), deref(r.DOI), r.AbsURL})
 	}
-	return sw, cw.Write([]string{"arxiv_id", "title", "published", "categories", "authors", "citation_count", "doi", "abs_url"})
+	return sw, cw.Write([]string{"arxivId", "title", "published", "categories", "authors", "citationCount", "doi", "absUrl"})
 }
 
 // writeEnd writes the last line of the file, after rows rows: for JSON

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -29,6 +30,10 @@ import (
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
+
+// searchColumns are the columns of a search export, CSV and JSON lines
+// alike, named as the schema names Paper's fields.
+var searchColumns = []string{"arxivId", "title", "published", "categories", "authors", "citationCount", "doi", "absUrl"}
 
 // exportRows reads a search export back with a real parser: the arXiv
 // ids of its rows, in order. It fails t unless the file ends with the
@@ -53,7 +58,7 @@ func exportFile(t *testing.T, format string, body []byte) (ids []string, end str
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"arxiv_id", "title", "published", "categories", "authors", "citation_count", "doi", "abs_url"}; len(rows) == 0 || !slices.Equal(rows[0], want) {
+		if want := searchColumns; len(rows) == 0 || !slices.Equal(rows[0], want) {
 			t.Fatalf("csv header %q, want %q", rows[:min(len(rows), 1)], want)
 		}
 		for _, r := range rows[1:] {
@@ -90,6 +95,13 @@ func exportFile(t *testing.T, format string, body []byte) (ids []string, end str
 			return ids, fmt.Sprintf("error: %s: %s; %d rows", last.Error.Code, last.Error.Message, last.Error.Rows)
 		}
 		var r searchRow
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &keys); err != nil {
+			t.Fatalf("jsonl line %q: %v", sc.Text(), err)
+		}
+		if got := slices.Sorted(maps.Keys(keys)); !slices.Equal(got, slices.Sorted(slices.Values(searchColumns))) {
+			t.Fatalf("jsonl keys %q, want %q", got, searchColumns)
+		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("jsonl line %q: %v", sc.Text(), err)
 		}

@@ -24,6 +24,7 @@ import (
 // ids, and the weight and label columns where the format has them.
 type exported struct {
 	nodes, edges []string // ids; edges as "source>target"
+	edgeIDs      []string // where the format has them
 	labels       []string // of the nodes, in order
 }
 
@@ -46,6 +47,7 @@ type (
 				} `xml:"data"`
 			} `xml:"node"`
 			Edges []struct {
+				ID     string `xml:"id,attr"`
 				Source string `xml:"source,attr"`
 				Target string `xml:"target,attr"`
 				Data   []struct {
@@ -56,12 +58,16 @@ type (
 		} `xml:"graph"`
 	}
 	gexfFile struct {
-		XMLName xml.Name `xml:"http://gexf.net/1.3 gexf"`
-		Version string   `xml:"version,attr"`
-		Graph   struct {
+		XMLName        xml.Name
+		Version        string `xml:"version,attr"`
+		SchemaLocation string `xml:"http://www.w3.org/2001/XMLSchema-instance schemaLocation,attr"`
+		Graph          struct {
+			Mode            string `xml:"mode,attr"`
 			DefaultEdgeType string `xml:"defaultedgetype,attr"`
 			Attributes      []struct {
-				ID string `xml:"id,attr"`
+				ID    string `xml:"id,attr"`
+				Title string `xml:"title,attr"`
+				Type  string `xml:"type,attr"`
 			} `xml:"attributes>attribute"`
 			Nodes []struct {
 				ID        string `xml:"id,attr"`
@@ -72,6 +78,7 @@ type (
 				} `xml:"attvalues>attvalue"`
 			} `xml:"nodes>node"`
 			Edges []struct {
+				ID     string `xml:"id,attr"`
 				Source string `xml:"source,attr"`
 				Target string `xml:"target,attr"`
 				Weight string `xml:"weight,attr"`
@@ -97,8 +104,13 @@ type (
 	}
 )
 
-// parseExport reads body in the format named by ext, failing t on
-// anything a graph tool would choke on.
+// gexfNamespaces are the namespaces of the GEXF versions, as their XML
+// schemas (https://gexf.net/schema.html) declare them.
+var gexfNamespaces = map[string]string{"1.2": "http://www.gexf.net/1.2draft", "1.3": "http://gexf.net/1.3"}
+
+// parseExport reads body in the format named by ext ("gexf" and
+// "gexf1.3" for the two GEXF versions), failing t on anything a graph
+// tool would choke on or the format's schema refuses.
 func parseExport(t *testing.T, ext string, body []byte, directed bool) exported {
 	t.Helper()
 	var out exported
@@ -121,17 +133,28 @@ func parseExport(t *testing.T, ext string, body []byte, directed bool) exported 
 		}
 		for _, e := range f.Graph.Edges {
 			out.edges = append(out.edges, edge(e.Source, e.Target))
+			out.edgeIDs = append(out.edgeIDs, e.ID)
 			if len(e.Data) != 1 || e.Data[0].Key != "weight" {
 				t.Fatalf("graphml edge %+v, want a weight", e)
 			}
 		}
-	case "gexf":
+	case "gexf", "gexf1.3":
 		var f gexfFile
 		if err := xml.Unmarshal(body, &f); err != nil {
 			t.Fatal(err)
 		}
-		if f.Version != "1.3" || len(f.Graph.Attributes) != 2 || (f.Graph.DefaultEdgeType == "directed") != directed {
-			t.Errorf("gexf version %q, attributes %+v, defaultedgetype %q", f.Version, f.Graph.Attributes, f.Graph.DefaultEdgeType)
+		version := map[string]string{"gexf": "1.2", "gexf1.3": "1.3"}[ext]
+		ns := gexfNamespaces[version]
+		if f.XMLName.Space != ns || f.Version != version || f.SchemaLocation != ns+" "+ns+"/gexf.xsd" {
+			t.Errorf("gexf namespace %q, version %q, schemaLocation %q; want version %s", f.XMLName.Space, f.Version, f.SchemaLocation, version)
+		}
+		wantAttrs := "depth depth integer, paperCount paperCount integer"
+		var attrs []string
+		for _, a := range f.Graph.Attributes {
+			attrs = append(attrs, a.ID+" "+a.Title+" "+a.Type)
+		}
+		if got := strings.Join(attrs, ", "); got != wantAttrs || f.Graph.Mode != "static" || (f.Graph.DefaultEdgeType == "directed") != directed {
+			t.Errorf("gexf attributes %q, mode %q, defaultedgetype %q; want %q", got, f.Graph.Mode, f.Graph.DefaultEdgeType, wantAttrs)
 		}
 		for _, n := range f.Graph.Nodes {
 			out.nodes = append(out.nodes, n.ID)
@@ -142,8 +165,9 @@ func parseExport(t *testing.T, ext string, body []byte, directed bool) exported 
 		}
 		for _, e := range f.Graph.Edges {
 			out.edges = append(out.edges, edge(e.Source, e.Target))
-			if _, err := strconv.Atoi(e.Weight); err != nil {
-				t.Fatalf("gexf edge %+v: %v", e, err)
+			out.edgeIDs = append(out.edgeIDs, e.ID)
+			if _, err := strconv.Atoi(e.Weight); err != nil || e.ID == "" {
+				t.Fatalf("gexf edge %+v: want an id and a weight (%v)", e, err)
 			}
 		}
 	case "json":
@@ -157,13 +181,14 @@ func parseExport(t *testing.T, ext string, body []byte, directed bool) exported 
 		}
 		for _, e := range f.Elements.Edges {
 			out.edges = append(out.edges, edge(e.Data.Source, e.Data.Target))
+			out.edgeIDs = append(out.edgeIDs, e.Data.ID)
 		}
 	case "csv":
 		records, err := csv.NewReader(strings.NewReader(string(body))).ReadAll()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(records[0], ","); got != "source,target,weight,source_label,target_label" {
+		if got := strings.Join(records[0], ","); got != "source,target,weight,sourceLabel,targetLabel" {
 			t.Errorf("csv header %q", got)
 		}
 		for _, r := range records[1:] {
@@ -203,8 +228,15 @@ func TestExports(t *testing.T) {
 		}
 		hubID := strconv.FormatInt(hub.ID, 10)
 
-		types := map[string]string{"graphml": "application/graphml+xml", "gexf": "application/gexf+xml",
-			"json": "application/json", "csv": "text/csv; charset=utf-8"}
+		// The formats by the name parseExport knows them by: the file's
+		// extension, the parameter that selects it, the content type.
+		formats := map[string]struct{ ext, param, contentType string }{
+			"graphml": {"graphml", "", "application/graphml+xml"},
+			"gexf":    {"gexf", "", "application/gexf+xml"},
+			"gexf1.3": {"gexf", "gexf=1.3", "application/gexf+xml"},
+			"json":    {"json", "", "application/json"},
+			"csv":     {"csv", "", "text/csv; charset=utf-8"},
+		}
 		subjects := []struct {
 			name, path, wantFile string
 			directed             bool
@@ -245,9 +277,14 @@ func TestExports(t *testing.T) {
 			for _, e := range g.Edges {
 				wantEdges = append(wantEdges, s.prefix+strconv.FormatInt(e.Source, 10)+">"+s.prefix+strconv.FormatInt(e.Target, 10))
 			}
-			for ext, wantType := range types {
-				t.Run(s.name+" "+ext, func(t *testing.T) {
-					rec := serve(h, httptest.NewRequest("GET", strings.Replace(s.path, "%s", ext, 1), nil))
+			for name, f := range formats {
+				t.Run(s.name+" "+name, func(t *testing.T) {
+					ext, wantType := f.ext, f.contentType
+					target := strings.Replace(s.path, "%s", ext, 1)
+					if f.param != "" {
+						target += map[bool]string{false: "?", true: "&"}[strings.Contains(target, "?")] + f.param
+					}
+					rec := serve(h, httptest.NewRequest("GET", target, nil))
 					if rec.Code != http.StatusOK {
 						t.Fatalf("status = %d, want 200 (body %q)", rec.Code, rec.Body.String())
 					}
@@ -264,13 +301,19 @@ func TestExports(t *testing.T) {
 					if got := rec.Result().Trailer.Get(exportStatusTrailer); got != "complete" {
 						t.Errorf("trailer %s = %q, want complete", exportStatusTrailer, got)
 					}
-					got := parseExport(t, ext, rec.Body.Bytes(), s.directed)
+					got := parseExport(t, name, rec.Body.Bytes(), s.directed)
 					if ext != "csv" {
 						if strings.Join(got.nodes, " ") != strings.Join(wantNodes, " ") {
 							t.Errorf("nodes = %v, want %v", got.nodes, wantNodes)
 						}
 						if got.labels[0] != g.Nodes[0].Label || got.labels[0] == "" {
 							t.Errorf("centre label = %q, want %q", got.labels[0], g.Nodes[0].Label)
+						}
+						// Edge ids are the same in every format.
+						for i, id := range got.edgeIDs {
+							if want := "e" + strconv.Itoa(i); id != want {
+								t.Fatalf("edge %d has id %q, want %q", i, id, want)
+							}
 						}
 					}
 					if strings.Join(got.edges, " ") != strings.Join(wantEdges, " ") {
@@ -300,6 +343,7 @@ func TestExports(t *testing.T) {
 			{"maxNodes too large", "/export/institutions/1/network.csv?maxNodes=2001", 400, "maxNodes: must be between 1 and 2000"},
 			{"minWeight zero", "/export/researchers/" + hubID + "/network.csv?minWeight=0", 400, "minWeight: must be at least 1"},
 			{"citation minWeight", "/export/papers/" + cited.ArxivID + "/citation-network.csv?minWeight=2", 400, "minWeight:"},
+			{"unknown GEXF version", "/export/researchers/" + hubID + "/network.gexf?gexf=1.4", 400, "gexf: must be 1.2draft or 1.3"},
 			{"POST", "/export/researchers/" + hubID + "/network.csv", 405, ""},
 		}
 		for _, tt := range errs {

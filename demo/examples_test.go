@@ -1,0 +1,260 @@
+package demo_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/uptrace/bun"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/papergraph/papergraph/server"
+)
+
+// An example in README.md is one of:
+//
+//   - a fenced ```graphql block, run with the variables of the paragraph
+//     after it when that paragraph says "with the variables `{…}`";
+//   - a call written as code in the prose, `paper(id: "…")`,
+//     `researcher(id: "…")`, `institution(ref: "…")`,
+//     `category(code: "…")` or `searchPapers(query: "…")` (and
+//     searchResearchers, searchInstitutions);
+//   - a curl command to localhost:8080: a POST of its -d body to /graphql,
+//     or a GET of its URL (/graphql?query=…, /export/…); one that sends a
+//     documentId goes to a server whose trusted documents are the README's
+//     ```json manifest.
+//
+// An example in schema.graphqls is a quoted value after "e.g." in a
+// description ((e.g. "hep-th/9201001", "12-e-witten")); schemaChecks says
+// how the description's place in the schema checks it.
+//
+// Each must answer on the demo set with 200: a GraphQL request with no
+// errors and every root field of the answer neither null nor an empty
+// list, an export whole.
+
+var (
+	graphqlBlock = regexp.MustCompile("(?s)```graphql\n(.*?)```")
+	variables    = regexp.MustCompile("with the variables `(\\{[^`]*\\})`")
+	proseCall    = regexp.MustCompile("`((?:paper|researcher)\\(id|institution\\(ref|category\\(code|(search(?:Papers|Researchers|Institutions))\\(query): (\"[^\"`…]+\")\\)`")
+	curlCommand  = regexp.MustCompile(`curl [^\n` + "`" + `]*`)
+	curlURL      = regexp.MustCompile(`localhost:8080(/[^'\s]*)`)
+	manifest     = regexp.MustCompile("(?s)```json\n\\s*(\\{\"sha256:.*?\\})\\s*```")
+	curlBody     = regexp.MustCompile(`-d '([^']*)'`)
+	example      = regexp.MustCompile(`e\.g\. ((?:"[^"]*"(?:,\s+|\s+or\s+)?)+)`)
+	quoted       = regexp.MustCompile(`"([^"]*)"`)
+)
+
+// schemaChecks are the queries that check an example, by the schema
+// coordinate of the description that gives it; $v is the example. A
+// coordinate missing here fails the test, so that every example is run.
+var schemaChecks = map[string]string{
+	"Query.paper(id:)":                 `query($v: String!) { paper(id: $v) { id } }`,
+	"Paper.arxivId":                    `query($v: String!) { paper(id: $v) { id } }`,
+	"Paper.slug":                       `query($v: String!) { paper(id: $v) { id } }`,
+	"Paper.doi":                        `query($v: String!) { paper(id: $v) { id } }`,
+	"Query.researcher(id:)":            `query($v: String!) { researcher(id: $v) { id } }`,
+	"Researcher.slug":                  `query($v: String!) { researcher(id: $v) { id } }`,
+	"Researcher.orcid":                 `query($v: String!) { researcher(id: $v) { id } }`,
+	"Researcher.openalexId":            `query($v: String!) { researcher(id: $v) { id } }`,
+	"Query.institution(ref:)":          `query($v: String!) { institution(ref: $v) { id } }`,
+	"Institution.rorId":                `query($v: String!) { institution(ref: $v) { id } }`,
+	"Institution.rorUrl":               `query($v: String!) { institution(ref: $v) { id } }`,
+	"Query.category":                   `query($v: String!) { category(code: $v) { code } }`,
+	"Category.code":                    `query($v: String!) { category(code: $v) { code } }`,
+	"Query.searchPapers(query:)":       `query($v: String!) { searchPapers(query: $v, first: 1) { nodes { id } } }`,
+	"Query.searchResearchers(query:)":  `query($v: String!) { searchResearchers(query: $v, first: 1) { nodes { id } } }`,
+	"Query.searchInstitutions(query:)": `query($v: String!) { searchInstitutions(query: $v, first: 1) { nodes { id } } }`,
+	"Query.suggest(prefix:)":           `query($v: String!) { suggest(prefix: $v, first: 1) { id } }`,
+}
+
+// docExample is one example: where it is, the request that runs it, and
+// whether it needs the server with trusted documents.
+type docExample struct {
+	where   string
+	req     *http.Request
+	trusted bool
+}
+
+func graphqlRequest(query string, vars map[string]any) *http.Request {
+	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	if err != nil {
+		panic(err) // a string and a map of JSON values always encode
+	}
+	return rawGraphQLRequest(string(body))
+}
+
+func rawGraphQLRequest(body string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	return r
+}
+
+// readmeExamples extracts the examples of the README (see above).
+func readmeExamples(t *testing.T, readme string) []docExample {
+	t.Helper()
+	var out []docExample
+	for i, m := range graphqlBlock.FindAllStringSubmatchIndex(readme, -1) {
+		after, _, _ := strings.Cut(readme[m[1]:], "```")
+		var vars map[string]any
+		if v := variables.FindStringSubmatch(after); v != nil {
+			if err := json.Unmarshal([]byte(v[1]), &vars); err != nil {
+				t.Fatalf("README graphql block %d: variables %s: %v", i+1, v[1], err)
+			}
+		}
+		out = append(out, docExample{where: fmt.Sprintf("README graphql block %d", i+1), req: graphqlRequest(readme[m[2]:m[3]], vars)})
+	}
+	for _, m := range proseCall.FindAllStringSubmatch(readme, -1) {
+		selection := "__typename"
+		if m[2] != "" {
+			selection = "nodes { __typename }"
+		}
+		out = append(out, docExample{where: "README " + m[0], req: graphqlRequest(fmt.Sprintf("{ x: %s: %s) { %s } }", m[1], m[3], selection), nil)})
+	}
+	for _, cmd := range curlCommand.FindAllString(strings.ReplaceAll(readme, "\\\n", " "), -1) {
+		u := curlURL.FindStringSubmatch(cmd)
+		if u == nil {
+			t.Errorf("README %q: no 'localhost:8080/…' URL", cmd)
+			continue
+		}
+		if b := curlBody.FindStringSubmatch(cmd); b != nil {
+			out = append(out, docExample{where: "README " + cmd, req: rawGraphQLRequest(b[1]), trusted: strings.Contains(b[1], `"documentId"`)})
+			continue
+		}
+		out = append(out, docExample{where: "README " + cmd, req: httptest.NewRequest(http.MethodGet, u[1], nil)})
+	}
+	return out
+}
+
+// schemaExamples extracts the examples of the schema's descriptions (see
+// above), failing t for one in a place schemaChecks lacks.
+func schemaExamples(t *testing.T, sdl string) []docExample {
+	t.Helper()
+	schema, err := gqlparser.LoadSchema(&ast.Source{Name: "schema.graphqls", Input: sdl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []docExample
+	add := func(coordinate, description string) {
+		for _, m := range example.FindAllStringSubmatch(description, -1) {
+			check, ok := schemaChecks[coordinate]
+			if !ok {
+				t.Errorf("schema %s: examples %s, but schemaChecks has no check for %s", coordinate, m[1], coordinate)
+				continue
+			}
+			for _, v := range quoted.FindAllStringSubmatch(m[1], -1) {
+				out = append(out, docExample{where: fmt.Sprintf("schema %s %q", coordinate, v[1]), req: graphqlRequest(check, map[string]any{"v": v[1]})})
+			}
+		}
+	}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range schema.Types {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		def := schema.Types[name]
+		if def.BuiltIn {
+			continue
+		}
+		add(name, def.Description)
+		for _, f := range def.Fields {
+			add(name+"."+f.Name, f.Description)
+			for _, a := range f.Arguments {
+				add(name+"."+f.Name+"("+a.Name+":)", a.Description)
+			}
+		}
+	}
+	return out
+}
+
+// checkExamples runs every example of README.md and schema.graphqls on
+// bdb, which holds the demo set.
+func checkExamples(t *testing.T, bdb *bun.DB) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := manifest.FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README: no ```json manifest of trusted documents")
+	}
+	var documents map[string]string
+	if err := json.Unmarshal(m[1], &documents); err != nil {
+		t.Fatalf("README's manifest %s: %v", m[1], err)
+	}
+	handler := func(cfg server.Config) http.Handler {
+		cfg.DB, cfg.Logger = bdb, slog.New(slog.NewTextHandler(io.Discard, nil))
+		srv, err := server.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv.Handler()
+	}
+	h, trusted := handler(server.Config{}), handler(server.Config{TrustedDocuments: documents})
+	sdl, err := os.ReadFile("../schema.graphqls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromReadme, fromSchema := readmeExamples(t, string(readme)), schemaExamples(t, string(sdl))
+	// So that a change to the extraction cannot quietly drop examples.
+	if len(fromReadme) < 10 || len(fromSchema) < 20 {
+		t.Fatalf("%d README and %d schema examples, want at least 10 and 20", len(fromReadme), len(fromSchema))
+	}
+	t.Logf("%d README and %d schema examples", len(fromReadme), len(fromSchema))
+	for _, ex := range append(fromReadme, fromSchema...) {
+		rec := httptest.NewRecorder()
+		if ex.trusted {
+			trusted.ServeHTTP(rec, ex.req)
+		} else {
+			h.ServeHTTP(rec, ex.req)
+		}
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s: status %d: %.300s", ex.where, rec.Code, rec.Body.String())
+			continue
+		}
+		if strings.HasPrefix(ex.req.URL.Path, "/export/") {
+			if rec.Body.Len() == 0 || rec.Result().Trailer.Get("Papergraph-Export-Status") != "complete" {
+				t.Errorf("%s: %d bytes, trailer %v; want a whole export", ex.where, rec.Body.Len(), rec.Result().Trailer)
+			}
+			continue
+		}
+		if ex.req.URL.Path != "/graphql" {
+			continue // any other path: its 200 is the answer
+		}
+		var resp struct {
+			Data   map[string]json.RawMessage
+			Errors []json.RawMessage
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || len(resp.Errors) > 0 || len(resp.Data) == 0 {
+			t.Errorf("%s: %.300s (%v)", ex.where, rec.Body.String(), err)
+			continue
+		}
+		for field, v := range resp.Data {
+			if empty(v) {
+				t.Errorf("%s: %s is %.200s", ex.where, field, v)
+			}
+		}
+	}
+}
+
+// empty says whether a root field's answer is null, an empty list or a
+// connection with no nodes.
+func empty(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	if string(v) == "null" || string(v) == "[]" {
+		return true
+	}
+	var conn struct{ Nodes *[]json.RawMessage }
+	return json.Unmarshal(v, &conn) == nil && conn.Nodes != nil && len(*conn.Nodes) == 0
+}
