@@ -58,6 +58,11 @@ type Config struct {
 	// the statements it sends through it for /metrics (New leaves DB's
 	// own hooks as they are).
 	DB *bun.DB
+	// Writer, when set, is the database mutations write (on SQLite
+	// db.Open's one writer connection) and where API keys' last use is
+	// recorded; nil serves a read-only database, whose mutations are
+	// refused with READ_ONLY.
+	Writer *bun.DB
 	// ReadyDB answers /readyz, so that a busy DB does not make the server
 	// look down: in production a db.OpenReader pool of one connection of
 	// its own. Nil means DB.
@@ -151,6 +156,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	es := resolvers.NewSchema(cfg.DB)
+	if cfg.Writer != nil {
+		es = resolvers.NewWritableSchema(cfg.DB, cfg.Writer)
+	}
 	var docs *trustedDocuments
 	if cfg.TrustedDocuments != nil {
 		if docs, err = newTrustedDocuments(es.Schema(), cfg.TrustedDocuments); err != nil {
@@ -177,7 +185,7 @@ func New(cfg Config) (*Server, error) {
 		metrics.Handle("GET /metrics", m.handler())
 		s.metrics = secureHeaders(metrics)
 	}
-	s.handler = observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux))))
+	s.handler = observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.DB, cfg.Writer, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux))))
 	return s, nil
 }
 

@@ -225,9 +225,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeLimiter()
-	// The API only reads, through a pool of its own; /readyz has one
-	// more connection, so that a busy pool does not make it fail. Both
-	// connect when first used, after prepareToServe.
+	// The API reads through a pool of its own; /readyz has one more
+	// connection, so that a busy pool does not make it fail; mutations
+	// (signed-in users' follows) write through a writer, none when the
+	// database is opened read-only. All connect when first used, after
+	// prepareToServe.
 	reader, err := db.OpenReader(*dsn, 0)
 	if err != nil {
 		return err
@@ -240,6 +242,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer probe.Close()
 	if err := prepareToServe(ctx, *dsn, *loadDemo, stdout, stderr); err != nil {
 		return err
+	}
+	if !db.ReadOnlyDSN(*dsn) {
+		writer, err := db.Open(*dsn)
+		if err != nil {
+			return err
+		}
+		defer writer.Close()
+		cfg.Writer = writer
 	}
 	var list []string
 	if *origins != "" {

@@ -6,6 +6,9 @@
 //	papergraph import [--db DSN] demo
 //	papergraph stats  [--db DSN] [--json]
 //	papergraph migrate [--db DSN]
+//	papergraph apikey create --name NAME [--db DSN]
+//	papergraph apikey list [--db DSN]
+//	papergraph apikey revoke [--db DSN] ID|PREFIX
 //
 // DSN is a SQLite file path (or sqlite:PATH) or a postgres:// URL; it
 // defaults to $PAPERGRAPH_DB, then to papergraph.db in the working directory.
@@ -61,6 +64,7 @@ Commands:
   import   import data files: papergraph import [flags] FORMAT PATH...
   stats    print row counts
   migrate  bring the schema up to date, and end an import that was stopped
+  apikey   create, list and revoke the API keys users sign in with
 
 Every command takes --db DSN: a SQLite file (default papergraph.db, or
 $PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`
@@ -74,6 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"import":  cmdImport,
 		"stats":   cmdStats,
 		"migrate": cmdMigrate,
+		"apikey":  cmdAPIKey,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
