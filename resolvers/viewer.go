@@ -84,6 +84,10 @@ func written(err error) error {
 // followedResearcher is the researcher id names, for a (un)follow by the
 // signed-in user.
 func (r *Resolver) followedResearcher(ctx context.Context, id string) (*db.APIKey, *db.Researcher, error) {
+	// Malformed input is refused first, before the key is looked at.
+	if _, err := parseResearcherRef("id", id); err != nil {
+		return nil, nil, err
+	}
 	k, err := r.writable(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -121,11 +125,11 @@ func (r *Resolver) followResearcher(ctx context.Context, id string, follow bool)
 }
 
 func (r *Resolver) followCategory(ctx context.Context, code string, follow bool) (*db.Category, error) {
-	k, err := r.writable(ctx)
-	if err != nil {
+	if err := checkText("code", code, codeText); err != nil {
 		return nil, err
 	}
-	if err := checkText("code", code, codeText); err != nil {
+	k, err := r.writable(ctx)
+	if err != nil {
 		return nil, err
 	}
 	cs, err := db.CategoriesByCodes(ctx, r.db, []string{code})
@@ -178,6 +182,16 @@ func (r *Resolver) followedCategories(ctx context.Context, key int64) ([]*db.Cat
 	return out, lookAhead(ctx, "Category", out)
 }
 
+// feed is the page of the signed-in user's feed, walked below here: its
+// parent, the viewer, is no object the look-ahead walks.
 func feed(ctx context.Context, key int64, first *int, after *string) (*model.PaperConnection, error) {
-	return paperList(ctx, db.FeedPapers, paperParent{id: key}, first, after, nil, nil, nil, nil)
+	conn, err := paperList(ctx, db.FeedPapers, paperParent{id: key}, first, after, nil, nil, nil, nil)
+	if err != nil || len(conn.Nodes) == 0 {
+		return conn, err
+	}
+	items := make([]*db.Paper, len(conn.Nodes))
+	for i, n := range conn.Nodes {
+		items[i] = n.Paper
+	}
+	return conn, lookAheadPage(ctx, "PaperConnection", "Paper", "PaperEdge", items)
 }
