@@ -31,6 +31,9 @@ func WithViewer(ctx context.Context, key *db.APIKey) context.Context {
 	return context.WithValue(ctx, viewerKey{}, key)
 }
 
+// SignedIn reports whether ctx's request signed a user in.
+func SignedIn(ctx context.Context) bool { return viewerOf(ctx) != nil }
+
 // viewerOf is the signed-in user's key, nil when the request sent none.
 func viewerOf(ctx context.Context) *db.APIKey {
 	k, _ := ctx.Value(viewerKey{}).(*db.APIKey)

@@ -100,9 +100,10 @@ type Config struct {
 	// hourly budget, refusing the request when too little remains; nil
 	// turns rate limiting off.
 	RateLimiter ratelimit.Limiter
-	// APIKeys, when set, are the keys clients may send: a request with
-	// one spends its key's budget, one with another key is refused, one
-	// with none spends its address's.
+	// APIKeys, when set, are the keys clients may send besides the
+	// database's (db.CreateAPIKey): a request with one spends its key's
+	// budget, one with another key is refused, one with none spends its
+	// address's. The database's keys also sign a user in (see identify).
 	APIKeys *ratelimit.Keys
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client whose address budget a request spends.

@@ -110,5 +110,21 @@ func TestSignedInUsers(t *testing.T) {
 		if err := bdb.NewRaw("SELECT COUNT(*) FROM followed_categories WHERE api_key_id = ?", row.ID).Scan(ctx, &follows); err != nil || follows != 1 {
 			t.Errorf("followed_categories rows after a GET = %d, %v; want 1", follows, err)
 		}
+
+		// A signed-in answer changes with the user's mutations: no cache
+		// may reuse it unasked.
+		req = httptest.NewRequest(http.MethodGet, "/graphql?"+url.Values{"query": {`{ viewer { name } }`}}.Encode(), nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		if rec := serve(h, req); rec.Code != 200 || rec.Header().Get("Cache-Control") != "private, no-cache" {
+			t.Errorf("viewer by GET: status %d, Cache-Control %q; want 200, private, no-cache", rec.Code, rec.Header().Get("Cache-Control"))
+		}
+		// A browser front end may send the key.
+		req = httptest.NewRequest(http.MethodOptions, "/graphql", nil)
+		req.Header.Set("Origin", "http://localhost:3000")
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+		if got := serve(h, req).Header().Get("Access-Control-Allow-Headers"); !strings.Contains(got, "Authorization") {
+			t.Errorf("preflight Access-Control-Allow-Headers = %q, want Authorization among them", got)
+		}
 	})
 }
