@@ -17,8 +17,8 @@ type PaperSet struct {
 // ListSet is the papers of list for each parent, only those filed under
 // category when it is not empty.
 func ListSet[P PaperParent](list PaperList, parents []P, category string) PaperSet {
-	q := "SELECT s.parent, s.child AS id FROM (" + listPairs[list] + ") AS s"
-	args := []any{bun.List(parents)}
+	q, args := pairs(list, parents)
+	q = "SELECT s.parent, s.child AS id FROM (" + q + ") AS s"
 	if category != "" {
 		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter
 		args = append(args, category)

@@ -204,6 +204,9 @@ const (
 	// CategoryPapers are the papers filed under a category; their parents
 	// are category codes.
 	CategoryPapers
+	// FeedPapers are the papers of the researchers and categories an API
+	// key follows; their parents are api_keys ids.
+	FeedPapers
 )
 
 // PaperParent is the key of the parent of a paper list: a row id, or a
@@ -219,6 +222,21 @@ var listPairs = map[PaperList]string{
 	References:        "SELECT DISTINCT citing_id AS parent, cited_id AS child FROM paper_references WHERE citing_id IN (?) AND cited_id IS NOT NULL",
 	InstitutionPapers: "SELECT DISTINCT institution_id AS parent, paper_id AS child FROM affiliations WHERE institution_id IN (?)",
 	CategoryPapers:    "SELECT DISTINCT category AS parent, paper_id AS child FROM paper_categories WHERE category IN (?)",
+	FeedPapers: `SELECT f.api_key_id AS parent, a.paper_id AS child FROM followed_researchers AS f
+		  JOIN authorships AS a ON a.researcher_id = f.researcher_id WHERE f.api_key_id IN (?)
+		UNION SELECT f.api_key_id, pc.paper_id FROM followed_categories AS f
+		  JOIN paper_categories AS pc ON pc.category = f.category WHERE f.api_key_id IN (?)`,
+}
+
+// pairs is the SQL of list's pairs for parents and its arguments: the
+// parents once for each IN (?) of the list.
+func pairs[P PaperParent](list PaperList, parents []P) (string, []any) {
+	q := listPairs[list]
+	args := make([]any, strings.Count(q, "IN (?)"))
+	for i := range args {
+		args[i] = bun.List(parents)
+	}
+	return q, args
 }
 
 const categoryFilter = " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND pc.category = ?)"
@@ -233,13 +251,13 @@ const paperListColumns = "p.id, p.arxiv_id, p.version, p.doi, p.title, p.publish
 // PaperPages reads one page of the list of each parent. The papers are
 // Partial.
 func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
-	from := "FROM (" + listPairs[list] + ") AS s JOIN papers AS p ON p.id = s.child WHERE 1 = 1"
-	args := []any{bun.List(parents)}
+	q, args := pairs(list, parents)
+	from := "FROM (" + q + ") AS s JOIN papers AS p ON p.id = s.child WHERE 1 = 1"
 	if a.Category != "" {
 		from += categoryFilter
 		args = append(args, a.Category)
 	}
-	q, args := paperKeysets[a.Order].pageSQL("s.parent, "+paperListColumns, "s.parent", from, args, a)
+	q, args = paperKeysets[a.Order].pageSQL("s.parent, "+paperListColumns, "s.parent", from, args, a)
 	var rows []*pageRow[P]
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, err
@@ -266,8 +284,8 @@ type pageRow[P PaperParent] struct {
 // PaperTotals counts the papers of each parent's list, only those filed
 // under category when it is not empty. Parents with none are absent.
 func PaperTotals[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, category string) (map[P]int, error) {
-	q := "SELECT s.parent, COUNT(*) AS n FROM (" + listPairs[list] + ") AS s"
-	args := []any{bun.List(parents)}
+	q, args := pairs(list, parents)
+	q = "SELECT s.parent, COUNT(*) AS n FROM (" + q + ") AS s"
 	if category != "" {
 		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter
 		args = append(args, category)

@@ -32,10 +32,13 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Authorship() AuthorshipResolver
 	Category() CategoryResolver
+	Following() FollowingResolver
 	Institution() InstitutionResolver
+	Mutation() MutationResolver
 	Paper() PaperResolver
 	Query() QueryResolver
 	Researcher() ResearcherResolver
+	Viewer() ViewerResolver
 }
 
 type DirectiveRoot struct {
@@ -114,6 +117,11 @@ type ComplexityRoot struct {
 		Researcher func(childComplexity int) int
 	}
 
+	Following struct {
+		Categories  func(childComplexity int) int
+		Researchers func(childComplexity int) int
+	}
+
 	Institution struct {
 		Acronyms      func(childComplexity int) int
 		Aliases       func(childComplexity int) int
@@ -178,6 +186,13 @@ type ComplexityRoot struct {
 		Cursor     func(childComplexity int) int
 		Node       func(childComplexity int) int
 		PaperCount func(childComplexity int) int
+	}
+
+	Mutation struct {
+		FollowCategory     func(childComplexity int, code string) int
+		FollowResearcher   func(childComplexity int, id string) int
+		UnfollowCategory   func(childComplexity int, code string) int
+		UnfollowResearcher func(childComplexity int, id string) int
 	}
 
 	NetworkEdge struct {
@@ -255,6 +270,7 @@ type ComplexityRoot struct {
 		SearchPapers       func(childComplexity int, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) int
 		SearchResearchers  func(childComplexity int, query string, first *int, after *string) int
 		Suggest            func(childComplexity int, prefix string, types []model.SuggestType, first *int) int
+		Viewer             func(childComplexity int) int
 	}
 
 	RateLimit struct {
@@ -325,6 +341,14 @@ type ComplexityRoot struct {
 		Type   func(childComplexity int) int
 	}
 
+	Viewer struct {
+		CreatedAt func(childComplexity int) int
+		Feed      func(childComplexity int, first *int, after *string) int
+		Following func(childComplexity int) int
+		KeyPrefix func(childComplexity int) int
+		Name      func(childComplexity int) int
+	}
+
 	YearCount struct {
 		Count func(childComplexity int) int
 		Year  func(childComplexity int) int
@@ -344,6 +368,10 @@ type CategoryResolver interface {
 	TopResearchers(ctx context.Context, obj *db.Category, first *int) ([]*model.CategoryResearcher, error)
 	Papers(ctx context.Context, obj *db.Category, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 }
+type FollowingResolver interface {
+	Researchers(ctx context.Context, obj *model.Following) ([]*model.Researcher, error)
+	Categories(ctx context.Context, obj *model.Following) ([]*db.Category, error)
+}
 type InstitutionResolver interface {
 	Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error)
 	Aliases(ctx context.Context, obj *model.Institution) ([]string, error)
@@ -352,6 +380,12 @@ type InstitutionResolver interface {
 	Papers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Collaborators(ctx context.Context, obj *model.Institution, first *int) ([]*model.InstitutionCollaborator, error)
 	Network(ctx context.Context, obj *model.Institution, depth *int, maxNodes *int, minWeight *int) (*model.InstitutionNetwork, error)
+}
+type MutationResolver interface {
+	FollowResearcher(ctx context.Context, id string) (*model.Researcher, error)
+	UnfollowResearcher(ctx context.Context, id string) (*model.Researcher, error)
+	FollowCategory(ctx context.Context, code string) (*db.Category, error)
+	UnfollowCategory(ctx context.Context, code string) (*db.Category, error)
 }
 type PaperResolver interface {
 	Abstract(ctx context.Context, obj *model.Paper) (*string, error)
@@ -384,6 +418,7 @@ type QueryResolver interface {
 	Suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error)
 	RateLimit(ctx context.Context, dryRun *bool) (*model.RateLimit, error)
 	CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error)
+	Viewer(ctx context.Context) (*model.Viewer, error)
 }
 type ResearcherResolver interface {
 	Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error)
@@ -393,6 +428,10 @@ type ResearcherResolver interface {
 	Coauthors(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error)
 	Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error)
 	Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error)
+}
+type ViewerResolver interface {
+	Following(ctx context.Context, obj *model.Viewer) (*model.Following, error)
+	Feed(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.PaperConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -650,6 +689,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CollaborationStep.Researcher(childComplexity), true
+
+	case "Following.categories":
+		if e.ComplexityRoot.Following.Categories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Following.Categories(childComplexity), true
+	case "Following.researchers":
+		if e.ComplexityRoot.Following.Researchers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Following.Researchers(childComplexity), true
 
 	case "Institution.acronyms":
 		if e.ComplexityRoot.Institution.Acronyms == nil {
@@ -913,6 +965,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstitutionResearcherEdge.PaperCount(childComplexity), true
+
+	case "Mutation.followCategory":
+		if e.ComplexityRoot.Mutation.FollowCategory == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_followCategory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FollowCategory(childComplexity, args["code"].(string)), true
+	case "Mutation.followResearcher":
+		if e.ComplexityRoot.Mutation.FollowResearcher == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_followResearcher_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FollowResearcher(childComplexity, args["id"].(string)), true
+	case "Mutation.unfollowCategory":
+		if e.ComplexityRoot.Mutation.UnfollowCategory == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_unfollowCategory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UnfollowCategory(childComplexity, args["code"].(string)), true
+	case "Mutation.unfollowResearcher":
+		if e.ComplexityRoot.Mutation.UnfollowResearcher == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_unfollowResearcher_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UnfollowResearcher(childComplexity, args["id"].(string)), true
 
 	case "NetworkEdge.source":
 		if e.ComplexityRoot.NetworkEdge.Source == nil {
@@ -1342,6 +1439,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Suggest(childComplexity, args["prefix"].(string), args["types"].([]model.SuggestType), args["first"].(*int)), true
+	case "Query.viewer":
+		if e.ComplexityRoot.Query.Viewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
 	case "RateLimit.cost":
 		if e.ComplexityRoot.RateLimit.Cost == nil {
@@ -1640,6 +1743,42 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Suggestion.Type(childComplexity), true
 
+	case "Viewer.createdAt":
+		if e.ComplexityRoot.Viewer.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.CreatedAt(childComplexity), true
+	case "Viewer.feed":
+		if e.ComplexityRoot.Viewer.Feed == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_feed_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.Feed(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Viewer.following":
+		if e.ComplexityRoot.Viewer.Following == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Following(childComplexity), true
+	case "Viewer.keyPrefix":
+		if e.ComplexityRoot.Viewer.KeyPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.KeyPrefix(childComplexity), true
+	case "Viewer.name":
+		if e.ComplexityRoot.Viewer.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Name(childComplexity), true
+
 	case "YearCount.count":
 		if e.ComplexityRoot.YearCount.Count == nil {
 			break
@@ -1697,6 +1836,21 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			}
 
 			return &response
+		}
+	case ast.Mutation:
+		return func(ctx context.Context) *graphql.Response {
+			if !first {
+				return nil
+			}
+			first = false
+			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
+			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
+			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
 		}
 
 	default:
@@ -2560,6 +2714,71 @@ type RateLimit {
   "The most objects the answer can hold, as counted before it ran."
   nodeCount: Int!
 }
+
+# Signed-in users: API keys (papergraph apikey create), what they follow
+# and their feed.
+
+extend type Query {
+  """
+  The signed-in user: the holder of the API key the request sends as
+  ` + "`" + `Authorization: Bearer KEY` + "`" + ` (a key ` + "`" + `papergraph apikey create` + "`" + ` made);
+  null without one. Keys of serve's --api-keys file name a rate-limit
+  budget but sign nobody in.
+  """
+  viewer: Viewer
+}
+
+"""
+Changes a signed-in user makes. Every mutation needs an API key
+(` + "`" + `Authorization: Bearer KEY` + "`" + `; UNAUTHENTICATED without one), is sent by POST,
+and is idempotent: following twice is following once, unfollowing what is
+not followed changes nothing. A server serving a read-only database refuses
+them with READ_ONLY.
+"""
+type Mutation {
+  """
+  Follows a researcher, by any id ` + "`" + `researcher(id:)` + "`" + ` takes; returns the
+  researcher. NOT_FOUND naming ` + "`" + `id` + "`" + ` when there is none; FOLLOW_LIMIT_EXCEEDED
+  past 500 researchers and categories together.
+  """
+  followResearcher(id: String!): Researcher!
+  "Stops following a researcher, by any id ` + "`" + `researcher(id:)` + "`" + ` takes; returns the researcher. NOT_FOUND naming ` + "`" + `id` + "`" + ` when there is none."
+  unfollowResearcher(id: String!): Researcher!
+  """
+  Follows an arXiv category by its code (` + "`" + `hep-th` + "`" + `); returns the category.
+  NOT_FOUND naming ` + "`" + `code` + "`" + ` when there is none; FOLLOW_LIMIT_EXCEEDED past 500
+  researchers and categories together.
+  """
+  followCategory(code: String!): Category!
+  "Stops following an arXiv category; returns the category. NOT_FOUND naming ` + "`" + `code` + "`" + ` when there is none."
+  unfollowCategory(code: String!): Category!
+}
+
+"A signed-in user: the holder of one API key."
+type Viewer {
+  "The key's name, as given to ` + "`" + `papergraph apikey create --name` + "`" + `."
+  name: String!
+  "The key's first characters (` + "`" + `pg_` + "`" + ` and 8 more), as ` + "`" + `papergraph apikey list` + "`" + ` shows them."
+  keyPrefix: String!
+  "When the key was made."
+  createdAt: Time!
+  "What the user follows."
+  following: Following!
+  """
+  The papers of the researchers and categories the user follows, newest
+  first, each once; paged like every connection (` + "`" + `first` + "`" + ` at most 100,
+  20 when not given).
+  """
+  feed(first: Int, after: String): PaperConnection!
+}
+
+"What a signed-in user follows, most recently followed first: at most 500 researchers and categories together."
+type Following {
+  "The researchers followed."
+  researchers: [Researcher!]!
+  "The categories followed."
+  categories: [Category!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -2710,6 +2929,16 @@ func (ec *executionContext) childFields_CollaborationStep(ctx context.Context, f
 		return ec.fieldContext_CollaborationStep_papers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CollaborationStep", field.Name)
+}
+
+func (ec *executionContext) childFields_Following(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "researchers":
+		return ec.fieldContext_Following_researchers(ctx, field)
+	case "categories":
+		return ec.fieldContext_Following_categories(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Following", field.Name)
 }
 
 func (ec *executionContext) childFields_Institution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3102,6 +3331,22 @@ func (ec *executionContext) childFields_Suggestion(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Suggestion", field.Name)
 }
 
+func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Viewer_name(ctx, field)
+	case "keyPrefix":
+		return ec.fieldContext_Viewer_keyPrefix(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Viewer_createdAt(ctx, field)
+	case "following":
+		return ec.fieldContext_Viewer_following(ctx, field)
+	case "feed":
+		return ec.fieldContext_Viewer_feed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
 func (ec *executionContext) childFields_YearCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "year":
@@ -3413,6 +3658,62 @@ func (ec *executionContext) field_Institution_researchers_args(ctx context.Conte
 		return nil, err
 	}
 	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_followCategory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "code",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["code"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_followResearcher_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_unfollowCategory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "code",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["code"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_unfollowResearcher_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4007,6 +4308,28 @@ func (ec *executionContext) field_Researcher_sameName_args(ctx context.Context, 
 		return nil, err
 	}
 	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_feed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -5084,6 +5407,70 @@ func (ec *executionContext) fieldContext_CollaborationStep_papers(_ context.Cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Paper(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Following_researchers(ctx context.Context, field graphql.CollectedField, obj *model.Following) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Following_researchers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Following().Researchers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Following_researchers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Following",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Following_categories(ctx context.Context, field graphql.CollectedField, obj *model.Following) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Following_categories(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Following().Categories(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Category) graphql.Marshaler {
+			return ec.marshalNCategory2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategoryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Following_categories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Following",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Category(ctx, field)
 		},
 	}
 	return fc, nil
@@ -6185,6 +6572,182 @@ func (ec *executionContext) _InstitutionResearcherEdge_paperCount(ctx context.Co
 }
 func (ec *executionContext) fieldContext_InstitutionResearcherEdge_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstitutionResearcherEdge", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Mutation_followResearcher(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_followResearcher(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FollowResearcher(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_followResearcher(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_followResearcher_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_unfollowResearcher(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unfollowResearcher(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UnfollowResearcher(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unfollowResearcher(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_unfollowResearcher_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_followCategory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_followCategory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FollowCategory(ctx, fc.Args["code"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Category) graphql.Marshaler {
+			return ec.marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategory(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_followCategory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Category(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_followCategory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_unfollowCategory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unfollowCategory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UnfollowCategory(ctx, fc.Args["code"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Category) graphql.Marshaler {
+			return ec.marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategory(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unfollowCategory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Category(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_unfollowCategory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _NetworkEdge_source(ctx context.Context, field graphql.CollectedField, obj *model.NetworkEdge) (ret graphql.Marshaler) {
@@ -7913,6 +8476,38 @@ func (ec *executionContext) fieldContext_Query_collaborationPath(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_viewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
+			return ec.marshalOViewer2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐViewer(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Viewer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9203,6 +9798,151 @@ func (ec *executionContext) _Suggestion_target(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Suggestion_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "SuggestTarget")
+}
+
+func (ec *executionContext) _Viewer_name(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, true, false, "String")
+}
+
+func (ec *executionContext) _Viewer_keyPrefix(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_keyPrefix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeyPrefix(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_keyPrefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, true, false, "String")
+}
+
+func (ec *executionContext) _Viewer_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, true, false, "Time")
+}
+
+func (ec *executionContext) _Viewer_following(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_following(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().Following(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Following) graphql.Marshaler {
+			return ec.marshalNFollowing2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐFollowing(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_following(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Following(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_feed(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_feed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().Feed(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperConnection) graphql.Marshaler {
+			return ec.marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_feed(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaperConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_feed_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _YearCount_year(ctx context.Context, field graphql.CollectedField, obj *db.YearCount) (ret graphql.Marshaler) {
@@ -11006,6 +11746,46 @@ func (ec *executionContext) _CollaborationStep(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var followingImplementors = []string{"Following"}
+
+func (ec *executionContext) _Following(ctx context.Context, sel ast.SelectionSet, obj *model.Following) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Following")
+		case "researchers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Following_researchers(ctx, field, obj)
+				})
+		case "categories":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Following_categories(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var institutionImplementors = []string{"Institution", "SuggestTarget", "Node"}
 
 func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionSet, obj *model.Institution) graphql.Marshaler {
@@ -11441,6 +12221,70 @@ func (ec *executionContext) _InstitutionResearcherEdge(ctx context.Context, sel 
 			}
 		case "paperCount":
 			out.Values[i] = ec._InstitutionResearcherEdge_paperCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var mutationImplementors = []string{"Mutation"}
+
+func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Mutation",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Mutation")
+		case "followResearcher":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_followResearcher(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unfollowResearcher":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unfollowResearcher(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "followCategory":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_followCategory(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unfollowCategory":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unfollowCategory(ctx, field)
+			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -11956,6 +12800,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_collaborationPath(ctx, field)
 				})
+		case "viewer":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_viewer(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -12421,6 +13271,61 @@ func (ec *executionContext) _Suggestion(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var viewerImplementors = []string{"Viewer"}
+
+func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *model.Viewer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Viewer")
+		case "name":
+			out.Values[i] = ec._Viewer_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "keyPrefix":
+			out.Values[i] = ec._Viewer_keyPrefix(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Viewer_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "following":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Viewer_following(ctx, field, obj)
+				})
+		case "feed":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Viewer_feed(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13092,6 +13997,14 @@ func (ec *executionContext) marshalNCollaborationStep2ᚖgithubᚗcomᚋpapergra
 		return graphql.Null
 	}
 	return ec._CollaborationStep(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFollowing2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐFollowing(ctx context.Context, sel ast.SelectionSet, v *model.Following) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Following!")
+		return graphql.Null
+	}
+	return ec._Following(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -14071,6 +14984,13 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOViewer2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐViewer(ctx context.Context, sel ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Viewer(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

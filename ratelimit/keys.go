@@ -63,23 +63,33 @@ func LoadKeys(r io.Reader) (*Keys, error) {
 }
 
 // Client names the budget of a request that sends an API key
-// (`Authorization: Bearer KEY` or `X-API-Key: KEY`): "key:" and the first
-// 16 hex digits of its hash. It returns "" when the request sends no key,
-// and ErrUnknownKey when the key is not one of k.
+// (`Authorization: Bearer KEY` or `X-API-Key: KEY`), as KeyClient does.
+// It returns "" when the request sends no key, and ErrUnknownKey when the
+// key is not one of k.
 func (k *Keys) Client(r *http.Request) (string, error) {
+	key := PresentedKey(r)
+	if key == "" {
+		return "", nil
+	}
+	if len(key) > maxKeyLen || !k.hashes[sha256.Sum256([]byte(key))] {
+		return "", ErrUnknownKey
+	}
+	return KeyClient(key), nil
+}
+
+// PresentedKey is the API key r sends, as `X-API-Key: KEY` or
+// `Authorization: Bearer KEY`; "" when it sends none.
+func PresentedKey(r *http.Request) string {
 	key := r.Header.Get("X-API-Key")
 	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && key == "" {
 		key = strings.TrimSpace(auth)
 	}
-	if key == "" {
-		return "", nil
-	}
-	if len(key) > maxKeyLen {
-		return "", ErrUnknownKey
-	}
+	return key
+}
+
+// KeyClient names the budget of key: "key:" and the first 16 hex digits
+// of its SHA-256 hash, whichever list of keys issued it.
+func KeyClient(key string) string {
 	h := sha256.Sum256([]byte(key))
-	if !k.hashes[h] {
-		return "", ErrUnknownKey
-	}
-	return "key:" + hex.EncodeToString(h[:8]), nil
+	return "key:" + hex.EncodeToString(h[:8])
 }

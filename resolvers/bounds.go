@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"github.com/papergraph/papergraph/cost"
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/graph/model"
 	"github.com/papergraph/papergraph/network"
 )
@@ -101,6 +102,10 @@ var Bounds = func() cost.Table {
 		"Institution.network":       net,
 		"InstitutionNetwork.nodes":  inherit,
 		"InstitutionNetwork.edges":  edges,
+
+		"Viewer.feed":           {Args: []string{"first"}, Default: defaultPage, Max: MaxPage, Page: true},
+		"Following.researchers": fixed(db.MaxFollows),
+		"Following.categories":  fixed(db.MaxFollows),
 	}
 	for _, conn := range []string{"PaperConnection", "ResearcherConnection", "InstitutionConnection", "CoauthorConnection", "InstitutionResearcherConnection"} {
 		t[conn+".edges"] = inherit

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/99designs/gqlgen/client"
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -12,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/resolvers"
 )
@@ -52,6 +54,34 @@ func newHandler(bdb bun.IDB) http.Handler {
 }
 
 func newClient(bdb bun.IDB) *client.Client { return client.New(newHandler(bdb)) }
+
+// signedInClient is a client of a writable schema over bdb, signed in
+// with a key it makes, as the HTTP server signs in a request that sends
+// one. It returns the key's row too.
+func signedInClient(t testing.TB, bdb *bun.DB) *client.Client {
+	c, _ := signedIn(t, bdb, bdb)
+	return c
+}
+
+func signedIn(t testing.TB, read, write *bun.DB) (*client.Client, *db.APIKey) {
+	t.Helper()
+	_, key, err := db.CreateAPIKey(context.Background(), write, "test", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := handler.New(resolvers.NewWritableSchema(read, write))
+	srv.AddTransport(transport.POST{})
+	srv.SetErrorPresenter(resolvers.ErrorPresenter)
+	srv.SetRecoverFunc(resolvers.Recover)
+	return client.New(withViewer(resolvers.Middleware(read)(srv), key)), key
+}
+
+// withViewer signs every request to h in with key.
+func withViewer(h http.Handler, key *db.APIKey) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(resolvers.WithViewer(r.Context(), key)))
+	})
+}
 
 // scalar reads one value with a direct SQL statement.
 func scalar[T any](t testing.TB, bdb bun.IDB, query string, args ...any) T {

@@ -224,6 +224,7 @@ type Loaders struct {
 	institutionResearcherTotals *loader[int64, int]
 	topResearchers              *loader[countKey[string], []*db.ResearcherCount]
 	collaborators               *loader[countKey[int64], []network.Weighted]
+	following                   *loader[int64, *db.Following]
 
 	rootsMu sync.Mutex
 	roots   *rootLookups
@@ -272,6 +273,7 @@ func NewLoaders(idb bun.IDB) *Loaders {
 		sameName:               countLoader(idb, db.SameNameByResearcherIDs),
 		researcherInstitutions: newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
 		otherNames:             newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
+		following:              newLoader(bind(idb, db.FollowingByKeys)),
 		paperPages: newLoader(paperListFetch(
 			func(ctx context.Context, g paperPageKey, ids []int64) (map[int64]db.Page[*db.Paper], error) {
 				return db.PaperPages(ctx, idb, g.list, ids, g.args)

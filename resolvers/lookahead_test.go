@@ -16,7 +16,11 @@ import (
 // readsItsOwn are the fields that resolve through code but not through a
 // loader: each sends its own statements and walks below its result
 // itself, as a root does.
-var readsItsOwn = []string{"Paper.citationNetwork", "Researcher.network", "Institution.network"}
+var readsItsOwn = []string{"Paper.citationNetwork", "Researcher.network", "Institution.network",
+	// A signed-in user's fields read and walk below themselves: one
+	// viewer per request, so nothing to batch across parents.
+	"Viewer.following", "Viewer.feed", "Following.researchers", "Following.categories",
+	"Mutation.followResearcher", "Mutation.unfollowResearcher", "Mutation.followCategory", "Mutation.unfollowCategory"}
 
 // codeFields are the fields of schema's object types that gqlgen resolves
 // by calling code that may read: the methods of the field resolvers, and

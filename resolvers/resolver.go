@@ -6,4 +6,7 @@ import "github.com/uptrace/bun"
 // request (the loaders) travels in the context.
 type Resolver struct {
 	db bun.IDB
+	// writer is the database mutations write, nil when the server only
+	// reads (see NewWritableSchema).
+	writer bun.IDB
 }

@@ -21,8 +21,15 @@ import (
 
 // NewSchema returns the executable schema over bdb. Operations are priced
 // by the cost package from Bounds, not by gqlgen's complexity functions.
+// Its mutations are refused with READ_ONLY.
 func NewSchema(bdb bun.IDB) graphql.ExecutableSchema {
 	return graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{db: bdb}})
+}
+
+// NewWritableSchema is NewSchema whose mutations write through writer: on
+// SQLite the one writer connection, since bdb's connections are read-only.
+func NewWritableSchema(bdb, writer bun.IDB) graphql.ExecutableSchema {
+	return graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{db: bdb, writer: writer}})
 }
 
 // Middleware puts fresh loaders for bdb into every request's context.

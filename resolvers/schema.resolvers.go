@@ -38,6 +38,16 @@ func (r *categoryResolver) Papers(ctx context.Context, obj *db.Category, first *
 	return paperList(ctx, db.CategoryPapers, paperParent{code: obj.Code}, first, after, last, before, nil, sort)
 }
 
+// Researchers is the resolver for the researchers field.
+func (r *followingResolver) Researchers(ctx context.Context, obj *model.Following) ([]*model.Researcher, error) {
+	return followedResearchers(ctx, obj.KeyID)
+}
+
+// Categories is the resolver for the categories field.
+func (r *followingResolver) Categories(ctx context.Context, obj *model.Following) ([]*db.Category, error) {
+	return r.followedCategories(ctx, obj.KeyID)
+}
+
 // Names is the resolver for the names field.
 func (r *institutionResolver) Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error) {
 	return otherNames(ctx, obj.Institution.ID, "")
@@ -71,6 +81,26 @@ func (r *institutionResolver) Collaborators(ctx context.Context, obj *model.Inst
 // Network is the resolver for the network field.
 func (r *institutionResolver) Network(ctx context.Context, obj *model.Institution, depth *int, maxNodes *int, minWeight *int) (*model.InstitutionNetwork, error) {
 	return r.institutionNetwork(ctx, obj.Institution.ID, depth, maxNodes, minWeight)
+}
+
+// FollowResearcher is the resolver for the followResearcher field.
+func (r *mutationResolver) FollowResearcher(ctx context.Context, id string) (*model.Researcher, error) {
+	return r.followResearcher(ctx, id, true)
+}
+
+// UnfollowResearcher is the resolver for the unfollowResearcher field.
+func (r *mutationResolver) UnfollowResearcher(ctx context.Context, id string) (*model.Researcher, error) {
+	return r.followResearcher(ctx, id, false)
+}
+
+// FollowCategory is the resolver for the followCategory field.
+func (r *mutationResolver) FollowCategory(ctx context.Context, code string) (*db.Category, error) {
+	return r.followCategory(ctx, code, true)
+}
+
+// UnfollowCategory is the resolver for the unfollowCategory field.
+func (r *mutationResolver) UnfollowCategory(ctx context.Context, code string) (*db.Category, error) {
+	return r.followCategory(ctx, code, false)
 }
 
 // Abstract is the resolver for the abstract field.
@@ -198,6 +228,11 @@ func (r *queryResolver) CollaborationPath(ctx context.Context, from string, to s
 	return r.collaborationPath(ctx, from, to, maxDepth)
 }
 
+// Viewer is the resolver for the viewer field.
+func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
+	return r.viewer(ctx), nil
+}
+
 // Fields is the resolver for the fields field.
 func (r *researcherResolver) Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error) {
 	return researcherFields(ctx, obj.Researcher.ID, first)
@@ -233,14 +268,30 @@ func (r *researcherResolver) Network(ctx context.Context, obj *model.Researcher,
 	return r.researcherNetwork(ctx, obj.Researcher.ID, depth, maxNodes, minWeight)
 }
 
+// Following is the resolver for the following field.
+func (r *viewerResolver) Following(ctx context.Context, obj *model.Viewer) (*model.Following, error) {
+	return &model.Following{KeyID: obj.Key.ID}, nil
+}
+
+// Feed is the resolver for the feed field.
+func (r *viewerResolver) Feed(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.PaperConnection, error) {
+	return feed(ctx, obj.Key.ID, first, after)
+}
+
 // Authorship returns graph.AuthorshipResolver implementation.
 func (r *Resolver) Authorship() graph.AuthorshipResolver { return &authorshipResolver{r} }
 
 // Category returns graph.CategoryResolver implementation.
 func (r *Resolver) Category() graph.CategoryResolver { return &categoryResolver{r} }
 
+// Following returns graph.FollowingResolver implementation.
+func (r *Resolver) Following() graph.FollowingResolver { return &followingResolver{r} }
+
 // Institution returns graph.InstitutionResolver implementation.
 func (r *Resolver) Institution() graph.InstitutionResolver { return &institutionResolver{r} }
+
+// Mutation returns graph.MutationResolver implementation.
+func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
 
 // Paper returns graph.PaperResolver implementation.
 func (r *Resolver) Paper() graph.PaperResolver { return &paperResolver{r} }
@@ -251,11 +302,17 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 // Researcher returns graph.ResearcherResolver implementation.
 func (r *Resolver) Researcher() graph.ResearcherResolver { return &researcherResolver{r} }
 
+// Viewer returns graph.ViewerResolver implementation.
+func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
+
 type (
 	authorshipResolver  struct{ *Resolver }
 	categoryResolver    struct{ *Resolver }
+	followingResolver   struct{ *Resolver }
 	institutionResolver struct{ *Resolver }
+	mutationResolver    struct{ *Resolver }
 	paperResolver       struct{ *Resolver }
 	queryResolver       struct{ *Resolver }
 	researcherResolver  struct{ *Resolver }
+	viewerResolver      struct{ *Resolver }
 )

@@ -59,6 +59,11 @@ func textArgs(researcher, institution string) []struct{ field, arg, query string
 		{"Institution.researchers", "before", `query($v: String) { ` + inst + ` { researchers(before: $v) { totalCount } } }`},
 		{"Institution.papers", "after", `query($v: String) { ` + inst + ` { papers(after: $v) { totalCount } } }`},
 		{"Institution.papers", "before", `query($v: String) { ` + inst + ` { papers(before: $v) { totalCount } } }`},
+		{"Mutation.followResearcher", "id", `mutation($v: String!) { followResearcher(id: $v) { name } }`},
+		{"Mutation.unfollowResearcher", "id", `mutation($v: String!) { unfollowResearcher(id: $v) { name } }`},
+		{"Mutation.followCategory", "code", `mutation($v: String!) { followCategory(code: $v) { name } }`},
+		{"Mutation.unfollowCategory", "code", `mutation($v: String!) { unfollowCategory(code: $v) { name } }`},
+		{"Viewer.feed", "after", `query($v: String) { viewer { feed(after: $v) { totalCount } } }`},
 	}
 }
 
@@ -88,7 +93,7 @@ type textError struct {
 func TestBadText(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importFixtures(t, bdb)
-		c := newClient(bdb)
+		c := signedInClient(t, bdb)
 		researcher := itoa(scalar[int64](t, bdb, "SELECT MIN(researcher_id) FROM authorships"))
 		institution := itoa(scalar[int64](t, bdb, "SELECT MIN(id) FROM institutions"))
 		for _, a := range textArgs(researcher, institution) {

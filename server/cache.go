@@ -6,16 +6,21 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/papergraph/papergraph/resolvers"
 )
 
 // cacheMaxAge is how long browsers and proxies may reuse a GET answer. The
 // data changes only when an import runs, so a minute costs little
 // freshness and saves repeated work for notebooks and dashboards. An
 // answer that states its client's budget (a rate limit is on) or answers
-// an API key is the client's own: only its browser may keep it.
+// an API key is the client's own: only its browser may keep it. One that
+// answers a signed-in user changes with the user's mutations: the browser
+// must ask again before it reuses it.
 const (
 	cacheMaxAge        = "public, max-age=60"
 	cacheMaxAgePrivate = "private, max-age=60"
+	cacheSignedIn      = "private, no-cache"
 )
 
 type responseHeaderKey struct{}
@@ -48,7 +53,9 @@ func (cacheHeaders) Validate(graphql.ExecutableSchema) error { return nil }
 func (cacheHeaders) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
 	if h, ok := ctx.Value(responseHeaderKey{}).(http.Header); ok && resp != nil && len(resp.Errors) == 0 {
-		if ex := exchangeFrom(ctx); ex.rate != nil || strings.HasPrefix(ex.client, "key:") {
+		if ex := exchangeFrom(ctx); resolvers.SignedIn(ctx) {
+			h.Set("Cache-Control", cacheSignedIn)
+		} else if ex.rate != nil || strings.HasPrefix(ex.client, "key:") {
 			h.Set("Cache-Control", cacheMaxAgePrivate)
 		} else {
 			h.Set("Cache-Control", cacheMaxAge)

@@ -91,7 +91,8 @@ func (p *corsPolicy) handler(next http.Handler) http.Handler {
 			if allowed {
 				h.Set("Access-Control-Allow-Origin", origin)
 				h.Set("Access-Control-Allow-Methods", "GET, POST")
-				h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, X-Request-Id")
+				// Authorization and X-API-Key carry a signed-in user's key.
+				h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, X-Request-Id, Authorization, X-API-Key")
 				h.Set("Access-Control-Max-Age", "600")
 			}
 			// Without the headers above, the browser refuses the request.

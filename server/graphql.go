@@ -65,8 +65,8 @@ func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments)
 //   - gqlgen's body carries "data": null, where a request error has no
 //     data entry at all (the GraphQL specification's "request error").
 //
-// Content negotiation, the 400 for application/graphql-response+json
-// clients and the refusal of mutations sent by GET are gqlgen's own.
+// Content negotiation and the 400 for application/graphql-response+json
+// clients are gqlgen's own.
 //
 // With documentIDs set it also reads the persisted documents draft's
 // documentId parameter, which gqlgen does not, for trustedDocuments.
@@ -79,20 +79,28 @@ func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 	if t.documentIDs {
 		r = withDocumentID(r)
 	}
-	t.Transport.Do(&requestErrorWriter{ResponseWriter: w}, r, exec)
+	t.Transport.Do(&requestErrorWriter{ResponseWriter: w, get: r.Method == http.MethodGet}, r, exec)
 }
 
 // requestErrorWriter turns 422 into 200 for application/json responses and
 // drops the data entry from the body of every 4xx answer. gqlgen writes a
 // response body in one Write call.
+//
+// gqlgen refuses a mutation sent by GET with 406; the specification asks
+// for 405 (Method Not Allowed), which the writer answers with Allow: POST.
 type requestErrorWriter struct {
 	http.ResponseWriter
+	get          bool // the request is a GET
 	requestError bool // the status was 4xx: the body is a request error
 }
 
 func (w *requestErrorWriter) WriteHeader(code int) {
 	if code >= 400 && code < 500 {
 		w.requestError = true
+	}
+	if w.get && code == http.StatusNotAcceptable {
+		w.Header().Set("Allow", "POST")
+		code = http.StatusMethodNotAllowed
 	}
 	if code == http.StatusUnprocessableEntity {
 		if mt, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type")); mt == "application/json" {

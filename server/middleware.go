@@ -10,10 +10,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/reqid"
+	"github.com/papergraph/papergraph/resolvers"
 )
 
 // requestIDHeader carries a request's id in from a proxy or client and back
@@ -147,20 +152,70 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 }
 
 // identify names each request's client: its API key's when it sends one
-// of keys, else its address, read through trustedProxies. The client's
-// name keys its rate-limit budget and its share of the database.
-func identify(keys *ratelimit.Keys, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
+// the server issued, else its address, read through trustedProxies. The
+// client's name keys its rate-limit budget and its share of the database.
+//
+// A key is issued when it is one of keys (serve's --api-keys file) or a
+// key of the database that is not revoked (papergraph apikey create,
+// recognised by db.APIKeyPrefix, read through users); only the latter
+// signs a user in. A request with a key of that prefix that neither knows
+// is refused (see rateHeaders), as is any other key the file lacks when
+// there is a file; other keys are ignored without one. When writer is not
+// nil, a database key's last use is recorded, at most once an hour.
+func identify(keys *ratelimit.Keys, users, writer *bun.DB, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ex := exchangeFrom(r.Context())
-		if keys != nil {
+		ctx := r.Context()
+		ex := exchangeFrom(ctx)
+		key := ratelimit.PresentedKey(r)
+		userKey := strings.HasPrefix(key, db.APIKeyPrefix) && len(key) <= maxUserKeyLen && users != nil
+		if userKey {
+			k, err := db.ActiveAPIKey(ctx, users, db.HashAPIKey(key))
+			if err != nil {
+				slog.ErrorContext(ctx, "api key: lookup failed", "request_id", reqid.From(ctx), "err", err)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte(`{"errors":[{"message":"the API key could not be checked: try again","extensions":{"code":"UNAVAILABLE"}}]}` + "\n"))
+				return
+			}
+			if k != nil {
+				ex.client = ratelimit.KeyClient(key)
+				ctx = resolvers.WithViewer(ctx, k)
+				touch(ctx, writer, k)
+			}
+		}
+		switch {
+		case ex.client != "":
+		case keys != nil:
 			client, err := keys.Client(r)
 			ex.client, ex.unknownKey = client, err != nil
+		case strings.HasPrefix(key, db.APIKeyPrefix):
+			ex.unknownKey = true
 		}
 		if ex.client == "" {
 			ex.client = ratelimit.ClientKey(r, trustedProxies)
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// maxUserKeyLen bounds the keys identify looks up: a key of
+// db.CreateAPIKey's is 46 characters.
+const maxUserKeyLen = 64
+
+// touchEvery is how stale a key's last use may be before identify
+// records a new one.
+const touchEvery = time.Hour
+
+// touch records k's use through writer when its last is older than
+// touchEvery; a failure is logged, not the request's.
+func touch(ctx context.Context, writer *bun.DB, k *db.APIKey) {
+	now := time.Now()
+	if writer == nil || now.Sub(k.LastUsedAt) < touchEvery {
+		return
+	}
+	if err := db.TouchAPIKey(ctx, writer, k.ID, now); err != nil {
+		slog.WarnContext(ctx, "api key: could not record its use", "request_id", reqid.From(ctx), "err", err)
+	}
 }
 
 // rateHeaders states the request's budget in the X-RateLimit-* headers of

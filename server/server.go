@@ -60,6 +60,11 @@ type Config struct {
 	// the statements it sends through it for /metrics (New leaves DB's
 	// own hooks as they are).
 	DB *bun.DB
+	// Writer, when set, is the database mutations write (on SQLite
+	// db.Open's one writer connection) and where API keys' last use is
+	// recorded; nil serves a read-only database, whose mutations are
+	// refused with READ_ONLY.
+	Writer *bun.DB
 	// ReadyDB answers /readyz, so that a busy DB does not make the server
 	// look down: in production a db.OpenReader pool of one connection of
 	// its own. Nil means DB.
@@ -104,9 +109,10 @@ type Config struct {
 	// hourly budget, refusing the request when too little remains; nil
 	// turns rate limiting off.
 	RateLimiter ratelimit.Limiter
-	// APIKeys, when set, are the keys clients may send: a request with
-	// one spends its key's budget, one with another key is refused, one
-	// with none spends its address's.
+	// APIKeys, when set, are the keys clients may send besides the
+	// database's (db.CreateAPIKey): a request with one spends its key's
+	// budget, one with another key is refused, one with none spends its
+	// address's. The database's keys also sign a user in (see identify).
 	APIKeys *ratelimit.Keys
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client whose address budget a request spends.
@@ -164,6 +170,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	es := resolvers.NewSchema(cfg.DB)
+	if cfg.Writer != nil {
+		es = resolvers.NewWritableSchema(cfg.DB, cfg.Writer)
+	}
 	var docs *trustedDocuments
 	if cfg.TrustedDocuments != nil {
 		if docs, err = newTrustedDocuments(es.Schema(), cfg.TrustedDocuments); err != nil {
@@ -195,7 +204,7 @@ func New(cfg Config) (*Server, error) {
 		metrics.Handle("GET /metrics", m.handler())
 		s.metrics = secureHeaders(metrics)
 	}
-	s.handler = traceRequests(observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux)))), cfg.TracerProvider)
+	s.handler = traceRequests(observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.DB, cfg.Writer, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux)))), cfg.TracerProvider)
 	return s, nil
 }
 

@@ -245,10 +245,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeLimiter()
-	// The API only reads, through a pool of its own; /readyz has one
-	// more connection, so that a busy pool does not make it fail. Both
-	// connect when first used, after prepareToServe.
-	// With replicas, the pool's statements go to them (db.Replicas).
+	// The API reads through a pool of its own (spread over the replicas
+	// if there are any, see db.Replicas); /readyz has one more
+	// connection, so that a busy pool does not make it fail; mutations
+	// (signed-in users' follows) write through a writer, none when the
+	// database is opened read-only. All connect when first used, after
+	// prepareToServe.
 	reader, set, err := openServingPool(*dsn, replicas, *maxLag)
 	if err != nil {
 		return err
@@ -261,6 +263,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer probe.Close()
 	if err := prepareToServe(ctx, *dsn, *loadDemo, stdout, stderr); err != nil {
 		return err
+	}
+	if !db.ReadOnlyDSN(*dsn) {
+		writer, err := db.Open(*dsn)
+		if err != nil {
+			return err
+		}
+		defer writer.Close()
+		cfg.Writer = writer
 	}
 	var list []string
 	if *origins != "" {

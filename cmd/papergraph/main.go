@@ -7,6 +7,9 @@
 //	papergraph harvest [--db DSN] [--oai-url URL] [--set SET]... [--from DATE] [--until DATE]
 //	papergraph stats  [--db DSN] [--json]
 //	papergraph migrate [--db DSN]
+//	papergraph apikey create --name NAME [--db DSN]
+//	papergraph apikey list [--db DSN]
+//	papergraph apikey revoke [--db DSN] ID|PREFIX
 //
 // DSN is a SQLite file path (or sqlite:PATH) or a postgres:// URL; it
 // defaults to $PAPERGRAPH_DB, then to papergraph.db in the working directory.
@@ -63,6 +66,7 @@ Commands:
   harvest  bring the papers up to date from arXiv's OAI-PMH interface
   stats    print row counts
   migrate  bring the schema up to date, and end an import that was stopped
+  apikey   create, list and revoke the API keys users sign in with
 
 Every command takes --db DSN: a SQLite file (default papergraph.db, or
 $PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`
@@ -77,6 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"harvest": cmdHarvest,
 		"stats":   cmdStats,
 		"migrate": cmdMigrate,
+		"apikey":  cmdAPIKey,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

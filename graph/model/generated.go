@@ -106,6 +106,14 @@ type InstitutionNetworkNode struct {
 	PaperCount int `json:"paperCount"`
 }
 
+// Changes a signed-in user makes. Every mutation needs an API key
+// (`Authorization: Bearer KEY`; UNAUTHENTICATED without one), is sent by POST,
+// and is idempotent: following twice is following once, unfollowing what is
+// not followed changes nothing. A server serving a read-only database refuses
+// them with READ_ONLY.
+type Mutation struct {
+}
+
 // A tie between two nodes of a network. Source and target are the global
 // ids of the nodes' objects (their `id` fields), so that an edge is matched
 // to its nodes without another lookup.
