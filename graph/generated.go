@@ -1897,7 +1897,7 @@ input PaperFilter {
   "Only papers with an author affiliation matched to this institution, given in any form ` + "`" + `institution(ref:)` + "`" + ` accepts."
   institution: String
   "Only papers with (true) or without (false) a DOI."
-  hasDOI: Boolean
+  hasDoi: Boolean
 }
 
 "How search results are ordered."
@@ -10334,7 +10334,7 @@ func (ec *executionContext) unmarshalInputPaperFilter(ctx context.Context, obj a
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"categories", "publishedFrom", "publishedTo", "researcher", "institution", "hasDOI"}
+	fieldsInOrder := [...]string{"categories", "publishedFrom", "publishedTo", "researcher", "institution", "hasDoi"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -10376,8 +10376,8 @@ func (ec *executionContext) unmarshalInputPaperFilter(ctx context.Context, obj a
 				return it, err
 			}
 			it.Institution = data
-		case "hasDOI":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasDOI"))
+		case "hasDoi":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasDoi"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
 			if err != nil {
 				return it, err

@@ -232,8 +232,8 @@ func TestSearchFiltersAndFacets(t *testing.T) {
 			}},
 			{"researcher", map[string]any{"researcher": itoa(researcher)}, func(id int64) bool { return slices.Contains(authored, id) }},
 			{"unknown researcher", map[string]any{"researcher": "0000-0002-1825-0097"}, func(int64) bool { return false }},
-			{"hasDOI", map[string]any{"hasDOI": true}, func(id int64) bool { return withDOI[id] }},
-			{"no DOI", map[string]any{"hasDOI": false}, func(id int64) bool { return !withDOI[id] }},
+			{"hasDoi", map[string]any{"hasDoi": true}, func(id int64) bool { return withDOI[id] }},
+			{"no DOI", map[string]any{"hasDoi": false}, func(id int64) bool { return !withDOI[id] }},
 		}
 		for _, tt := range tests {
 			var want []int64

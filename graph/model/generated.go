@@ -131,7 +131,7 @@ type PaperFilter struct {
 	// Only papers with an author affiliation matched to this institution, given in any form `institution(ref:)` accepts.
 	Institution *string `json:"institution,omitempty"`
 	// Only papers with (true) or without (false) a DOI.
-	HasDoi *bool `json:"hasDOI,omitempty"`
+	HasDoi *bool `json:"hasDoi,omitempty"`
 }
 
 // The entry points into the scholarly graph. Lookups of a single object return
