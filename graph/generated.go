@@ -244,7 +244,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Category           func(childComplexity int, code string) int
 		CollaborationPath  func(childComplexity int, from string, to string, maxDepth *int) int
-		Institution        func(childComplexity int, ref string) int
+		Institution        func(childComplexity int, id string) int
 		Node               func(childComplexity int, id string) int
 		Nodes              func(childComplexity int, ids []string) int
 		Paper              func(childComplexity int, id string) int
@@ -319,7 +319,6 @@ type ComplexityRoot struct {
 	}
 
 	Suggestion struct {
-		ID     func(childComplexity int) int
 		Label  func(childComplexity int) int
 		Target func(childComplexity int) int
 		Type   func(childComplexity int) int
@@ -376,7 +375,7 @@ type QueryResolver interface {
 	Paper(ctx context.Context, id string) (*model.Paper, error)
 	Papers(ctx context.Context, ids []string) ([]*model.Paper, error)
 	Researcher(ctx context.Context, id string) (*model.Researcher, error)
-	Institution(ctx context.Context, ref string) (*model.Institution, error)
+	Institution(ctx context.Context, id string) (*model.Institution, error)
 	Category(ctx context.Context, code string) (*db.Category, error)
 	SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error)
 	SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error)
@@ -1230,7 +1229,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Institution(childComplexity, args["ref"].(string)), true
+		return e.ComplexityRoot.Query.Institution(childComplexity, args["id"].(string)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -1615,12 +1614,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ResearcherNetworkNode.Researcher(childComplexity), true
 
-	case "Suggestion.id":
-		if e.ComplexityRoot.Suggestion.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Suggestion.ID(childComplexity), true
 	case "Suggestion.label":
 		if e.ComplexityRoot.Suggestion.Label == nil {
 			break
@@ -1750,18 +1743,18 @@ type Query {
   "The objects with the given global ids, in the order asked, with null for each unknown id. At most 1,000 ids."
   nodes("Global ids as returned in ` + "`" + `id` + "`" + ` fields." ids: [ID!]!): [Node]!
 
-  "A paper by arXiv id or DOI, or null if it is not in the archive."
+  "A paper by arXiv id, DOI or global id, or null if it is not in the archive."
   paper(
     """
     Any form of an arXiv id ("2111.04949", "2111.04949v2", "arXiv:hep-th/9407087",
     "math.CA/0611800", an arxiv.org abs or pdf URL, a paper slug such as
-    "2111.04949-a-survey") or a DOI ("10.1103/PhysRevD.76.013009", "doi:…",
-    "https://doi.org/…").
+    "2111.04949-a-survey"), a DOI ("10.1103/PhysRevD.76.013009", "doi:…",
+    "https://doi.org/…") or the paper's global id.
     """
     id: String!
   ): Paper
 
-  "Papers by arXiv id or DOI (any form ` + "`" + `paper` + "`" + ` takes), in the order asked, with null for each unknown id. At most 1,000 ids."
+  "Papers by arXiv id, DOI or global id (any form ` + "`" + `paper` + "`" + ` takes), in the order asked, with null for each unknown id. At most 1,000 ids."
   papers("Ids in any form ` + "`" + `paper` + "`" + ` accepts." ids: [String!]!): [Paper]!
 
   "A researcher profile, or null if there is none."
@@ -1778,12 +1771,12 @@ type Query {
   "An institution, or null if there is none."
   institution(
     """
-    Our numeric id or its URL form ("42-cern"), a global id, a ROR id
+    Its numeric id or its URL form ("42-cern"), its global id, a ROR id
     ("05dxps055" or "https://ror.org/05dxps055"), or an exact name, label,
     alias or acronym (case and accents ignored, acronyms excepted); a name
     shared by several institutions gives the one with the lowest id.
     """
-    ref: String!
+    id: String!
   ): Institution
 
   "An arXiv category by code (\"hep-th\", \"cs.LG\"), or null if unknown."
@@ -1876,9 +1869,9 @@ type Query {
   """
   collaborationPath(
     "Where the path starts: any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
-    from: ID!
+    from: String!
     "Where the path ends: any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
-    to: ID!
+    to: String!
     "The most hops the path may have (1 to 8)."
     maxDepth: Int = 6
   ): CollaborationPath
@@ -1894,7 +1887,7 @@ input PaperFilter {
   publishedTo: Time
   "Only papers of this researcher, given in any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
   researcher: String
-  "Only papers with an author affiliation matched to this institution, given in any form ` + "`" + `institution(ref:)` + "`" + ` accepts."
+  "Only papers with an author affiliation matched to this institution, given in any form ` + "`" + `institution(id:)` + "`" + ` accepts."
   institution: String
   "Only papers with (true) or without (false) a DOI."
   hasDoi: Boolean
@@ -1930,9 +1923,7 @@ type Suggestion {
   type: SuggestType!
   "The text to show: a title, a name, or a category's code and name."
   label: String!
-  "The global id of a paper, researcher or institution; the code of a category."
-  id: ID!
-  "The thing suggested."
+  "The thing suggested; its ` + "`" + `id` + "`" + ` (a category's ` + "`" + `code` + "`" + `) identifies it."
   target: SuggestTarget!
 }
 
@@ -3093,8 +3084,6 @@ func (ec *executionContext) childFields_Suggestion(ctx context.Context, field gr
 		return ec.fieldContext_Suggestion_type(ctx, field)
 	case "label":
 		return ec.fieldContext_Suggestion_label(ctx, field)
-	case "id":
-		return ec.fieldContext_Suggestion_id(ctx, field)
 	case "target":
 		return ec.fieldContext_Suggestion_target(ctx, field)
 	}
@@ -3584,7 +3573,7 @@ func (ec *executionContext) field_Query_collaborationPath_args(ctx context.Conte
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
 		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNID2string(ctx, v)
+			return ec.unmarshalNString2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3592,7 +3581,7 @@ func (ec *executionContext) field_Query_collaborationPath_args(ctx context.Conte
 	args["from"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
 		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNID2string(ctx, v)
+			return ec.unmarshalNString2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3612,14 +3601,14 @@ func (ec *executionContext) field_Query_collaborationPath_args(ctx context.Conte
 func (ec *executionContext) field_Query_institution_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
 		func(ctx context.Context, v any) (string, error) {
 			return ec.unmarshalNString2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["ref"] = arg0
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -7570,7 +7559,7 @@ func (ec *executionContext) _Query_institution(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Institution(ctx, fc.Args["ref"].(string))
+			return ec.Resolvers.Query().Institution(ctx, fc.Args["id"].(string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Institution) graphql.Marshaler {
@@ -9156,29 +9145,6 @@ func (ec *executionContext) _Suggestion_label(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Suggestion_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "String")
-}
-
-func (ec *executionContext) _Suggestion_id(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Suggestion_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Suggestion_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Suggestion_target(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
@@ -12407,11 +12373,6 @@ func (ec *executionContext) _Suggestion(ctx context.Context, sel ast.SelectionSe
 			}
 		case "label":
 			out.Values[i] = ec._Suggestion_label(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "id":
-			out.Values[i] = ec._Suggestion_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/graph/model"
 )
 
 // gqlError is an error of a response as the client sees it.
@@ -48,6 +49,8 @@ func TestLookups(t *testing.T) {
 		slug := scalar[string](t, bdb, "SELECT slug FROM researchers WHERE id = ?", researcherID)
 		rorID := scalar[string](t, bdb, "SELECT ror_id FROM institutions ORDER BY id LIMIT 1")
 		instName := scalar[string](t, bdb, "SELECT name FROM institutions WHERE ror_id = ?", rorID)
+		paperID := scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id = '0704.0001'")
+		instID := scalar[int64](t, bdb, "SELECT id FROM institutions WHERE ror_id = ?", rorID)
 		tests := []struct {
 			query, arg, want string
 		}{
@@ -62,6 +65,10 @@ func TestLookups(t *testing.T) {
 			{`query($id: String!) { paper(id: $id) { arxivId } }`, "hep-th/9301002", `{"paper":{"arxivId":"hep-th/9301002"}}`},
 			{`query($id: String!) { paper(id: $id) { arxivId } }`, "arXiv:hep-th/9301002v3", `{"paper":{"arxivId":"hep-th/9301002"}}`},
 			{`query($id: String!) { paper(id: $id) { arxivId } }`, "2401.01234", `{"paper":null}`},
+			{`query($id: String!) { paper(id: $id) { arxivId } }`, model.GlobalID(model.KindPaper, paperID), `{"paper":{"arxivId":"0704.0001"}}`},
+			{`query($id: String!) { paper(id: $id) { arxivId } }`, model.GlobalID(model.KindPaper, 1<<40), `{"paper":null}`},
+			{`query($id: String!) { researcher(id: $id) { researcherId } }`, model.GlobalID(model.KindResearcher, researcherID), `{"researcher":{"researcherId":` + itoa(researcherID) + `}}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, model.GlobalID(model.KindInstitution, instID), `{"institution":{"rorId":"` + rorID + `"}}`},
 			{`query($id: String!) { paper(id: $id) { arxivId } }`, "10.9999/unknown", `{"paper":null}`},
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, itoa(researcherID), `{"researcher":{"researcherId":` + itoa(researcherID) + `}}`},
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, itoa(researcherID) + "-" + slug, `{"researcher":{"researcherId":` + itoa(researcherID) + `}}`},
@@ -72,10 +79,10 @@ func TestLookups(t *testing.T) {
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, "s2:" + s2, `{"researcher":{"researcherId":` + itoa(s2Researcher) + `}}`},
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, "999999999", `{"researcher":null}`},
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, "A1", `{"researcher":null}`},
-			{`query($id: String!) { institution(ref: $id) { rorId } }`, rorID, `{"institution":{"rorId":"` + rorID + `"}}`},
-			{`query($id: String!) { institution(ref: $id) { rorId } }`, "https://ror.org/" + rorID, `{"institution":{"rorId":"` + rorID + `"}}`},
-			{`query($id: String!) { institution(ref: $id) { rorId } }`, strings.ToUpper(instName), `{"institution":{"rorId":"` + rorID + `"}}`},
-			{`query($id: String!) { institution(ref: $id) { rorId } }`, "No Such Institute", `{"institution":null}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, rorID, `{"institution":{"rorId":"` + rorID + `"}}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, "https://ror.org/" + rorID, `{"institution":{"rorId":"` + rorID + `"}}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, strings.ToUpper(instName), `{"institution":{"rorId":"` + rorID + `"}}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, "No Such Institute", `{"institution":null}`},
 			{`query($id: String!) { category(code: $id) { code name group } }`, "hep-th", `{"category":{"code":"hep-th","group":"Physics","name":"High Energy Physics - Theory"}}`},
 			{`query($id: String!) { category(code: $id) { code } }`, "xx.YY", `{"category":null}`},
 		}
@@ -121,8 +128,8 @@ func TestBadInput(t *testing.T) {
 		importFixtures(t, bdb)
 		c := newClient(bdb)
 		tests := []struct{ query, message string }{
-			{`{ paper(id: "xyz") { arxivId } }`, `id: not an arXiv id or DOI: "xyz"`},
-			{`{ papers(ids: ["0704.0001", "nope"]) { arxivId } }`, `ids: not an arXiv id or DOI: "nope"`},
+			{`{ paper(id: "xyz") { arxivId } }`, `id: not an arXiv id, DOI or paper global id: "xyz"`},
+			{`{ papers(ids: ["0704.0001", "nope"]) { arxivId } }`, `ids: not an arXiv id, DOI or paper global id: "nope"`},
 			{`{ researcher(id: "someone") { name } }`, `id: not a researcher id`},
 			{`{ node(id: "bm90IGFuIGlk") { id } }`, `id: not a global id`},
 			{`{ researcher(id: "10") { papers(first: 101) { totalCount } } }`, `first: must be between 0 and 100, got 101`},

@@ -159,8 +159,8 @@ func (r *queryResolver) Researcher(ctx context.Context, id string) (*model.Resea
 }
 
 // Institution is the resolver for the institution field.
-func (r *queryResolver) Institution(ctx context.Context, ref string) (*model.Institution, error) {
-	return r.institutionByRef(ctx, ref)
+func (r *queryResolver) Institution(ctx context.Context, id string) (*model.Institution, error) {
+	return r.institutionByRef(ctx, id)
 }
 
 // Category is the resolver for the category field.

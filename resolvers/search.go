@@ -250,20 +250,20 @@ func (r *Resolver) suggest(ctx context.Context, prefix string, types []model.Sug
 			rs, err = db.SearchResearchers(ctx, r.db, key, true, db.NameCursor{}, n)
 			for _, x := range rs {
 				m := wrapResearcher(x)
-				list = append(list, &model.Suggestion{Type: t, Label: x.Name, ID: m.ID(), Target: m})
+				list = append(list, &model.Suggestion{Type: t, Label: x.Name, Target: m})
 			}
 		case model.SuggestTypeInstitution:
 			var is []*db.Institution
 			is, err = db.SearchInstitutions(ctx, r.db, key, "", db.NameCursor{}, n)
 			for _, x := range is {
 				m := wrapInstitution(x)
-				list = append(list, &model.Suggestion{Type: t, Label: x.Name, ID: m.ID(), Target: m})
+				list = append(list, &model.Suggestion{Type: t, Label: x.Name, Target: m})
 			}
 		case model.SuggestTypeCategory:
 			var cs []*db.Category
 			cs, err = db.SuggestCategories(ctx, r.db, strings.TrimSpace(prefix), n)
 			for _, c := range cs {
-				list = append(list, &model.Suggestion{Type: t, Label: c.Code + " (" + c.Name + ")", ID: c.Code, Target: c})
+				list = append(list, &model.Suggestion{Type: t, Label: c.Code + " (" + c.Name + ")", Target: c})
 			}
 		}
 		if err != nil {
@@ -316,7 +316,7 @@ func (r *Resolver) suggestPapers(ctx context.Context, prefix string, n int) ([]*
 	out := make([]*model.Suggestion, len(ps))
 	for i, p := range ps {
 		m := wrapPaper(p)
-		out[i] = &model.Suggestion{Type: model.SuggestTypePaper, Label: p.Title, ID: m.ID(), Target: m}
+		out[i] = &model.Suggestion{Type: model.SuggestTypePaper, Label: p.Title, Target: m}
 	}
 	return out, err
 }

@@ -128,7 +128,7 @@ type PaperFilter struct {
 	PublishedTo *time.Time `json:"publishedTo,omitempty"`
 	// Only papers of this researcher, given in any form `researcher(id:)` accepts.
 	Researcher *string `json:"researcher,omitempty"`
-	// Only papers with an author affiliation matched to this institution, given in any form `institution(ref:)` accepts.
+	// Only papers with an author affiliation matched to this institution, given in any form `institution(id:)` accepts.
 	Institution *string `json:"institution,omitempty"`
 	// Only papers with (true) or without (false) a DOI.
 	HasDoi *bool `json:"hasDoi,omitempty"`
@@ -204,9 +204,7 @@ type Suggestion struct {
 	Type SuggestType `json:"type"`
 	// The text to show: a title, a name, or a category's code and name.
 	Label string `json:"label"`
-	// The global id of a paper, researcher or institution; the code of a category.
-	ID string `json:"id"`
-	// The thing suggested.
+	// The thing suggested; its `id` (a category's `code`) identifies it.
 	Target SuggestTarget `json:"target"`
 }
 
