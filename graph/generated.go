@@ -269,7 +269,7 @@ type ComplexityRoot struct {
 	Researcher struct {
 		ArchiveHIndex           func(childComplexity int) int
 		AuthorPositions         func(childComplexity int) int
-		CitationCount           func(childComplexity int) int
+		CitedByCount            func(childComplexity int) int
 		Coauthors               func(childComplexity int, first *int, after *string, last *int, before *string) int
 		Fields                  func(childComplexity int, first *int) int
 		HIndex                  func(childComplexity int) int
@@ -279,13 +279,13 @@ type ComplexityRoot struct {
 		Name                    func(childComplexity int) int
 		Network                 func(childComplexity int, depth *int, maxNodes *int, minWeight *int) int
 		ORCID                   func(childComplexity int) int
-		OpenalexID              func(childComplexity int) int
+		OpenAlexID              func(childComplexity int) int
 		PaperCount              func(childComplexity int) int
 		Papers                  func(childComplexity int, first *int, after *string, last *int, before *string, category *string, sort *model.PaperSort) int
 		PositionKnownPaperCount func(childComplexity int) int
 		ResearcherID            func(childComplexity int) int
-		S2ID                    func(childComplexity int) int
 		SameName                func(childComplexity int, first *int) int
+		SemanticScholarID       func(childComplexity int) int
 		Slug                    func(childComplexity int) int
 		WorksCount              func(childComplexity int) int
 	}
@@ -1391,12 +1391,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.AuthorPositions(childComplexity), true
-	case "Researcher.citationCount":
-		if e.ComplexityRoot.Researcher.CitationCount == nil {
+	case "Researcher.citedByCount":
+		if e.ComplexityRoot.Researcher.CitedByCount == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Researcher.CitationCount(childComplexity), true
+		return e.ComplexityRoot.Researcher.CitedByCount(childComplexity), true
 	case "Researcher.coauthors":
 		if e.ComplexityRoot.Researcher.Coauthors == nil {
 			break
@@ -1466,12 +1466,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.ORCID(childComplexity), true
-	case "Researcher.openalexId":
-		if e.ComplexityRoot.Researcher.OpenalexID == nil {
+	case "Researcher.openAlexId":
+		if e.ComplexityRoot.Researcher.OpenAlexID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Researcher.OpenalexID(childComplexity), true
+		return e.ComplexityRoot.Researcher.OpenAlexID(childComplexity), true
 	case "Researcher.paperCount":
 		if e.ComplexityRoot.Researcher.PaperCount == nil {
 			break
@@ -1501,12 +1501,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.ResearcherID(childComplexity), true
-	case "Researcher.s2Id":
-		if e.ComplexityRoot.Researcher.S2ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Researcher.S2ID(childComplexity), true
 	case "Researcher.sameName":
 		if e.ComplexityRoot.Researcher.SameName == nil {
 			break
@@ -1518,6 +1512,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.SameName(childComplexity, args["first"].(*int)), true
+	case "Researcher.semanticScholarId":
+		if e.ComplexityRoot.Researcher.SemanticScholarID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Researcher.SemanticScholarID(childComplexity), true
 	case "Researcher.slug":
 		if e.ComplexityRoot.Researcher.Slug == nil {
 			break
@@ -2267,15 +2267,15 @@ type Researcher implements Node {
   "The ORCID, bare (\"0000-0002-1825-0097\"), null if unknown."
   orcid: String
   "The OpenAlex author id (\"A5023888391\"), null if unknown."
-  openalexId: String
-  "The Semantic Scholar author id, null if unknown."
-  s2Id: String
+  openAlexId: String
+  "The Semantic Scholar author id (\"1741101\"), null if unknown."
+  semanticScholarId: String
   "How many papers of this archive the profile has (\"papers here\")."
   paperCount: Int!
   "The h-index an external source reports over all the person's works, null if unknown."
   hIndex: Int
-  "The citation count an external source reports over all the person's works, null if unknown."
-  citationCount: Int
+  "The citation count an external source reports over all the person's works, null if unknown (as ` + "`" + `Paper.citedByCount` + "`" + ` is for a paper)."
+  citedByCount: Int
   "The number of works an external source knows for the person, null if unknown."
   worksCount: Int
   "The h-index over this archive's papers and their ` + "`" + `citationCount` + "`" + `."
@@ -2986,16 +2986,16 @@ func (ec *executionContext) childFields_Researcher(ctx context.Context, field gr
 		return ec.fieldContext_Researcher_slug(ctx, field)
 	case "orcid":
 		return ec.fieldContext_Researcher_orcid(ctx, field)
-	case "openalexId":
-		return ec.fieldContext_Researcher_openalexId(ctx, field)
-	case "s2Id":
-		return ec.fieldContext_Researcher_s2Id(ctx, field)
+	case "openAlexId":
+		return ec.fieldContext_Researcher_openAlexId(ctx, field)
+	case "semanticScholarId":
+		return ec.fieldContext_Researcher_semanticScholarId(ctx, field)
 	case "paperCount":
 		return ec.fieldContext_Researcher_paperCount(ctx, field)
 	case "hIndex":
 		return ec.fieldContext_Researcher_hIndex(ctx, field)
-	case "citationCount":
-		return ec.fieldContext_Researcher_citationCount(ctx, field)
+	case "citedByCount":
+		return ec.fieldContext_Researcher_citedByCount(ctx, field)
 	case "worksCount":
 		return ec.fieldContext_Researcher_worksCount(ctx, field)
 	case "archiveHIndex":
@@ -8230,16 +8230,16 @@ func (ec *executionContext) fieldContext_Researcher_orcid(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Researcher", field, true, false, "String")
 }
 
-func (ec *executionContext) _Researcher_openalexId(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+func (ec *executionContext) _Researcher_openAlexId(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Researcher_openalexId(ctx, field)
+			return ec.fieldContext_Researcher_openAlexId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.OpenalexID(), nil
+			return obj.OpenAlexID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8249,20 +8249,20 @@ func (ec *executionContext) _Researcher_openalexId(ctx context.Context, field gr
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Researcher_openalexId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Researcher_openAlexId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Researcher", field, true, false, "String")
 }
 
-func (ec *executionContext) _Researcher_s2Id(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+func (ec *executionContext) _Researcher_semanticScholarId(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Researcher_s2Id(ctx, field)
+			return ec.fieldContext_Researcher_semanticScholarId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.S2ID(), nil
+			return obj.SemanticScholarID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8272,7 +8272,7 @@ func (ec *executionContext) _Researcher_s2Id(ctx context.Context, field graphql.
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Researcher_s2Id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Researcher_semanticScholarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Researcher", field, true, false, "String")
 }
 
@@ -8322,16 +8322,16 @@ func (ec *executionContext) fieldContext_Researcher_hIndex(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Researcher", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Researcher_citationCount(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+func (ec *executionContext) _Researcher_citedByCount(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Researcher_citationCount(ctx, field)
+			return ec.fieldContext_Researcher_citedByCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.CitationCount, nil
+			return obj.CitedByCount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
@@ -8341,8 +8341,8 @@ func (ec *executionContext) _Researcher_citationCount(ctx context.Context, field
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Researcher_citationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Researcher", field, false, false, "Int")
+func (ec *executionContext) fieldContext_Researcher_citedByCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Researcher", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Researcher_worksCount(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
@@ -12046,13 +12046,13 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "openalexId":
-			out.Values[i] = ec._Researcher_openalexId(ctx, field, obj)
+		case "openAlexId":
+			out.Values[i] = ec._Researcher_openAlexId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "s2Id":
-			out.Values[i] = ec._Researcher_s2Id(ctx, field, obj)
+		case "semanticScholarId":
+			out.Values[i] = ec._Researcher_semanticScholarId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -12066,8 +12066,8 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "citationCount":
-			out.Values[i] = ec._Researcher_citationCount(ctx, field, obj)
+		case "citedByCount":
+			out.Values[i] = ec._Researcher_citedByCount(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

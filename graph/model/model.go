@@ -294,11 +294,15 @@ func (r Researcher) Slug() string { return pathSegment(r.Researcher.ID, r.Resear
 // ORCID is the bare ORCID, nil if unknown.
 func (r Researcher) ORCID() *string { return Nullable(&r.Researcher.ORCID) }
 
-// OpenalexID is the OpenAlex author id, nil if unknown.
-func (r Researcher) OpenalexID() *string { return Nullable(&r.Researcher.OpenAlexID) }
+// OpenAlexID is the OpenAlex author id, nil if unknown.
+func (r Researcher) OpenAlexID() *string { return Nullable(&r.Researcher.OpenAlexID) }
 
-// S2ID is the Semantic Scholar author id, nil if unknown.
-func (r Researcher) S2ID() *string { return Nullable(&r.Researcher.S2ID) }
+// SemanticScholarID is the Semantic Scholar author id, nil if unknown.
+func (r Researcher) SemanticScholarID() *string { return Nullable(&r.Researcher.S2ID) }
+
+// CitedByCount is the citation count an external source reports over all
+// the person's works, nil if unknown.
+func (r Researcher) CitedByCount() *int { return r.Researcher.CitationCount }
 
 // PositionKnownPaperCount counts the papers with a complete author list.
 func (r Researcher) PositionKnownPaperCount() int { return r.PositionKnownCount }
