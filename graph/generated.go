@@ -344,7 +344,7 @@ type CategoryResolver interface {
 	Papers(ctx context.Context, obj *db.Category, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 }
 type InstitutionResolver interface {
-	Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error)
+	Names(ctx context.Context, obj *model.Institution) ([]*model.InstitutionName, error)
 	Aliases(ctx context.Context, obj *model.Institution) ([]string, error)
 	Acronyms(ctx context.Context, obj *model.Institution) ([]string, error)
 	Researchers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string) (*model.InstitutionResearcherConnection, error)
@@ -2337,8 +2337,28 @@ type Researcher implements Node {
 type InstitutionName {
   "The name."
   name: String!
-  "What kind of name it is: \"label\" (another language), \"alias\" or \"acronym\"."
-  kind: String!
+  "What kind of name it is."
+  kind: InstitutionNameKind!
+}
+
+"The kinds of an institution's other names."
+enum InstitutionNameKind {
+  "The name in another language."
+  LABEL
+  "Another name in use."
+  ALIAS
+  "An acronym (\"CERN\")."
+  ACRONYM
+}
+
+"An institution's status in the Research Organization Registry."
+enum InstitutionStatus {
+  "The organisation is operating."
+  ACTIVE
+  "The organisation no longer operates."
+  INACTIVE
+  "The record was withdrawn from ROR (a duplicate or an error)."
+  WITHDRAWN
 }
 
 "An organisation researchers are affiliated with, usually from the Research Organization Registry (ROR)."
@@ -2359,8 +2379,8 @@ type Institution implements Node {
   country: String
   "ROR's organisation types (\"education\", \"facility\", …), at most 20."
   types: [String!]!
-  "ROR's status (\"active\", \"inactive\", \"withdrawn\"), null if unknown."
-  status: String
+  "ROR's status, null if unknown."
+  status: InstitutionStatus
   "The year the institution was established, null if unknown."
   established: Int
   "Every other name: labels, aliases and acronyms (at most 100)."
@@ -5273,15 +5293,15 @@ func (ec *executionContext) _Institution_status(ctx context.Context, field graph
 			return obj.Status(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstitutionStatus) graphql.Marshaler {
+			return ec.marshalOInstitutionStatus2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionStatus(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Institution_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Institution", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Institution", field, true, false, "InstitutionStatus")
 }
 
 func (ec *executionContext) _Institution_established(ctx context.Context, field graphql.CollectedField, obj *model.Institution) (ret graphql.Marshaler) {
@@ -5319,8 +5339,8 @@ func (ec *executionContext) _Institution_names(ctx context.Context, field graphq
 			return ec.Resolvers.Institution().Names(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*db.InstitutionName) graphql.Marshaler {
-			return ec.marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionNameᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstitutionName) graphql.Marshaler {
+			return ec.marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5767,7 +5787,7 @@ func (ec *executionContext) fieldContext_InstitutionEdge_node(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _InstitutionName_name(ctx context.Context, field graphql.CollectedField, obj *db.InstitutionName) (ret graphql.Marshaler) {
+func (ec *executionContext) _InstitutionName_name(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionName) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5790,7 +5810,7 @@ func (ec *executionContext) fieldContext_InstitutionName_name(_ context.Context,
 	return graphql.NewScalarFieldContext("InstitutionName", field, false, false, "String")
 }
 
-func (ec *executionContext) _InstitutionName_kind(ctx context.Context, field graphql.CollectedField, obj *db.InstitutionName) (ret graphql.Marshaler) {
+func (ec *executionContext) _InstitutionName_kind(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionName) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5799,18 +5819,18 @@ func (ec *executionContext) _InstitutionName_kind(ctx context.Context, field gra
 			return ec.fieldContext_InstitutionName_kind(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
+			return obj.Kind(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.InstitutionNameKind) graphql.Marshaler {
+			return ec.marshalNInstitutionNameKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameKind(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_InstitutionName_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InstitutionName", field, false, false, "String")
+	return graphql.NewScalarFieldContext("InstitutionName", field, true, false, "InstitutionNameKind")
 }
 
 func (ec *executionContext) _InstitutionNetwork_nodes(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionNetwork) (ret graphql.Marshaler) {
@@ -11212,7 +11232,7 @@ func (ec *executionContext) _InstitutionEdge(ctx context.Context, sel ast.Select
 
 var institutionNameImplementors = []string{"InstitutionName"}
 
-func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.SelectionSet, obj *db.InstitutionName) graphql.Marshaler {
+func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionName) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNameImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -13177,11 +13197,11 @@ func (ec *executionContext) marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraph
 	return ec._InstitutionEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.InstitutionName) graphql.Marshaler {
+func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionName) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionName(ctx, sel, v[i])
+		return ec.marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionName(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -13193,12 +13213,22 @@ func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergr
 	return ret
 }
 
-func (ec *executionContext) marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionName(ctx context.Context, sel ast.SelectionSet, v *db.InstitutionName) graphql.Marshaler {
+func (ec *executionContext) marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionName(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionName) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "InstitutionName!")
 		return graphql.Null
 	}
 	return ec._InstitutionName(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInstitutionNameKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameKind(ctx context.Context, v any) (model.InstitutionNameKind, error) {
+	var res model.InstitutionNameKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInstitutionNameKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameKind(ctx context.Context, sel ast.SelectionSet, v model.InstitutionNameKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNInstitutionNetwork2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetwork(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionNetwork) graphql.Marshaler {
@@ -13845,6 +13875,22 @@ func (ec *executionContext) marshalOInstitution2ᚖgithubᚗcomᚋpapergraphᚋp
 		return graphql.Null
 	}
 	return ec._Institution(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOInstitutionStatus2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionStatus(ctx context.Context, v any) (*model.InstitutionStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.InstitutionStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInstitutionStatus2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionStatus(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {

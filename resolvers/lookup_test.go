@@ -1,7 +1,9 @@
 package resolvers_test
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -164,4 +166,44 @@ func TestInternalErrorsHideDetails(t *testing.T) {
 		strings.Contains(errs[0].Message, "researcher_categories") || strings.Contains(errs[0].Message, "SELECT") {
 		t.Errorf("got %+v, want one INTERNAL_SERVER_ERROR with a request id and no SQL", errs)
 	}
+}
+
+// TestInstitutionEnums checks that the status and the kinds of names
+// stored in lower case come out as the enums' values.
+func TestInstitutionEnums(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		id := scalar[int64](t, bdb, "SELECT MIN(institution_id) FROM institution_names WHERE kind = 'acronym'")
+		var want struct {
+			Status string
+			Kinds  []string
+		}
+		want.Status = strings.ToUpper(scalar[string](t, bdb, "SELECT COALESCE(status, '') FROM institutions WHERE id = ?", id))
+		if err := bdb.NewRaw("SELECT DISTINCT UPPER(kind) FROM institution_names WHERE institution_id = ? AND kind <> 'name' ORDER BY 1", id).
+			Scan(context.Background(), &want.Kinds); err != nil {
+			t.Fatal(err)
+		}
+		var resp struct {
+			Institution struct {
+				Status *string
+				Names  []struct{ Name, Kind string }
+			}
+		}
+		c.MustPost(`query($id: String!) { institution(id: $id) { status names { name kind } } }`, &resp,
+			client.Var("id", itoa(id)))
+		var kinds []string
+		for _, n := range resp.Institution.Names {
+			if !slices.Contains(kinds, n.Kind) {
+				kinds = append(kinds, n.Kind)
+			}
+		}
+		slices.Sort(kinds)
+		if got := resp.Institution.Status; (got == nil) != (want.Status == "") || got != nil && *got != want.Status {
+			t.Errorf("status: got %v, want %q", got, want.Status)
+		}
+		if !slices.Equal(kinds, want.Kinds) || !slices.Contains(kinds, "ACRONYM") {
+			t.Errorf("kinds of names: got %q, want %q", kinds, want.Kinds)
+		}
+	})
 }

@@ -39,7 +39,7 @@ func (r *categoryResolver) Papers(ctx context.Context, obj *db.Category, first *
 }
 
 // Names is the resolver for the names field.
-func (r *institutionResolver) Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error) {
+func (r *institutionResolver) Names(ctx context.Context, obj *model.Institution) ([]*model.InstitutionName, error) {
 	return otherNames(ctx, obj.Institution.ID, "")
 }
 

@@ -272,6 +272,128 @@ func (e AuthorRole) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The kinds of an institution's other names.
+type InstitutionNameKind string
+
+const (
+	// The name in another language.
+	InstitutionNameKindLabel InstitutionNameKind = "LABEL"
+	// Another name in use.
+	InstitutionNameKindAlias InstitutionNameKind = "ALIAS"
+	// An acronym ("CERN").
+	InstitutionNameKindAcronym InstitutionNameKind = "ACRONYM"
+)
+
+var AllInstitutionNameKind = []InstitutionNameKind{
+	InstitutionNameKindLabel,
+	InstitutionNameKindAlias,
+	InstitutionNameKindAcronym,
+}
+
+func (e InstitutionNameKind) IsValid() bool {
+	switch e {
+	case InstitutionNameKindLabel, InstitutionNameKindAlias, InstitutionNameKindAcronym:
+		return true
+	}
+	return false
+}
+
+func (e InstitutionNameKind) String() string {
+	return string(e)
+}
+
+func (e *InstitutionNameKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = InstitutionNameKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid InstitutionNameKind", str)
+	}
+	return nil
+}
+
+func (e InstitutionNameKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *InstitutionNameKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e InstitutionNameKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// An institution's status in the Research Organization Registry.
+type InstitutionStatus string
+
+const (
+	// The organisation is operating.
+	InstitutionStatusActive InstitutionStatus = "ACTIVE"
+	// The organisation no longer operates.
+	InstitutionStatusInactive InstitutionStatus = "INACTIVE"
+	// The record was withdrawn from ROR (a duplicate or an error).
+	InstitutionStatusWithdrawn InstitutionStatus = "WITHDRAWN"
+)
+
+var AllInstitutionStatus = []InstitutionStatus{
+	InstitutionStatusActive,
+	InstitutionStatusInactive,
+	InstitutionStatusWithdrawn,
+}
+
+func (e InstitutionStatus) IsValid() bool {
+	switch e {
+	case InstitutionStatusActive, InstitutionStatusInactive, InstitutionStatusWithdrawn:
+		return true
+	}
+	return false
+}
+
+func (e InstitutionStatus) String() string {
+	return string(e)
+}
+
+func (e *InstitutionStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = InstitutionStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid InstitutionStatus", str)
+	}
+	return nil
+}
+
+func (e InstitutionStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *InstitutionStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e InstitutionStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // How search results are ordered.
 type PaperSearchSort string
 

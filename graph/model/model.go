@@ -354,8 +354,24 @@ func (i Institution) RorURL() *string {
 // Country is the country code, nil if unknown.
 func (i Institution) Country() *string { return Nullable(&i.Institution.Country) }
 
-// Status is ROR's status, nil if unknown.
-func (i Institution) Status() *string { return Nullable(&i.Institution.Status) }
+// Status is ROR's status as the enum, nil if unknown (or a status ROR
+// did not have when the schema was written).
+func (i Institution) Status() *InstitutionStatus {
+	st := InstitutionStatus(strings.ToUpper(i.Institution.Status))
+	if !st.IsValid() {
+		return nil
+	}
+	return &st
+}
+
+// InstitutionName is another name of an institution as GraphQL shows it.
+type InstitutionName struct{ *db.InstitutionName }
+
+// Kind is the kind of name as the enum; the importers store only the
+// three kinds, in lower case.
+func (n InstitutionName) Kind() InstitutionNameKind {
+	return InstitutionNameKind(strings.ToUpper(n.InstitutionName.Kind))
+}
 
 // Established is the founding year, nil if unknown.
 func (i Institution) Established() *int {
