@@ -140,9 +140,10 @@ type ComplexityRoot struct {
 	}
 
 	InstitutionConnection struct {
-		Edges    func(childComplexity int) int
-		Nodes    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	InstitutionEdge struct {
@@ -251,9 +252,9 @@ type ComplexityRoot struct {
 		Papers             func(childComplexity int, ids []string) int
 		RateLimit          func(childComplexity int, dryRun *bool) int
 		Researcher         func(childComplexity int, id string) int
-		SearchInstitutions func(childComplexity int, query string, first *int, after *string) int
+		SearchInstitutions func(childComplexity int, query string, first *int, after *string, last *int, before *string) int
 		SearchPapers       func(childComplexity int, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) int
-		SearchResearchers  func(childComplexity int, query string, first *int, after *string) int
+		SearchResearchers  func(childComplexity int, query string, first *int, after *string, last *int, before *string) int
 		Suggest            func(childComplexity int, prefix string, types []model.SuggestType, first *int) int
 	}
 
@@ -291,9 +292,10 @@ type ComplexityRoot struct {
 	}
 
 	ResearcherConnection struct {
-		Edges    func(childComplexity int) int
-		Nodes    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	ResearcherEdge struct {
@@ -378,8 +380,8 @@ type QueryResolver interface {
 	Institution(ctx context.Context, id string) (*model.Institution, error)
 	Category(ctx context.Context, code string) (*db.Category, error)
 	SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error)
-	SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error)
-	SearchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error)
+	SearchResearchers(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.ResearcherConnection, error)
+	SearchInstitutions(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.InstitutionConnection, error)
 	Suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error)
 	RateLimit(ctx context.Context, dryRun *bool) (*model.RateLimit, error)
 	CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error)
@@ -804,6 +806,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstitutionConnection.PageInfo(childComplexity), true
+	case "InstitutionConnection.totalCount":
+		if e.ComplexityRoot.InstitutionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionConnection.TotalCount(childComplexity), true
 
 	case "InstitutionEdge.cursor":
 		if e.ComplexityRoot.InstitutionEdge.Cursor == nil {
@@ -1307,7 +1315,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.SearchInstitutions(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.SearchInstitutions(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.searchPapers":
 		if e.ComplexityRoot.Query.SearchPapers == nil {
 			break
@@ -1329,7 +1337,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.SearchResearchers(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.SearchResearchers(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.suggest":
 		if e.ComplexityRoot.Query.Suggest == nil {
 			break
@@ -1549,6 +1557,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ResearcherConnection.PageInfo(childComplexity), true
+	case "ResearcherConnection.totalCount":
+		if e.ComplexityRoot.ResearcherConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherConnection.TotalCount(childComplexity), true
 
 	case "ResearcherEdge.cursor":
 		if e.ComplexityRoot.ResearcherEdge.Cursor == nil {
@@ -1819,20 +1833,28 @@ type Query {
   searchResearchers(
     "The beginning of a name (\"Balazs\", \"C. Bal\", \"csaba balazs\")."
     query: String!
-    "Return the first n researchers (at most 100; 20 when not given)."
+    "Return the first n researchers (at most 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return researchers after this cursor."
     after: String
+    "Return the last n researchers (at most 100)."
+    last: Int
+    "Return researchers before this cursor."
+    before: String
   ): ResearcherConnection!
 
   "Institutions with a name, label, alias or acronym one of whose words starts with the query, or with the query as ROR id; by name."
   searchInstitutions(
     "Words of a name (\"cern\", \"tokyo\"), or a ROR id."
     query: String!
-    "Return the first n institutions (at most 100; 20 when not given)."
+    "Return the first n institutions (at most 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return institutions after this cursor."
     after: String
+    "Return the last n institutions (at most 100)."
+    last: Int
+    "Return institutions before this cursor."
+    before: String
   ): InstitutionConnection!
 
   """
@@ -1938,11 +1960,13 @@ type ResearcherConnection {
   nodes: [Researcher!]!
   "Where the page lies in the whole list."
   pageInfo: PageInfo!
+  "The number of researchers in the whole list, counted when asked for (a short query counts many names)."
+  totalCount: Int!
 }
 
 "A researcher in a page, with the cursor that points at it."
 type ResearcherEdge {
-  "An opaque cursor for ` + "`" + `after` + "`" + `."
+  "An opaque cursor for ` + "`" + `after` + "`" + ` or ` + "`" + `before` + "`" + `."
   cursor: String!
   "The researcher."
   node: Researcher!
@@ -1956,11 +1980,13 @@ type InstitutionConnection {
   nodes: [Institution!]!
   "Where the page lies in the whole list."
   pageInfo: PageInfo!
+  "The number of institutions in the whole list, counted when asked for."
+  totalCount: Int!
 }
 
 "An institution in a page, with the cursor that points at it."
 type InstitutionEdge {
-  "An opaque cursor for ` + "`" + `after` + "`" + `."
+  "An opaque cursor for ` + "`" + `after` + "`" + ` or ` + "`" + `before` + "`" + `."
   cursor: String!
   "The institution."
   node: Institution!
@@ -2780,6 +2806,8 @@ func (ec *executionContext) childFields_InstitutionConnection(ctx context.Contex
 		return ec.fieldContext_InstitutionConnection_nodes(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_InstitutionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_InstitutionConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstitutionConnection", field.Name)
 }
@@ -3050,6 +3078,8 @@ func (ec *executionContext) childFields_ResearcherConnection(ctx context.Context
 		return ec.fieldContext_ResearcherConnection_nodes(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_ResearcherConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ResearcherConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ResearcherConnection", field.Name)
 }
@@ -3743,6 +3773,22 @@ func (ec *executionContext) field_Query_searchInstitutions_args(ctx context.Cont
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -3835,6 +3881,22 @@ func (ec *executionContext) field_Query_searchResearchers_args(ctx context.Conte
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -5730,6 +5792,29 @@ func (ec *executionContext) fieldContext_InstitutionConnection_pageInfo(_ contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _InstitutionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionConnection", field, true, false, "Int")
 }
 
 func (ec *executionContext) _InstitutionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionEdge) (ret graphql.Marshaler) {
@@ -7711,7 +7796,7 @@ func (ec *executionContext) _Query_searchResearchers(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().SearchResearchers(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().SearchResearchers(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ResearcherConnection) graphql.Marshaler {
@@ -7755,7 +7840,7 @@ func (ec *executionContext) _Query_searchInstitutions(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().SearchInstitutions(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().SearchInstitutions(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.InstitutionConnection) graphql.Marshaler {
@@ -8844,6 +8929,29 @@ func (ec *executionContext) fieldContext_ResearcherConnection_pageInfo(_ context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ResearcherConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResearcherConnection", field, true, false, "Int")
 }
 
 func (ec *executionContext) _ResearcherEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherEdge) (ret graphql.Marshaler) {
@@ -11163,18 +11271,24 @@ func (ec *executionContext) _InstitutionConnection(ctx context.Context, sel ast.
 		case "edges":
 			out.Values[i] = ec._InstitutionConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nodes":
 			out.Values[i] = ec._InstitutionConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._InstitutionConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._InstitutionConnection_totalCount(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12184,18 +12298,24 @@ func (ec *executionContext) _ResearcherConnection(ctx context.Context, sel ast.S
 		case "edges":
 			out.Values[i] = ec._ResearcherConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nodes":
 			out.Values[i] = ec._ResearcherConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._ResearcherConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ResearcherConnection_totalCount(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

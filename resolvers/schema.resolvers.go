@@ -174,13 +174,13 @@ func (r *queryResolver) SearchPapers(ctx context.Context, query *string, filter 
 }
 
 // SearchResearchers is the resolver for the searchResearchers field.
-func (r *queryResolver) SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error) {
-	return r.searchResearchers(ctx, query, first, after)
+func (r *queryResolver) SearchResearchers(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.ResearcherConnection, error) {
+	return r.searchResearchers(ctx, query, first, after, last, before)
 }
 
 // SearchInstitutions is the resolver for the searchInstitutions field.
-func (r *queryResolver) SearchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error) {
-	return r.searchInstitutions(ctx, query, first, after)
+func (r *queryResolver) SearchInstitutions(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.InstitutionConnection, error) {
+	return r.searchInstitutions(ctx, query, first, after, last, before)
 }
 
 // Suggest is the resolver for the suggest field.

@@ -68,19 +68,9 @@ type InstitutionCollaborator struct {
 	SharedPaperCount int `json:"sharedPaperCount"`
 }
 
-// A page of institutions.
-type InstitutionConnection struct {
-	// The institutions of the page with their cursors.
-	Edges []*InstitutionEdge `json:"edges"`
-	// The institutions of the page, for clients that need no cursors.
-	Nodes []*Institution `json:"nodes"`
-	// Where the page lies in the whole list.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
 // An institution in a page, with the cursor that points at it.
 type InstitutionEdge struct {
-	// An opaque cursor for `after`.
+	// An opaque cursor for `after` or `before`.
 	Cursor string `json:"cursor"`
 	// The institution.
 	Node *Institution `json:"node"`
@@ -160,19 +150,9 @@ type RateLimit struct {
 	NodeCount int `json:"nodeCount"`
 }
 
-// A page of researchers.
-type ResearcherConnection struct {
-	// The researchers of the page with their cursors.
-	Edges []*ResearcherEdge `json:"edges"`
-	// The researchers of the page, for clients that need no cursors.
-	Nodes []*Researcher `json:"nodes"`
-	// Where the page lies in the whole list.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
 // A researcher in a page, with the cursor that points at it.
 type ResearcherEdge struct {
-	// An opaque cursor for `after`.
+	// An opaque cursor for `after` or `before`.
 	Cursor string `json:"cursor"`
 	// The researcher.
 	Node *Researcher `json:"node"`

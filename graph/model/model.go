@@ -151,6 +151,30 @@ func (c *InstitutionResearcherConnection) TotalCount(ctx context.Context) (int, 
 	return c.Total(ctx)
 }
 
+// ResearcherConnection is a page of researchers found by name. The total
+// is counted only when a client asks for it.
+type ResearcherConnection struct {
+	Edges    []*ResearcherEdge
+	Nodes    []*Researcher
+	PageInfo *PageInfo
+	Total    func(context.Context) (int, error)
+}
+
+// TotalCount counts the researchers of the whole list.
+func (c *ResearcherConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
+
+// InstitutionConnection is a page of institutions found by name. The
+// total is counted only when a client asks for it.
+type InstitutionConnection struct {
+	Edges    []*InstitutionEdge
+	Nodes    []*Institution
+	PageInfo *PageInfo
+	Total    func(context.Context) (int, error)
+}
+
+// TotalCount counts the institutions of the whole list.
+func (c *InstitutionConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
+
 // Node is any object with a global id: *Paper, *Researcher or
 // *Institution. gqlgen tells them apart by their Go type, so it asks
 // nothing of them.
