@@ -1815,11 +1815,11 @@ type Query {
     filter: PaperFilter
     "The order of the list: RELEVANCE when a query is given, NEWEST otherwise."
     sort: PaperSearchSort
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -1833,11 +1833,11 @@ type Query {
   searchResearchers(
     "The beginning of a name (\"Balazs\", \"C. Bal\", \"csaba balazs\")."
     query: String!
-    "Return the first n researchers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n researchers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return researchers after this cursor."
     after: String
-    "Return the last n researchers (at most 100)."
+    "Return the last n researchers (0 to 100)."
     last: Int
     "Return researchers before this cursor."
     before: String
@@ -1847,11 +1847,11 @@ type Query {
   searchInstitutions(
     "Words of a name (\"cern\", \"tokyo\"), or a ROR id."
     query: String!
-    "Return the first n institutions (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n institutions (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return institutions after this cursor."
     after: String
-    "Return the last n institutions (at most 100)."
+    "Return the last n institutions (0 to 100)."
     last: Int
     "Return institutions before this cursor."
     before: String
@@ -1868,7 +1868,7 @@ type Query {
     prefix: String!
     "The kinds of suggestion wanted, each at most once; all when null."
     types: [SuggestType!]
-    "The most suggestions to return (at most 50)."
+    "How many suggestions to return (0 to 50)."
     first: Int = 10
   ): [Suggestion!]!
 
@@ -2138,11 +2138,11 @@ type Paper implements Node {
   citationCount: Int!
   "The papers of the archive this paper cites."
   references(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2151,11 +2151,11 @@ type Paper implements Node {
   ): PaperConnection!
   "The papers of the archive that cite this paper."
   citations(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2217,14 +2217,14 @@ type Category {
   "Whether arXiv still accepts new papers in the category."
   active: Boolean!
   "The researchers with most papers filed under the category, most first. Its papers per year are ` + "`" + `papers { facets { years } }` + "`" + `."
-  topResearchers("How many (at most 100)." first: Int = 10): [CategoryResearcher!]!
+  topResearchers("How many researchers to return (0 to 100)." first: Int = 10): [CategoryResearcher!]!
   "The papers filed under the category, as primary category or not."
   papers(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2318,11 +2318,11 @@ type Researcher implements Node {
   mostCitedPaper: Paper
   "The researcher's papers here."
   papers(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2333,11 +2333,11 @@ type Researcher implements Node {
   ): PaperConnection!
   "The researcher's co-authors, most shared papers first."
   coauthors(
-    "Return the first n co-authors (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n co-authors (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return co-authors after this cursor."
     after: String
-    "Return the last n co-authors (at most 100)."
+    "Return the last n co-authors (0 to 100)."
     last: Int
     "Return co-authors before this cursor."
     before: String
@@ -2417,22 +2417,22 @@ type Institution implements Node {
   acronyms: [String!]!
   "The researchers with an affiliation matched to the institution, those with most papers there first."
   researchers(
-    "Return the first n researchers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n researchers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return researchers after this cursor."
     after: String
-    "Return the last n researchers (at most 100)."
+    "Return the last n researchers (0 to 100)."
     last: Int
     "Return researchers before this cursor."
     before: String
   ): InstitutionResearcherConnection!
   "The papers with an author affiliation matched to the institution."
   papers(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2440,7 +2440,7 @@ type Institution implements Node {
     sort: PaperSort = NEWEST
   ): PaperConnection!
   "The institutions this one shares most papers with (papers with more than 100 authors left out), most first."
-  collaborators("How many (1 to 100)." first: Int = 10): [InstitutionCollaborator!]!
+  collaborators("How many institutions to return (0 to 100)." first: Int = 10): [InstitutionCollaborator!]!
   """
   The institution's co-affiliation network: institutions to depth hops,
   tied by the papers with authors at both (papers with more than 100

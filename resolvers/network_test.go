@@ -372,8 +372,12 @@ func TestInstitutionCollaborators(t *testing.T) {
 			t.Errorf("network of %d: %s (%d nodes)", ids[0], diff, len(g.Nodes))
 		}
 
+		// first: 0 is an empty list, as for every other list.
+		if data, errs := rawPost(t, c, `{ institution(id: "`+gids[0]+`") { collaborators(first: 0) { sharedPaperCount } } }`); len(errs) != 0 || data != `{"institution":{"collaborators":[]}}` {
+			t.Errorf("collaborators(first: 0): got %s %+v, want an empty list", data, errs)
+		}
 		for _, tt := range []struct{ query, arg string }{
-			{`{ institution(id: "` + gids[0] + `") { collaborators(first: 0) { sharedPaperCount } } }`, "first"},
+			{`{ institution(id: "` + gids[0] + `") { collaborators(first: -1) { sharedPaperCount } } }`, "first"},
 			{`{ institution(id: "` + gids[0] + `") { collaborators(first: 101) { sharedPaperCount } } }`, "first"},
 			{`{ institution(id: "` + gids[0] + `") { network(depth: 0) { truncated } } }`, "depth"},
 			{`{ institution(id: "` + gids[0] + `") { network(minWeight: -2) { truncated } } }`, "minWeight"},

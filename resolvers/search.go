@@ -235,12 +235,9 @@ const MaxSuggestions = 50
 var suggestTypes = []model.SuggestType{model.SuggestTypeResearcher, model.SuggestTypePaper, model.SuggestTypeInstitution, model.SuggestTypeCategory}
 
 func (r *Resolver) suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error) {
-	n := 10
-	if first != nil {
-		n = *first
-	}
-	if n < 0 || n > MaxSuggestions {
-		return nil, badInput("first", "must be between 0 and %d, got %d", MaxSuggestions, n)
+	n, err := countArg("first", first, 10, MaxSuggestions)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkText("prefix", prefix, prefixText); err != nil {
 		return nil, err
