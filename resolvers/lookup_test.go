@@ -12,6 +12,7 @@ import (
 
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/graph/model"
+	"github.com/papergraph/papergraph/resolvers"
 )
 
 // gqlError is an error of a response as the client sees it.
@@ -204,6 +205,24 @@ func TestInstitutionEnums(t *testing.T) {
 		}
 		if !slices.Equal(kinds, want.Kinds) || !slices.Contains(kinds, "ACRONYM") {
 			t.Errorf("kinds of names: got %q, want %q", kinds, want.Kinds)
+		}
+	})
+}
+
+// TestPaperByRef checks the lookup the exports share with paper(id:): a
+// global id finds the paper as its arXiv id does.
+func TestPaperByRef(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		id := scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id = '0704.0001'")
+		for _, ref := range []string{"0704.0001", model.GlobalID(model.KindPaper, id), model.GlobalID(model.KindPaper, 1<<40)} {
+			p, err := resolvers.PaperByRef(context.Background(), bdb, ref)
+			if err != nil {
+				t.Fatalf("PaperByRef(%q): %v", ref, err)
+			}
+			if found, want := p != nil, ref != model.GlobalID(model.KindPaper, 1<<40); found != want || found && p.ID != id {
+				t.Errorf("PaperByRef(%q) = %+v, want paper %d: %v", ref, p, id, want)
+			}
 		}
 	})
 }
