@@ -35,35 +35,81 @@ type NameCursor struct {
 	ID    int64
 }
 
-// SearchResearchers reads up to n+1 researchers whose name key or family
-// key starts with key (a names.Key-folded prefix): by name key, then most
-// papers first, so that profiles of one name stand side by side. With
-// byPapers, the ones with most papers come first instead, and after is
-// ignored.
-func SearchResearchers(ctx context.Context, idb bun.IDB, key string, byPapers bool, after NameCursor, n int) ([]*Researcher, error) {
-	nk, args := prefixMatch(idb, "r.name_key", key)
-	fk, fargs := prefixMatch(idb, "r.family_key", key)
-	q := "SELECT r.* FROM researchers AS r WHERE (" + nk + " OR " + fk + ")"
-	args = append(args, fargs...)
-	switch {
-	case byPapers:
-		q += " ORDER BY r.paper_count DESC, r.id"
-	case after.Set:
-		q += " AND (" + collated(idb, "r.name_key") + ", -r.paper_count, r.id) > (?, ?, ?)"
-		args = append(args, after.Key, -after.Count, after.ID)
-		fallthrough
-	default:
-		q += " ORDER BY " + collated(idb, "r.name_key") + ", r.paper_count DESC, r.id"
+// NamePage is a page of a list ordered by a name key: up to N rows after
+// After and before Before (either may be unset), the first N of them, or
+// with Last the last N.
+type NamePage struct {
+	After, Before NameCursor
+	N             int
+	Last          bool
+}
+
+// nameSearch reads a page of the rows of query (a SELECT whose WHERE ends
+// open), with cmp the tuple of its order as compared with a cursor's
+// values, order the ORDER BY, backward its reverse, and vals a cursor's
+// values in the tuple's order. It reads one row more than the page so
+// that the caller can tell whether more follow in the direction read.
+func nameSearch[T any](ctx context.Context, idb bun.IDB, q string, args []any, cmp, order, backward string, vals func(NameCursor) []any, p NamePage) ([]*T, error) {
+	for _, c := range []struct {
+		at NameCursor
+		op string
+	}{{p.After, ">"}, {p.Before, "<"}} {
+		if c.at.Set {
+			v := vals(c.at)
+			q += " AND " + cmp + " " + c.op + " (" + strings.TrimSuffix(strings.Repeat("?, ", len(v)), ", ") + ")"
+			args = append(args, v...)
+		}
 	}
-	var rows []*Researcher
-	err := idb.NewRaw(q+" LIMIT ?", append(args, n+1)...).Scan(ctx, &rows)
+	if p.Last {
+		order = backward
+	}
+	var rows []*T
+	err := idb.NewRaw(q+" ORDER BY "+order+" LIMIT ?", append(args, p.N+1)...).Scan(ctx, &rows)
 	return rows, err
 }
 
-// SearchInstitutions reads up to n+1 institutions, by name, one of whose
-// names, labels, aliases or acronyms has a word starting with key (a
-// names.Words-folded prefix), or whose ROR id is ror.
-func SearchInstitutions(ctx context.Context, idb bun.IDB, key, ror string, after NameCursor, n int) ([]*Institution, error) {
+// researcherMatch is the condition that a researcher's name key or family
+// key starts with key (a names.Key-folded prefix).
+func researcherMatch(idb bun.IDB, key string) (string, []any) {
+	nk, args := prefixMatch(idb, "r.name_key", key)
+	fk, fargs := prefixMatch(idb, "r.family_key", key)
+	return "(" + nk + " OR " + fk + ")", append(args, fargs...)
+}
+
+// SearchResearchers reads a page of the researchers whose name key or
+// family key starts with key (a names.Key-folded prefix): by name key,
+// then most papers first, so that profiles of one name stand side by
+// side; one row more than p.N, in the order read (backward with p.Last).
+func SearchResearchers(ctx context.Context, idb bun.IDB, key string, p NamePage) ([]*Researcher, error) {
+	cond, args := researcherMatch(idb, key)
+	nk := collated(idb, "r.name_key")
+	return nameSearch[Researcher](ctx, idb, "SELECT r.* FROM researchers AS r WHERE "+cond, args,
+		"("+nk+", -r.paper_count, r.id)", nk+", r.paper_count DESC, r.id", nk+" DESC, r.paper_count, r.id DESC",
+		func(c NameCursor) []any { return []any{c.Key, -c.Count, c.ID} }, p)
+}
+
+// SuggestResearchers reads up to n researchers whose name key or family
+// key starts with key, most papers first.
+func SuggestResearchers(ctx context.Context, idb bun.IDB, key string, n int) ([]*Researcher, error) {
+	cond, args := researcherMatch(idb, key)
+	var rows []*Researcher
+	err := idb.NewRaw("SELECT r.* FROM researchers AS r WHERE "+cond+" ORDER BY r.paper_count DESC, r.id LIMIT ?", append(args, n)...).Scan(ctx, &rows)
+	return rows, err
+}
+
+// CountResearchers counts the researchers SearchResearchers lists for
+// key: two ranges of the name indexes, at most every researcher.
+func CountResearchers(ctx context.Context, idb bun.IDB, key string) (int, error) {
+	cond, args := researcherMatch(idb, key)
+	var n int
+	err := idb.NewRaw("SELECT COUNT(*) FROM researchers AS r WHERE "+cond, args...).Scan(ctx, &n)
+	return n, err
+}
+
+// institutionMatch is the condition that one of an institution's names,
+// labels, aliases or acronyms has a word starting with key (a
+// names.Words-folded prefix), or that its ROR id is ror.
+func institutionMatch(idb bun.IDB, key, ror string) (string, []any) {
 	pm, args := prefixMatch(idb, "n.name_key", key)
 	cond := "i.id IN (SELECT n.institution_id FROM institution_names AS n WHERE " + pm + " OR n.name_key LIKE ?)"
 	args = append(args, "% "+key+"%") // keys hold letters, digits and spaces only
@@ -71,14 +117,28 @@ func SearchInstitutions(ctx context.Context, idb bun.IDB, key, ror string, after
 		cond += " OR i.ror_id = ?"
 		args = append(args, ror)
 	}
-	q := "SELECT i.* FROM institutions AS i WHERE (" + cond + ")"
-	if after.Set {
-		q += " AND (" + collated(idb, "i.name") + ", i.id) > (?, ?)"
-		args = append(args, after.Key, after.ID)
-	}
-	var rows []*Institution
-	err := idb.NewRaw(q+" ORDER BY "+collated(idb, "i.name")+", i.id LIMIT ?", append(args, n+1)...).Scan(ctx, &rows)
-	return rows, err
+	return "(" + cond + ")", args
+}
+
+// SearchInstitutions reads a page of the institutions, by name, that
+// institutionMatch finds for key and ror; one row more than p.N, in the
+// order read (backward with p.Last).
+func SearchInstitutions(ctx context.Context, idb bun.IDB, key, ror string, p NamePage) ([]*Institution, error) {
+	cond, args := institutionMatch(idb, key, ror)
+	name := collated(idb, "i.name")
+	return nameSearch[Institution](ctx, idb, "SELECT i.* FROM institutions AS i WHERE "+cond, args,
+		"("+name+", i.id)", name+", i.id", name+" DESC, i.id DESC",
+		func(c NameCursor) []any { return []any{c.Key, c.ID} }, p)
+}
+
+// CountInstitutions counts the institutions SearchInstitutions lists for
+// key and ror. The word match reads every other name (a few per
+// institution), as the search does.
+func CountInstitutions(ctx context.Context, idb bun.IDB, key, ror string) (int, error) {
+	cond, args := institutionMatch(idb, key, ror)
+	var n int
+	err := idb.NewRaw("SELECT COUNT(*) FROM institutions AS i WHERE "+cond, args...).Scan(ctx, &n)
+	return n, err
 }
 
 // SuggestCategories reads up to n categories whose code starts with

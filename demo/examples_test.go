@@ -26,7 +26,7 @@ import (
 //   - a fenced ```graphql block, run with the variables of the paragraph
 //     after it when that paragraph says "with the variables `{…}`";
 //   - a call written as code in the prose, `paper(id: "…")`,
-//     `researcher(id: "…")`, `institution(ref: "…")`,
+//     `researcher(id: "…")`, `institution(id: "…")`,
 //     `category(code: "…")` or `searchPapers(query: "…")` (and
 //     searchResearchers, searchInstitutions);
 //   - a curl command to localhost:8080: a POST of its -d body to /graphql,
@@ -45,7 +45,7 @@ import (
 var (
 	graphqlBlock = regexp.MustCompile("(?s)```graphql\n(.*?)```")
 	variables    = regexp.MustCompile("with the variables `(\\{[^`]*\\})`")
-	proseCall    = regexp.MustCompile("`((?:paper|researcher)\\(id|institution\\(ref|category\\(code|(search(?:Papers|Researchers|Institutions))\\(query): (\"[^\"`…]+\")\\)`")
+	proseCall    = regexp.MustCompile("`((?:paper|researcher|institution)\\(id|category\\(code|(search(?:Papers|Researchers|Institutions))\\(query): (\"[^\"`…]+\")\\)`")
 	curlCommand  = regexp.MustCompile(`curl [^\n` + "`" + `]*`)
 	curlURL      = regexp.MustCompile(`localhost:8080(/[^'\s]*)`)
 	manifest     = regexp.MustCompile("(?s)```json\n\\s*(\\{\"sha256:.*?\\})\\s*```")
@@ -65,10 +65,10 @@ var schemaChecks = map[string]string{
 	"Query.researcher(id:)":            `query($v: String!) { researcher(id: $v) { id } }`,
 	"Researcher.slug":                  `query($v: String!) { researcher(id: $v) { id } }`,
 	"Researcher.orcid":                 `query($v: String!) { researcher(id: $v) { id } }`,
-	"Researcher.openalexId":            `query($v: String!) { researcher(id: $v) { id } }`,
-	"Query.institution(ref:)":          `query($v: String!) { institution(ref: $v) { id } }`,
-	"Institution.rorId":                `query($v: String!) { institution(ref: $v) { id } }`,
-	"Institution.rorUrl":               `query($v: String!) { institution(ref: $v) { id } }`,
+	"Researcher.openAlexId":            `query($v: String!) { researcher(id: $v) { id } }`,
+	"Query.institution(id:)":           `query($v: String!) { institution(id: $v) { id } }`,
+	"Institution.rorId":                `query($v: String!) { institution(id: $v) { id } }`,
+	"Institution.rorUrl":               `query($v: String!) { institution(id: $v) { id } }`,
 	"Query.category":                   `query($v: String!) { category(code: $v) { code } }`,
 	"Category.code":                    `query($v: String!) { category(code: $v) { code } }`,
 	"Query.searchPapers(query:)":       `query($v: String!) { searchPapers(query: $v, first: 1) { nodes { id } } }`,

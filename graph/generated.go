@@ -148,9 +148,10 @@ type ComplexityRoot struct {
 	}
 
 	InstitutionConnection struct {
-		Edges    func(childComplexity int) int
-		Nodes    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	InstitutionEdge struct {
@@ -259,16 +260,16 @@ type ComplexityRoot struct {
 	Query struct {
 		Category           func(childComplexity int, code string) int
 		CollaborationPath  func(childComplexity int, from string, to string, maxDepth *int) int
-		Institution        func(childComplexity int, ref string) int
+		Institution        func(childComplexity int, id string) int
 		Node               func(childComplexity int, id string) int
 		Nodes              func(childComplexity int, ids []string) int
 		Paper              func(childComplexity int, id string) int
 		Papers             func(childComplexity int, ids []string) int
 		RateLimit          func(childComplexity int, dryRun *bool) int
 		Researcher         func(childComplexity int, id string) int
-		SearchInstitutions func(childComplexity int, query string, first *int, after *string) int
+		SearchInstitutions func(childComplexity int, query string, first *int, after *string, last *int, before *string) int
 		SearchPapers       func(childComplexity int, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) int
-		SearchResearchers  func(childComplexity int, query string, first *int, after *string) int
+		SearchResearchers  func(childComplexity int, query string, first *int, after *string, last *int, before *string) int
 		Suggest            func(childComplexity int, prefix string, types []model.SuggestType, first *int) int
 		Viewer             func(childComplexity int) int
 	}
@@ -285,7 +286,7 @@ type ComplexityRoot struct {
 	Researcher struct {
 		ArchiveHIndex           func(childComplexity int) int
 		AuthorPositions         func(childComplexity int) int
-		CitationCount           func(childComplexity int) int
+		CitedByCount            func(childComplexity int) int
 		Coauthors               func(childComplexity int, first *int, after *string, last *int, before *string) int
 		Fields                  func(childComplexity int, first *int) int
 		HIndex                  func(childComplexity int) int
@@ -295,21 +296,22 @@ type ComplexityRoot struct {
 		Name                    func(childComplexity int) int
 		Network                 func(childComplexity int, depth *int, maxNodes *int, minWeight *int) int
 		ORCID                   func(childComplexity int) int
-		OpenalexID              func(childComplexity int) int
+		OpenAlexID              func(childComplexity int) int
 		PaperCount              func(childComplexity int) int
 		Papers                  func(childComplexity int, first *int, after *string, last *int, before *string, category *string, sort *model.PaperSort) int
 		PositionKnownPaperCount func(childComplexity int) int
 		ResearcherID            func(childComplexity int) int
-		S2ID                    func(childComplexity int) int
 		SameName                func(childComplexity int, first *int) int
+		SemanticScholarID       func(childComplexity int) int
 		Slug                    func(childComplexity int) int
 		WorksCount              func(childComplexity int) int
 	}
 
 	ResearcherConnection struct {
-		Edges    func(childComplexity int) int
-		Nodes    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	ResearcherEdge struct {
@@ -335,7 +337,6 @@ type ComplexityRoot struct {
 	}
 
 	Suggestion struct {
-		ID     func(childComplexity int) int
 		Label  func(childComplexity int) int
 		Target func(childComplexity int) int
 		Type   func(childComplexity int) int
@@ -373,7 +374,7 @@ type FollowingResolver interface {
 	Categories(ctx context.Context, obj *model.Following) ([]*db.Category, error)
 }
 type InstitutionResolver interface {
-	Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error)
+	Names(ctx context.Context, obj *model.Institution) ([]*model.InstitutionName, error)
 	Aliases(ctx context.Context, obj *model.Institution) ([]string, error)
 	Acronyms(ctx context.Context, obj *model.Institution) ([]string, error)
 	Researchers(ctx context.Context, obj *model.Institution, first *int, after *string, last *int, before *string) (*model.InstitutionResearcherConnection, error)
@@ -410,11 +411,11 @@ type QueryResolver interface {
 	Paper(ctx context.Context, id string) (*model.Paper, error)
 	Papers(ctx context.Context, ids []string) ([]*model.Paper, error)
 	Researcher(ctx context.Context, id string) (*model.Researcher, error)
-	Institution(ctx context.Context, ref string) (*model.Institution, error)
+	Institution(ctx context.Context, id string) (*model.Institution, error)
 	Category(ctx context.Context, code string) (*db.Category, error)
 	SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error)
-	SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error)
-	SearchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error)
+	SearchResearchers(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.ResearcherConnection, error)
+	SearchInstitutions(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.InstitutionConnection, error)
 	Suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error)
 	RateLimit(ctx context.Context, dryRun *bool) (*model.RateLimit, error)
 	CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error)
@@ -857,6 +858,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstitutionConnection.PageInfo(childComplexity), true
+	case "InstitutionConnection.totalCount":
+		if e.ComplexityRoot.InstitutionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstitutionConnection.TotalCount(childComplexity), true
 
 	case "InstitutionEdge.cursor":
 		if e.ComplexityRoot.InstitutionEdge.Cursor == nil {
@@ -1327,7 +1334,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Institution(childComplexity, args["ref"].(string)), true
+		return e.ComplexityRoot.Query.Institution(childComplexity, args["id"].(string)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -1405,7 +1412,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.SearchInstitutions(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.SearchInstitutions(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.searchPapers":
 		if e.ComplexityRoot.Query.SearchPapers == nil {
 			break
@@ -1427,7 +1434,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.SearchResearchers(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.SearchResearchers(childComplexity, args["query"].(string), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.suggest":
 		if e.ComplexityRoot.Query.Suggest == nil {
 			break
@@ -1495,12 +1502,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.AuthorPositions(childComplexity), true
-	case "Researcher.citationCount":
-		if e.ComplexityRoot.Researcher.CitationCount == nil {
+	case "Researcher.citedByCount":
+		if e.ComplexityRoot.Researcher.CitedByCount == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Researcher.CitationCount(childComplexity), true
+		return e.ComplexityRoot.Researcher.CitedByCount(childComplexity), true
 	case "Researcher.coauthors":
 		if e.ComplexityRoot.Researcher.Coauthors == nil {
 			break
@@ -1570,12 +1577,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.ORCID(childComplexity), true
-	case "Researcher.openalexId":
-		if e.ComplexityRoot.Researcher.OpenalexID == nil {
+	case "Researcher.openAlexId":
+		if e.ComplexityRoot.Researcher.OpenAlexID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Researcher.OpenalexID(childComplexity), true
+		return e.ComplexityRoot.Researcher.OpenAlexID(childComplexity), true
 	case "Researcher.paperCount":
 		if e.ComplexityRoot.Researcher.PaperCount == nil {
 			break
@@ -1605,12 +1612,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.ResearcherID(childComplexity), true
-	case "Researcher.s2Id":
-		if e.ComplexityRoot.Researcher.S2ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Researcher.S2ID(childComplexity), true
 	case "Researcher.sameName":
 		if e.ComplexityRoot.Researcher.SameName == nil {
 			break
@@ -1622,6 +1623,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.SameName(childComplexity, args["first"].(*int)), true
+	case "Researcher.semanticScholarId":
+		if e.ComplexityRoot.Researcher.SemanticScholarID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Researcher.SemanticScholarID(childComplexity), true
 	case "Researcher.slug":
 		if e.ComplexityRoot.Researcher.Slug == nil {
 			break
@@ -1653,6 +1660,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ResearcherConnection.PageInfo(childComplexity), true
+	case "ResearcherConnection.totalCount":
+		if e.ComplexityRoot.ResearcherConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherConnection.TotalCount(childComplexity), true
 
 	case "ResearcherEdge.cursor":
 		if e.ComplexityRoot.ResearcherEdge.Cursor == nil {
@@ -1718,12 +1731,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ResearcherNetworkNode.Researcher(childComplexity), true
 
-	case "Suggestion.id":
-		if e.ComplexityRoot.Suggestion.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Suggestion.ID(childComplexity), true
 	case "Suggestion.label":
 		if e.ComplexityRoot.Suggestion.Label == nil {
 			break
@@ -1904,18 +1911,19 @@ type Query {
   "The objects with the given global ids, in the order asked, with null for each unknown id. At most 1,000 ids."
   nodes("Global ids as returned in ` + "`" + `id` + "`" + ` fields." ids: [ID!]!): [Node]!
 
-  "A paper by arXiv id or DOI, or null if it is not in the archive."
+  "A paper by arXiv id, DOI or global id, or null if it is not in the archive."
   paper(
     """
     Any form of an arXiv id (e.g. "2108.10257", "2108.10257v2", "arXiv:hep-th/9407087",
     "math.AC/9307225", "https://arxiv.org/pdf/2108.10257v1"), a paper slug (e.g.
-    "2108.10257-swinir") or a DOI (e.g. "10.1103/PhysRevD.76.013009",
-    "doi:10.1103/PhysRevD.76.013009", "https://doi.org/10.1103/PhysRevD.76.013009").
+    "2108.10257-swinir"), a DOI (e.g. "10.1103/PhysRevD.76.013009",
+    "doi:10.1103/PhysRevD.76.013009", "https://doi.org/10.1103/PhysRevD.76.013009")
+    or the paper's global id.
     """
     id: String!
   ): Paper
 
-  "Papers by arXiv id or DOI (any form ` + "`" + `paper` + "`" + ` takes), in the order asked, with null for each unknown id. At most 1,000 ids."
+  "Papers by arXiv id, DOI or global id (any form ` + "`" + `paper` + "`" + ` takes), in the order asked, with null for each unknown id. At most 1,000 ids."
   papers("Ids in any form ` + "`" + `paper` + "`" + ` accepts." ids: [String!]!): [Paper]!
 
   "A researcher profile, or null if there is none."
@@ -1933,12 +1941,12 @@ type Query {
   "An institution, or null if there is none."
   institution(
     """
-    Our numeric id or its URL form (e.g. "76-european-organization-for-nuclear-research"), a global id, a ROR id
+    Our numeric id or its URL form (e.g. "76-european-organization-for-nuclear-research"), its global id, a ROR id
     (e.g. "05dxps055" or "https://ror.org/05dxps055"), or an exact name, label,
     alias or acronym (case and accents ignored, acronyms excepted); a name
     shared by several institutions gives the one with the lowest id.
     """
-    ref: String!
+    id: String!
   ): Institution
 
   "An arXiv category by code (e.g. \"hep-th\", \"cs.LG\"), or null if unknown."
@@ -1963,11 +1971,11 @@ type Query {
     filter: PaperFilter
     "The order of the list: RELEVANCE when a query is given, NEWEST otherwise."
     sort: PaperSearchSort
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -1981,20 +1989,28 @@ type Query {
   searchResearchers(
     "The beginning of a name (e.g. \"Balazs\", \"C. Bal\", \"barabasi\")."
     query: String!
-    "Return the first n researchers (at most 100; 20 when not given)."
+    "Return the first n researchers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return researchers after this cursor."
     after: String
+    "Return the last n researchers (0 to 100)."
+    last: Int
+    "Return researchers before this cursor."
+    before: String
   ): ResearcherConnection!
 
   "Institutions with a name, label, alias or acronym one of whose words starts with the query, or with the query as ROR id; by name."
   searchInstitutions(
     "Words of a name (e.g. \"cern\", \"tokyo\"), or a ROR id."
     query: String!
-    "Return the first n institutions (at most 100; 20 when not given)."
+    "Return the first n institutions (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return institutions after this cursor."
     after: String
+    "Return the last n institutions (0 to 100)."
+    last: Int
+    "Return institutions before this cursor."
+    before: String
   ): InstitutionConnection!
 
   """
@@ -2008,7 +2024,7 @@ type Query {
     prefix: String!
     "The kinds of suggestion wanted, each at most once; all when null."
     types: [SuggestType!]
-    "The most suggestions to return (at most 50)."
+    "How many suggestions to return (0 to 50)."
     first: Int = 10
   ): [Suggestion!]!
 
@@ -2031,9 +2047,9 @@ type Query {
   """
   collaborationPath(
     "Where the path starts: any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
-    from: ID!
+    from: String!
     "Where the path ends: any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
-    to: ID!
+    to: String!
     "The most hops the path may have (1 to 8)."
     maxDepth: Int = 6
   ): CollaborationPath
@@ -2049,10 +2065,10 @@ input PaperFilter {
   publishedTo: Time
   "Only papers of this researcher, given in any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
   researcher: String
-  "Only papers with an author affiliation matched to this institution, given in any form ` + "`" + `institution(ref:)` + "`" + ` accepts."
+  "Only papers with an author affiliation matched to this institution, given in any form ` + "`" + `institution(id:)` + "`" + ` accepts."
   institution: String
   "Only papers with (true) or without (false) a DOI."
-  hasDOI: Boolean
+  hasDoi: Boolean
 }
 
 "How search results are ordered."
@@ -2085,9 +2101,7 @@ type Suggestion {
   type: SuggestType!
   "The text to show: a title, a name, or a category's code and name."
   label: String!
-  "The global id of a paper, researcher or institution; the code of a category."
-  id: ID!
-  "The thing suggested."
+  "The thing suggested; its ` + "`" + `id` + "`" + ` (a category's ` + "`" + `code` + "`" + `) identifies it."
   target: SuggestTarget!
 }
 
@@ -2102,11 +2116,13 @@ type ResearcherConnection {
   nodes: [Researcher!]!
   "Where the page lies in the whole list."
   pageInfo: PageInfo!
+  "The number of researchers in the whole list, counted when asked for (a short query counts many names)."
+  totalCount: Int!
 }
 
 "A researcher in a page, with the cursor that points at it."
 type ResearcherEdge {
-  "An opaque cursor for ` + "`" + `after` + "`" + `."
+  "An opaque cursor for ` + "`" + `after` + "`" + ` or ` + "`" + `before` + "`" + `."
   cursor: String!
   "The researcher."
   node: Researcher!
@@ -2120,11 +2136,13 @@ type InstitutionConnection {
   nodes: [Institution!]!
   "Where the page lies in the whole list."
   pageInfo: PageInfo!
+  "The number of institutions in the whole list, counted when asked for."
+  totalCount: Int!
 }
 
 "An institution in a page, with the cursor that points at it."
 type InstitutionEdge {
-  "An opaque cursor for ` + "`" + `after` + "`" + `."
+  "An opaque cursor for ` + "`" + `after` + "`" + ` or ` + "`" + `before` + "`" + `."
   cursor: String!
   "The institution."
   node: Institution!
@@ -2276,11 +2294,11 @@ type Paper implements Node {
   citationCount: Int!
   "The papers of the archive this paper cites."
   references(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2289,11 +2307,11 @@ type Paper implements Node {
   ): PaperConnection!
   "The papers of the archive that cite this paper."
   citations(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2355,14 +2373,14 @@ type Category {
   "Whether arXiv still accepts new papers in the category."
   active: Boolean!
   "The researchers with most papers filed under the category, most first. Its papers per year are ` + "`" + `papers { facets { years } }` + "`" + `."
-  topResearchers("How many (at most 100)." first: Int = 10): [CategoryResearcher!]!
+  topResearchers("How many researchers to return (0 to 100)." first: Int = 10): [CategoryResearcher!]!
   "The papers filed under the category, as primary category or not."
   papers(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2431,15 +2449,15 @@ type Researcher implements Node {
   "The ORCID, bare (e.g. \"0000-0001-6187-6610\"), null if unknown."
   orcid: String
   "The OpenAlex author id (e.g. \"A5023888391\"), null if unknown."
-  openalexId: String
+  openAlexId: String
   "The Semantic Scholar author id, null if unknown."
-  s2Id: String
+  semanticScholarId: String
   "How many papers of this archive the profile has (\"papers here\")."
   paperCount: Int!
   "The h-index an external source reports over all the person's works, null if unknown."
   hIndex: Int
-  "The citation count an external source reports over all the person's works, null if unknown."
-  citationCount: Int
+  "The citation count an external source reports over all the person's works, null if unknown (as ` + "`" + `Paper.citedByCount` + "`" + ` is for a paper)."
+  citedByCount: Int
   "The number of works an external source knows for the person, null if unknown."
   worksCount: Int
   "The h-index over this archive's papers and their ` + "`" + `citationCount` + "`" + `."
@@ -2456,11 +2474,11 @@ type Researcher implements Node {
   mostCitedPaper: Paper
   "The researcher's papers here."
   papers(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2471,11 +2489,11 @@ type Researcher implements Node {
   ): PaperConnection!
   "The researcher's co-authors, most shared papers first."
   coauthors(
-    "Return the first n co-authors (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n co-authors (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return co-authors after this cursor."
     after: String
-    "Return the last n co-authors (at most 100)."
+    "Return the last n co-authors (0 to 100)."
     last: Int
     "Return co-authors before this cursor."
     before: String
@@ -2501,8 +2519,28 @@ type Researcher implements Node {
 type InstitutionName {
   "The name."
   name: String!
-  "What kind of name it is: \"label\" (another language), \"alias\" or \"acronym\"."
-  kind: String!
+  "What kind of name it is."
+  kind: InstitutionNameKind!
+}
+
+"The kinds of an institution's other names."
+enum InstitutionNameKind {
+  "The name in another language."
+  LABEL
+  "Another name in use."
+  ALIAS
+  "An acronym (\"CERN\")."
+  ACRONYM
+}
+
+"An institution's status in the Research Organization Registry."
+enum InstitutionStatus {
+  "The organisation is operating."
+  ACTIVE
+  "The organisation no longer operates."
+  INACTIVE
+  "The record was withdrawn from ROR (a duplicate or an error)."
+  WITHDRAWN
 }
 
 "An organisation researchers are affiliated with, usually from the Research Organization Registry (ROR)."
@@ -2523,8 +2561,8 @@ type Institution implements Node {
   country: String
   "ROR's organisation types (\"education\", \"facility\", …), at most 20."
   types: [String!]!
-  "ROR's status (\"active\", \"inactive\", \"withdrawn\"), null if unknown."
-  status: String
+  "ROR's status, null if unknown."
+  status: InstitutionStatus
   "The year the institution was established, null if unknown."
   established: Int
   "Every other name: labels, aliases and acronyms (at most 100)."
@@ -2535,22 +2573,22 @@ type Institution implements Node {
   acronyms: [String!]!
   "The researchers with an affiliation matched to the institution, those with most papers there first."
   researchers(
-    "Return the first n researchers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n researchers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return researchers after this cursor."
     after: String
-    "Return the last n researchers (at most 100)."
+    "Return the last n researchers (0 to 100)."
     last: Int
     "Return researchers before this cursor."
     before: String
   ): InstitutionResearcherConnection!
   "The papers with an author affiliation matched to the institution."
   papers(
-    "Return the first n papers (at most 100; the first 20 when neither first nor last is given)."
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
     first: Int
     "Return papers after this cursor."
     after: String
-    "Return the last n papers (at most 100)."
+    "Return the last n papers (0 to 100)."
     last: Int
     "Return papers before this cursor."
     before: String
@@ -2558,7 +2596,7 @@ type Institution implements Node {
     sort: PaperSort = NEWEST
   ): PaperConnection!
   "The institutions this one shares most papers with (papers with more than 100 authors left out), most first."
-  collaborators("How many (1 to 100)." first: Int = 10): [InstitutionCollaborator!]!
+  collaborators("How many institutions to return (0 to 100)." first: Int = 10): [InstitutionCollaborator!]!
   """
   The institution's co-affiliation network: institutions to depth hops,
   tied by the papers with authors at both (papers with more than 100
@@ -2999,6 +3037,8 @@ func (ec *executionContext) childFields_InstitutionConnection(ctx context.Contex
 		return ec.fieldContext_InstitutionConnection_nodes(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_InstitutionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_InstitutionConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstitutionConnection", field.Name)
 }
@@ -3225,16 +3265,16 @@ func (ec *executionContext) childFields_Researcher(ctx context.Context, field gr
 		return ec.fieldContext_Researcher_slug(ctx, field)
 	case "orcid":
 		return ec.fieldContext_Researcher_orcid(ctx, field)
-	case "openalexId":
-		return ec.fieldContext_Researcher_openalexId(ctx, field)
-	case "s2Id":
-		return ec.fieldContext_Researcher_s2Id(ctx, field)
+	case "openAlexId":
+		return ec.fieldContext_Researcher_openAlexId(ctx, field)
+	case "semanticScholarId":
+		return ec.fieldContext_Researcher_semanticScholarId(ctx, field)
 	case "paperCount":
 		return ec.fieldContext_Researcher_paperCount(ctx, field)
 	case "hIndex":
 		return ec.fieldContext_Researcher_hIndex(ctx, field)
-	case "citationCount":
-		return ec.fieldContext_Researcher_citationCount(ctx, field)
+	case "citedByCount":
+		return ec.fieldContext_Researcher_citedByCount(ctx, field)
 	case "worksCount":
 		return ec.fieldContext_Researcher_worksCount(ctx, field)
 	case "archiveHIndex":
@@ -3269,6 +3309,8 @@ func (ec *executionContext) childFields_ResearcherConnection(ctx context.Context
 		return ec.fieldContext_ResearcherConnection_nodes(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_ResearcherConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ResearcherConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ResearcherConnection", field.Name)
 }
@@ -3323,8 +3365,6 @@ func (ec *executionContext) childFields_Suggestion(ctx context.Context, field gr
 		return ec.fieldContext_Suggestion_type(ctx, field)
 	case "label":
 		return ec.fieldContext_Suggestion_label(ctx, field)
-	case "id":
-		return ec.fieldContext_Suggestion_id(ctx, field)
 	case "target":
 		return ec.fieldContext_Suggestion_target(ctx, field)
 	}
@@ -3886,7 +3926,7 @@ func (ec *executionContext) field_Query_collaborationPath_args(ctx context.Conte
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
 		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNID2string(ctx, v)
+			return ec.unmarshalNString2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3894,7 +3934,7 @@ func (ec *executionContext) field_Query_collaborationPath_args(ctx context.Conte
 	args["from"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
 		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNID2string(ctx, v)
+			return ec.unmarshalNString2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3914,14 +3954,14 @@ func (ec *executionContext) field_Query_collaborationPath_args(ctx context.Conte
 func (ec *executionContext) field_Query_institution_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
 		func(ctx context.Context, v any) (string, error) {
 			return ec.unmarshalNString2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["ref"] = arg0
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4036,6 +4076,22 @@ func (ec *executionContext) field_Query_searchInstitutions_args(ctx context.Cont
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -4128,6 +4184,22 @@ func (ec *executionContext) field_Query_searchResearchers_args(ctx context.Conte
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -5672,15 +5744,15 @@ func (ec *executionContext) _Institution_status(ctx context.Context, field graph
 			return obj.Status(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstitutionStatus) graphql.Marshaler {
+			return ec.marshalOInstitutionStatus2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionStatus(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Institution_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Institution", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Institution", field, true, false, "InstitutionStatus")
 }
 
 func (ec *executionContext) _Institution_established(ctx context.Context, field graphql.CollectedField, obj *model.Institution) (ret graphql.Marshaler) {
@@ -5718,8 +5790,8 @@ func (ec *executionContext) _Institution_names(ctx context.Context, field graphq
 			return ec.Resolvers.Institution().Names(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*db.InstitutionName) graphql.Marshaler {
-			return ec.marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionNameᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstitutionName) graphql.Marshaler {
+			return ec.marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6111,6 +6183,29 @@ func (ec *executionContext) fieldContext_InstitutionConnection_pageInfo(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _InstitutionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstitutionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstitutionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstitutionConnection", field, true, false, "Int")
+}
+
 func (ec *executionContext) _InstitutionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6166,7 +6261,7 @@ func (ec *executionContext) fieldContext_InstitutionEdge_node(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _InstitutionName_name(ctx context.Context, field graphql.CollectedField, obj *db.InstitutionName) (ret graphql.Marshaler) {
+func (ec *executionContext) _InstitutionName_name(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionName) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6189,7 +6284,7 @@ func (ec *executionContext) fieldContext_InstitutionName_name(_ context.Context,
 	return graphql.NewScalarFieldContext("InstitutionName", field, false, false, "String")
 }
 
-func (ec *executionContext) _InstitutionName_kind(ctx context.Context, field graphql.CollectedField, obj *db.InstitutionName) (ret graphql.Marshaler) {
+func (ec *executionContext) _InstitutionName_kind(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionName) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6198,18 +6293,18 @@ func (ec *executionContext) _InstitutionName_kind(ctx context.Context, field gra
 			return ec.fieldContext_InstitutionName_kind(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
+			return obj.Kind(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.InstitutionNameKind) graphql.Marshaler {
+			return ec.marshalNInstitutionNameKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameKind(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_InstitutionName_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InstitutionName", field, false, false, "String")
+	return graphql.NewScalarFieldContext("InstitutionName", field, true, false, "InstitutionNameKind")
 }
 
 func (ec *executionContext) _InstitutionNetwork_nodes(ctx context.Context, field graphql.CollectedField, obj *model.InstitutionNetwork) (ret graphql.Marshaler) {
@@ -8134,7 +8229,7 @@ func (ec *executionContext) _Query_institution(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Institution(ctx, fc.Args["ref"].(string))
+			return ec.Resolvers.Query().Institution(ctx, fc.Args["id"].(string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Institution) graphql.Marshaler {
@@ -8266,7 +8361,7 @@ func (ec *executionContext) _Query_searchResearchers(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().SearchResearchers(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().SearchResearchers(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ResearcherConnection) graphql.Marshaler {
@@ -8310,7 +8405,7 @@ func (ec *executionContext) _Query_searchInstitutions(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().SearchInstitutions(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().SearchInstitutions(ctx, fc.Args["query"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.InstitutionConnection) graphql.Marshaler {
@@ -8837,16 +8932,16 @@ func (ec *executionContext) fieldContext_Researcher_orcid(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Researcher", field, true, false, "String")
 }
 
-func (ec *executionContext) _Researcher_openalexId(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+func (ec *executionContext) _Researcher_openAlexId(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Researcher_openalexId(ctx, field)
+			return ec.fieldContext_Researcher_openAlexId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.OpenalexID(), nil
+			return obj.OpenAlexID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8856,20 +8951,20 @@ func (ec *executionContext) _Researcher_openalexId(ctx context.Context, field gr
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Researcher_openalexId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Researcher_openAlexId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Researcher", field, true, false, "String")
 }
 
-func (ec *executionContext) _Researcher_s2Id(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+func (ec *executionContext) _Researcher_semanticScholarId(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Researcher_s2Id(ctx, field)
+			return ec.fieldContext_Researcher_semanticScholarId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.S2ID(), nil
+			return obj.SemanticScholarID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8879,7 +8974,7 @@ func (ec *executionContext) _Researcher_s2Id(ctx context.Context, field graphql.
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Researcher_s2Id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Researcher_semanticScholarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Researcher", field, true, false, "String")
 }
 
@@ -8929,16 +9024,16 @@ func (ec *executionContext) fieldContext_Researcher_hIndex(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Researcher", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Researcher_citationCount(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+func (ec *executionContext) _Researcher_citedByCount(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Researcher_citationCount(ctx, field)
+			return ec.fieldContext_Researcher_citedByCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.CitationCount, nil
+			return obj.CitedByCount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
@@ -8948,8 +9043,8 @@ func (ec *executionContext) _Researcher_citationCount(ctx context.Context, field
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Researcher_citationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Researcher", field, false, false, "Int")
+func (ec *executionContext) fieldContext_Researcher_citedByCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Researcher", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Researcher_worksCount(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
@@ -9433,6 +9528,29 @@ func (ec *executionContext) fieldContext_ResearcherConnection_pageInfo(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _ResearcherConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResearcherConnection", field, true, false, "Int")
+}
+
 func (ec *executionContext) _ResearcherEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9752,29 +9870,6 @@ func (ec *executionContext) _Suggestion_label(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Suggestion_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "String")
-}
-
-func (ec *executionContext) _Suggestion_id(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Suggestion_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Suggestion_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Suggestion_target(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
@@ -11075,7 +11170,7 @@ func (ec *executionContext) unmarshalInputPaperFilter(ctx context.Context, obj a
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"categories", "publishedFrom", "publishedTo", "researcher", "institution", "hasDOI"}
+	fieldsInOrder := [...]string{"categories", "publishedFrom", "publishedTo", "researcher", "institution", "hasDoi"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11117,8 +11212,8 @@ func (ec *executionContext) unmarshalInputPaperFilter(ctx context.Context, obj a
 				return it, err
 			}
 			it.Institution = data
-		case "hasDOI":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasDOI"))
+		case "hasDoi":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasDoi"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
 			if err != nil {
 				return it, err
@@ -11958,18 +12053,24 @@ func (ec *executionContext) _InstitutionConnection(ctx context.Context, sel ast.
 		case "edges":
 			out.Values[i] = ec._InstitutionConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nodes":
 			out.Values[i] = ec._InstitutionConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._InstitutionConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._InstitutionConnection_totalCount(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12027,7 +12128,7 @@ func (ec *executionContext) _InstitutionEdge(ctx context.Context, sel ast.Select
 
 var institutionNameImplementors = []string{"InstitutionName"}
 
-func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.SelectionSet, obj *db.InstitutionName) graphql.Marshaler {
+func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.SelectionSet, obj *model.InstitutionName) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNameImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -12931,13 +13032,13 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "openalexId":
-			out.Values[i] = ec._Researcher_openalexId(ctx, field, obj)
+		case "openAlexId":
+			out.Values[i] = ec._Researcher_openAlexId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "s2Id":
-			out.Values[i] = ec._Researcher_s2Id(ctx, field, obj)
+		case "semanticScholarId":
+			out.Values[i] = ec._Researcher_semanticScholarId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -12951,8 +13052,8 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "citationCount":
-			out.Values[i] = ec._Researcher_citationCount(ctx, field, obj)
+		case "citedByCount":
+			out.Values[i] = ec._Researcher_citedByCount(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -13049,18 +13150,24 @@ func (ec *executionContext) _ResearcherConnection(ctx context.Context, sel ast.S
 		case "edges":
 			out.Values[i] = ec._ResearcherConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nodes":
 			out.Values[i] = ec._ResearcherConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._ResearcherConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ResearcherConnection_totalCount(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13258,11 +13365,6 @@ func (ec *executionContext) _Suggestion(ctx context.Context, sel ast.SelectionSe
 			}
 		case "label":
 			out.Values[i] = ec._Suggestion_label(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "id":
-			out.Values[i] = ec._Suggestion_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14130,11 +14232,11 @@ func (ec *executionContext) marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraph
 	return ec._InstitutionEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.InstitutionName) graphql.Marshaler {
+func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionName) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionName(ctx, sel, v[i])
+		return ec.marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionName(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -14146,12 +14248,22 @@ func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergr
 	return ret
 }
 
-func (ec *executionContext) marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐInstitutionName(ctx context.Context, sel ast.SelectionSet, v *db.InstitutionName) graphql.Marshaler {
+func (ec *executionContext) marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionName(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionName) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "InstitutionName!")
 		return graphql.Null
 	}
 	return ec._InstitutionName(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInstitutionNameKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameKind(ctx context.Context, v any) (model.InstitutionNameKind, error) {
+	var res model.InstitutionNameKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInstitutionNameKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameKind(ctx context.Context, sel ast.SelectionSet, v model.InstitutionNameKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNInstitutionNetwork2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetwork(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionNetwork) graphql.Marshaler {
@@ -14798,6 +14910,22 @@ func (ec *executionContext) marshalOInstitution2ᚖgithubᚗcomᚋpapergraphᚋp
 		return graphql.Null
 	}
 	return ec._Institution(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOInstitutionStatus2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionStatus(ctx context.Context, v any) (*model.InstitutionStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.InstitutionStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInstitutionStatus2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionStatus(ctx context.Context, sel ast.SelectionSet, v *model.InstitutionStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {

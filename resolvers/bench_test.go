@@ -135,7 +135,7 @@ func unbatchedContract(b *testing.B, c *client.Client, id string, first int) {
 			}
 		}
 		post(b, c, `query($id: String!, $first: Int!) { researcher(id: $id) {
-			id name slug paperCount hIndex archiveHIndex citationCount worksCount
+			id name slug paperCount hIndex archiveHIndex citedByCount worksCount
 			authorPositions { role count } positionKnownPaperCount
 			fields { category { code } count } sameName { id name paperCount archiveHIndex }
 			mostCitedPaper { arxivId title citationCount }

@@ -46,7 +46,8 @@ var Bounds = func() cost.Table {
 	page := cost.Bound{Args: []string{"first", "last"}, Default: defaultPage, Max: MaxPage, Page: true}
 	search := page
 	search.Weight = searchWeight
-	forward := cost.Bound{Args: []string{"first"}, Default: defaultPage, Max: MaxPage, Page: true, Weight: searchWeight / 2}
+	byName := page
+	byName.Weight = searchWeight / 2
 	inherit := cost.Bound{Inherit: true}
 	net := cost.Bound{Args: []string{"maxNodes"}, Default: int64(network.DefaultOptions.MaxNodes), Max: network.MaxNodesCap, Page: true, Weight: networkWeight}
 	edges := cost.Bound{Inherit: true, Factor: network.EdgesPerNode}
@@ -57,8 +58,8 @@ var Bounds = func() cost.Table {
 		"Query.nodes":              ids,
 		"Query.papers":             ids,
 		"Query.searchPapers":       search,
-		"Query.searchResearchers":  forward,
-		"Query.searchInstitutions": forward,
+		"Query.searchResearchers":  byName,
+		"Query.searchInstitutions": byName,
 		"Query.suggest":            {Args: []string{"first"}, Default: 10, Max: MaxSuggestions, Weight: searchWeight / 2},
 		"Query.collaborationPath":  {Args: []string{"maxDepth"}, Default: network.DefaultPathDepth, Max: network.MaxPathDepth + 1, Plus: 1, Page: true, Weight: pathWeight},
 		"CollaborationPath.steps":  inherit,

@@ -84,7 +84,7 @@ type contractResponse struct {
 				PaperCount      int
 				HIndex          *int
 				ArchiveHIndex   int
-				CitationCount   *int
+				CitedByCount    *int
 				WorksCount      *int
 				AuthorPositions []struct {
 					Role  string

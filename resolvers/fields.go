@@ -165,12 +165,12 @@ func researcherInstitutions(ctx context.Context, id int64) ([]*model.Institution
 
 // otherNames returns an institution's other names (aliases, acronyms,
 // labels) of a kind, or of every kind when kind is empty.
-func otherNames(ctx context.Context, id int64, kind string) ([]*db.InstitutionName, error) {
+func otherNames(ctx context.Context, id int64, kind string) ([]*model.InstitutionName, error) {
 	ns, err := loaders(ctx).otherNames.load(ctx, id)
-	out := []*db.InstitutionName{}
+	out := []*model.InstitutionName{}
 	for i := range ns {
 		if (kind == "" || ns[i].Kind == kind) && len(out) < maxInstitutionNames {
-			out = append(out, &ns[i])
+			out = append(out, &model.InstitutionName{InstitutionName: &ns[i]})
 		}
 	}
 	return out, err

@@ -1,7 +1,9 @@
 package resolvers_test
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +11,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/graph/model"
+	"github.com/papergraph/papergraph/resolvers"
 )
 
 // gqlError is an error of a response as the client sees it.
@@ -48,6 +52,8 @@ func TestLookups(t *testing.T) {
 		slug := scalar[string](t, bdb, "SELECT slug FROM researchers WHERE id = ?", researcherID)
 		rorID := scalar[string](t, bdb, "SELECT ror_id FROM institutions ORDER BY id LIMIT 1")
 		instName := scalar[string](t, bdb, "SELECT name FROM institutions WHERE ror_id = ?", rorID)
+		paperID := scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id = '0704.0001'")
+		instID := scalar[int64](t, bdb, "SELECT id FROM institutions WHERE ror_id = ?", rorID)
 		tests := []struct {
 			query, arg, want string
 		}{
@@ -62,6 +68,10 @@ func TestLookups(t *testing.T) {
 			{`query($id: String!) { paper(id: $id) { arxivId } }`, "hep-th/9301002", `{"paper":{"arxivId":"hep-th/9301002"}}`},
 			{`query($id: String!) { paper(id: $id) { arxivId } }`, "arXiv:hep-th/9301002v3", `{"paper":{"arxivId":"hep-th/9301002"}}`},
 			{`query($id: String!) { paper(id: $id) { arxivId } }`, "2401.01234", `{"paper":null}`},
+			{`query($id: String!) { paper(id: $id) { arxivId } }`, model.GlobalID(model.KindPaper, paperID), `{"paper":{"arxivId":"0704.0001"}}`},
+			{`query($id: String!) { paper(id: $id) { arxivId } }`, model.GlobalID(model.KindPaper, 1<<40), `{"paper":null}`},
+			{`query($id: String!) { researcher(id: $id) { researcherId } }`, model.GlobalID(model.KindResearcher, researcherID), `{"researcher":{"researcherId":` + itoa(researcherID) + `}}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, model.GlobalID(model.KindInstitution, instID), `{"institution":{"rorId":"` + rorID + `"}}`},
 			{`query($id: String!) { paper(id: $id) { arxivId } }`, "10.9999/unknown", `{"paper":null}`},
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, itoa(researcherID), `{"researcher":{"researcherId":` + itoa(researcherID) + `}}`},
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, itoa(researcherID) + "-" + slug, `{"researcher":{"researcherId":` + itoa(researcherID) + `}}`},
@@ -72,10 +82,10 @@ func TestLookups(t *testing.T) {
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, "s2:" + s2, `{"researcher":{"researcherId":` + itoa(s2Researcher) + `}}`},
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, "999999999", `{"researcher":null}`},
 			{`query($id: String!) { researcher(id: $id) { researcherId } }`, "A1", `{"researcher":null}`},
-			{`query($id: String!) { institution(ref: $id) { rorId } }`, rorID, `{"institution":{"rorId":"` + rorID + `"}}`},
-			{`query($id: String!) { institution(ref: $id) { rorId } }`, "https://ror.org/" + rorID, `{"institution":{"rorId":"` + rorID + `"}}`},
-			{`query($id: String!) { institution(ref: $id) { rorId } }`, strings.ToUpper(instName), `{"institution":{"rorId":"` + rorID + `"}}`},
-			{`query($id: String!) { institution(ref: $id) { rorId } }`, "No Such Institute", `{"institution":null}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, rorID, `{"institution":{"rorId":"` + rorID + `"}}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, "https://ror.org/" + rorID, `{"institution":{"rorId":"` + rorID + `"}}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, strings.ToUpper(instName), `{"institution":{"rorId":"` + rorID + `"}}`},
+			{`query($id: String!) { institution(id: $id) { rorId } }`, "No Such Institute", `{"institution":null}`},
 			{`query($id: String!) { category(code: $id) { code name group } }`, "hep-th", `{"category":{"code":"hep-th","group":"Physics","name":"High Energy Physics - Theory"}}`},
 			{`query($id: String!) { category(code: $id) { code } }`, "xx.YY", `{"category":null}`},
 		}
@@ -121,8 +131,8 @@ func TestBadInput(t *testing.T) {
 		importFixtures(t, bdb)
 		c := newClient(bdb)
 		tests := []struct{ query, message string }{
-			{`{ paper(id: "xyz") { arxivId } }`, `id: not an arXiv id or DOI: "xyz"`},
-			{`{ papers(ids: ["0704.0001", "nope"]) { arxivId } }`, `ids: not an arXiv id or DOI: "nope"`},
+			{`{ paper(id: "xyz") { arxivId } }`, `id: not an arXiv id, DOI or paper global id: "xyz"`},
+			{`{ papers(ids: ["0704.0001", "nope"]) { arxivId } }`, `ids: not an arXiv id, DOI or paper global id: "nope"`},
 			{`{ researcher(id: "someone") { name } }`, `id: not a researcher id`},
 			{`{ node(id: "bm90IGFuIGlk") { id } }`, `id: not a global id`},
 			{`{ researcher(id: "10") { papers(first: 101) { totalCount } } }`, `first: must be between 0 and 100, got 101`},
@@ -157,4 +167,62 @@ func TestInternalErrorsHideDetails(t *testing.T) {
 		strings.Contains(errs[0].Message, "researcher_categories") || strings.Contains(errs[0].Message, "SELECT") {
 		t.Errorf("got %+v, want one INTERNAL_SERVER_ERROR with a request id and no SQL", errs)
 	}
+}
+
+// TestInstitutionEnums checks that the status and the kinds of names
+// stored in lower case come out as the enums' values.
+func TestInstitutionEnums(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		id := scalar[int64](t, bdb, "SELECT MIN(institution_id) FROM institution_names WHERE kind = 'acronym'")
+		var want struct {
+			Status string
+			Kinds  []string
+		}
+		want.Status = strings.ToUpper(scalar[string](t, bdb, "SELECT COALESCE(status, '') FROM institutions WHERE id = ?", id))
+		if err := bdb.NewRaw("SELECT DISTINCT UPPER(kind) FROM institution_names WHERE institution_id = ? AND kind <> 'name' ORDER BY 1", id).
+			Scan(context.Background(), &want.Kinds); err != nil {
+			t.Fatal(err)
+		}
+		var resp struct {
+			Institution struct {
+				Status *string
+				Names  []struct{ Name, Kind string }
+			}
+		}
+		c.MustPost(`query($id: String!) { institution(id: $id) { status names { name kind } } }`, &resp,
+			client.Var("id", itoa(id)))
+		var kinds []string
+		for _, n := range resp.Institution.Names {
+			if !slices.Contains(kinds, n.Kind) {
+				kinds = append(kinds, n.Kind)
+			}
+		}
+		slices.Sort(kinds)
+		if got := resp.Institution.Status; (got == nil) != (want.Status == "") || got != nil && *got != want.Status {
+			t.Errorf("status: got %v, want %q", got, want.Status)
+		}
+		if !slices.Equal(kinds, want.Kinds) || !slices.Contains(kinds, "ACRONYM") {
+			t.Errorf("kinds of names: got %q, want %q", kinds, want.Kinds)
+		}
+	})
+}
+
+// TestPaperByRef checks the lookup the exports share with paper(id:): a
+// global id finds the paper as its arXiv id does.
+func TestPaperByRef(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		id := scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id = '0704.0001'")
+		for _, ref := range []string{"0704.0001", model.GlobalID(model.KindPaper, id), model.GlobalID(model.KindPaper, 1<<40)} {
+			p, err := resolvers.PaperByRef(context.Background(), bdb, ref)
+			if err != nil {
+				t.Fatalf("PaperByRef(%q): %v", ref, err)
+			}
+			if found, want := p != nil, ref != model.GlobalID(model.KindPaper, 1<<40); found != want || found && p.ID != id {
+				t.Errorf("PaperByRef(%q) = %+v, want paper %d: %v", ref, p, id, want)
+			}
+		}
+	})
 }

@@ -126,20 +126,13 @@ func (r *Resolver) citationNetwork(ctx context.Context, id int64, depth, maxNode
 
 // collaboratorCount is Institution.collaborators' first, checked.
 func collaboratorCount(first *int) (int, error) {
-	n := 10
-	if first != nil {
-		n = *first
-	}
-	if n < 1 || n > MaxCollaborators {
-		return 0, badInput("first", "must be between 1 and %d, got %d", MaxCollaborators, n)
-	}
-	return n, nil
+	return countArg("first", first, 10, MaxCollaborators)
 }
 
 func institutionCollaborators(ctx context.Context, id int64, first *int) ([]*model.InstitutionCollaborator, error) {
 	n, err := collaboratorCount(first)
-	if err != nil {
-		return nil, err
+	if err != nil || n == 0 {
+		return []*model.InstitutionCollaborator{}, err
 	}
 	l := loaders(ctx)
 	ws, err := l.collaborators.load(ctx, countKey[int64]{parent: id, n: n})

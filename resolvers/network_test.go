@@ -203,7 +203,7 @@ func TestCollaborationPath(t *testing.T) {
 				}
 			}
 			// from as a global id, to as a URL slug form.
-			c.MustPost(`query($from: ID!, $to: ID!) { collaborationPath(from: $from, to: $to) {
+			c.MustPost(`query($from: String!, $to: String!) { collaborationPath(from: $from, to: $to) {
 				length steps { researcher { researcherId } papers { authors { researcher { researcherId } } } } } }`, &resp,
 				client.Var("from", model.GlobalID(model.KindResearcher, hub)), client.Var("to", strconv.FormatInt(to, 10)+"-someone"))
 			p := resp.CollaborationPath
@@ -236,7 +236,7 @@ func TestCollaborationPath(t *testing.T) {
 			{"999999999", "999999999"},
 			{"s2:1", strconv.FormatInt(hub, 10)},
 		} {
-			data, errs := rawPost(t, c, `query($from: ID!, $to: ID!) { collaborationPath(from: $from, to: $to) { length } }`,
+			data, errs := rawPost(t, c, `query($from: String!, $to: String!) { collaborationPath(from: $from, to: $to) { length } }`,
 				client.Var("from", tt.from), client.Var("to", tt.to))
 			if len(errs) != 0 || data != `{"collaborationPath":null}` {
 				t.Errorf("%s to %s: got %s %+v, want null", tt.from, tt.to, data, errs)
@@ -366,17 +366,21 @@ func TestInstitutionCollaborators(t *testing.T) {
 			t.Fatal(err)
 		}
 		var nresp struct{ Institution struct{ Network networkResp } }
-		c.MustPost(`query($ref: String!) { institution(ref: $ref) { network { nodes { institution { id } depth } edges { source target weight } truncated } } }`,
+		c.MustPost(`query($ref: String!) { institution(id: $ref) { network { nodes { institution { id } depth } edges { source target weight } truncated } } }`,
 			&nresp, client.Var("ref", gids[0]))
 		if diff := sameGraph(nresp.Institution.Network, g, model.KindInstitution); diff != "" || len(g.Nodes) != len(ids) {
 			t.Errorf("network of %d: %s (%d nodes)", ids[0], diff, len(g.Nodes))
 		}
 
+		// first: 0 is an empty list, as for every other list.
+		if data, errs := rawPost(t, c, `{ institution(id: "`+gids[0]+`") { collaborators(first: 0) { sharedPaperCount } } }`); len(errs) != 0 || data != `{"institution":{"collaborators":[]}}` {
+			t.Errorf("collaborators(first: 0): got %s %+v, want an empty list", data, errs)
+		}
 		for _, tt := range []struct{ query, arg string }{
-			{`{ institution(ref: "` + gids[0] + `") { collaborators(first: 0) { sharedPaperCount } } }`, "first"},
-			{`{ institution(ref: "` + gids[0] + `") { collaborators(first: 101) { sharedPaperCount } } }`, "first"},
-			{`{ institution(ref: "` + gids[0] + `") { network(depth: 0) { truncated } } }`, "depth"},
-			{`{ institution(ref: "` + gids[0] + `") { network(minWeight: -2) { truncated } } }`, "minWeight"},
+			{`{ institution(id: "` + gids[0] + `") { collaborators(first: -1) { sharedPaperCount } } }`, "first"},
+			{`{ institution(id: "` + gids[0] + `") { collaborators(first: 101) { sharedPaperCount } } }`, "first"},
+			{`{ institution(id: "` + gids[0] + `") { network(depth: 0) { truncated } } }`, "depth"},
+			{`{ institution(id: "` + gids[0] + `") { network(minWeight: -2) { truncated } } }`, "minWeight"},
 		} {
 			_, errs := rawPost(t, c, tt.query)
 			if len(errs) != 1 || !strings.HasPrefix(errs[0].Message, tt.arg+": ") || errs[0].Extensions.Code != "BAD_USER_INPUT" {

@@ -1,6 +1,7 @@
 package resolvers_test
 
 import (
+	"cmp"
 	"fmt"
 	"testing"
 
@@ -21,6 +22,7 @@ func TestPaginationWalk(t *testing.T) {
 		cited := scalar[string](t, bdb, "SELECT arxiv_id FROM papers ORDER BY archive_citation_count DESC, id LIMIT 1")
 		category := scalar[string](t, bdb, "SELECT category FROM researcher_categories WHERE researcher_id = ? ORDER BY paper_count DESC, category LIMIT 1 OFFSET 1", rid)
 		type list struct{ name, query string }
+		sizes := map[string]int{} // items per page, 3 when not listed
 		lists := []list{
 			{"coauthors", `query($id: String!, $n: Int, $after: String, $last: Int, $before: String) { researcher(id: $id) {
 				l: coauthors(first: $n, after: $after, last: $last, before: $before) {
@@ -37,10 +39,21 @@ func TestPaginationWalk(t *testing.T) {
 		lists = append(lists, list{"papers in " + category, fmt.Sprintf(`query($id: String!, $n: Int, $after: String, $last: Int, $before: String) { researcher(id: $id) {
 			l: papers(first: $n, after: $after, last: $last, before: $before, category: %q) {
 			totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } } } }`, category)})
+		// The fixtures have few institutions: those are walked one a page.
+		for _, root := range []struct {
+			field string
+			size  int
+		}{{`searchResearchers(query: "a"`, 3}, {`searchInstitutions(query: "u"`, 1}} {
+			lists = append(lists, list{root.field, `query($n: Int, $after: String, $last: Int, $before: String) {
+				l: ` + root.field + `, first: $n, after: $after, last: $last, before: $before) {
+				totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } } }`})
+			sizes[root.field] = root.size
+		}
 		for _, l := range lists {
-			forward := walk(t, c, l.query, rid, cited, false)
-			backward := walk(t, c, l.query, rid, cited, true)
-			if len(forward) <= 3 {
+			size := cmp.Or(sizes[l.name], 3)
+			forward := walk(t, c, l.query, rid, cited, size, false)
+			backward := walk(t, c, l.query, rid, cited, size, true)
+			if len(forward) <= size {
 				t.Errorf("%s: only %d items; the walk needs a longer list", l.name, len(forward))
 			}
 			if len(forward) != len(backward) {
@@ -55,28 +68,32 @@ func TestPaginationWalk(t *testing.T) {
 	})
 }
 
-type pageResponse struct {
-	Researcher, Paper *struct {
-		L struct {
-			TotalCount int
-			PageInfo   struct {
-				HasNextPage, HasPreviousPage bool
-				StartCursor, EndCursor       *string
-			}
-			Edges []struct {
-				Cursor string
-				Node   struct {
-					ID         string
-					Researcher struct{ ID string }
-				}
-			}
+// pageConnection is a page of a list walked, aliased l.
+type pageConnection struct {
+	TotalCount int
+	PageInfo   struct {
+		HasNextPage, HasPreviousPage bool
+		StartCursor, EndCursor       *string
+	}
+	Edges []struct {
+		Cursor string
+		Node   struct {
+			ID         string
+			Researcher struct{ ID string }
 		}
 	}
 }
 
-// walk pages through a list 3 items at a time and returns the ids in the
+// pageResponse holds the list walked: below a researcher or a paper, or
+// at the root.
+type pageResponse struct {
+	Researcher, Paper *struct{ L pageConnection }
+	L                 *pageConnection
+}
+
+// walk pages through a list size items at a time and returns the ids in the
 // order met, failing on repeats or a count that disagrees with totalCount.
-func walk(t *testing.T, c *client.Client, query string, rid int64, paper string, backward bool) []string {
+func walk(t *testing.T, c *client.Client, query string, rid int64, paper string, size int, backward bool) []string {
 	t.Helper()
 	var ids []string
 	seen := map[string]bool{}
@@ -84,17 +101,21 @@ func walk(t *testing.T, c *client.Client, query string, rid int64, paper string,
 	for page := 0; ; page++ {
 		opts := []client.Option{client.Var("id", fmt.Sprint(rid)), client.Var("p", paper)}
 		if backward {
-			opts = append(opts, client.Var("last", 3), client.Var("before", cursor))
+			opts = append(opts, client.Var("last", size), client.Var("before", cursor))
 		} else {
-			opts = append(opts, client.Var("n", 3), client.Var("after", cursor))
+			opts = append(opts, client.Var("n", size), client.Var("after", cursor))
 		}
 		var resp pageResponse
 		c.MustPost(query, &resp, opts...)
-		holder := resp.Researcher
-		if holder == nil {
-			holder = resp.Paper
+		var conn pageConnection
+		switch {
+		case resp.Researcher != nil:
+			conn = resp.Researcher.L
+		case resp.Paper != nil:
+			conn = resp.Paper.L
+		case resp.L != nil:
+			conn = *resp.L
 		}
-		conn := holder.L
 		for _, e := range conn.Edges {
 			id := e.Node.ID + e.Node.Researcher.ID
 			if seen[id] {

@@ -45,7 +45,7 @@ func (r *Resolver) researcherByRef(ctx context.Context, s string) (*model.Resear
 }
 
 func (r *Resolver) institutionByRef(ctx context.Context, s string) (*model.Institution, error) {
-	ref, err := parseInstitutionRef("ref", s)
+	ref, err := parseInstitutionRef("id", s)
 	if err != nil {
 		return nil, err
 	}

@@ -36,8 +36,8 @@ func parsePaperRefs(arg string, ids []string) ([]paperRef, error) {
 	return refs, nil
 }
 
-// parsePaperRef reads any form of arXiv id or DOI; arg names the argument
-// in the error.
+// parsePaperRef reads any form of arXiv id or DOI, or a paper's global id;
+// arg names the argument in the error.
 func parsePaperRef(arg, s string) (paperRef, error) {
 	if err := checkText(arg, s, idText); err != nil {
 		return paperRef{}, err
@@ -48,7 +48,10 @@ func parsePaperRef(arg, s string) (paperRef, error) {
 	if doi, ok := arxivid.NormalizeDOI(s); ok {
 		return paperRef{doi: doi}, nil
 	}
-	return paperRef{}, badInput(arg, "not an arXiv id or DOI: %s", QuoteInput(s))
+	if kind, id, ok := model.ParseGlobalID(strings.TrimSpace(s)); ok && kind == model.KindPaper {
+		return paperRef{id: id}, nil
+	}
+	return paperRef{}, badInput(arg, "not an arXiv id, DOI or paper global id: %s", QuoteInput(s))
 }
 
 // researcherRef is a researcher reference taken apart: our id, or an
@@ -103,7 +106,7 @@ type institutionRef struct {
 }
 
 // parseInstitutionRef reads any institution reference
-// `institution(ref:)` takes; arg names the argument in the error.
+// `institution(id:)` takes; arg names the argument in the error.
 func parseInstitutionRef(arg, s string) (institutionRef, error) {
 	if err := checkText(arg, s, idText); err != nil {
 		return institutionRef{}, err
@@ -139,7 +142,7 @@ func (r *Resolver) researcherID(ctx context.Context, arg, s string) (int64, erro
 	return foundID(x, func(x *db.Researcher) int64 { return x.ID }), err
 }
 
-// institutionID resolves a reference in any form `institution(ref:)`
+// institutionID resolves a reference in any form `institution(id:)`
 // takes (a statement for a ROR id or a name) to an id, or to -1, which
 // names nothing, when no institution has it; arg names the argument in
 // the error.
@@ -174,11 +177,11 @@ func ResearcherByRef(ctx context.Context, idb bun.IDB, s string) (int64, error) 
 	return max(id, 0), err
 }
 
-// InstitutionByRef resolves s, in any form `institution(ref:)` takes, to
+// InstitutionByRef resolves s, in any form `institution(id:)` takes, to
 // an institution id: 0 when no institution has the ROR id or name (a
 // statement for one).
 func InstitutionByRef(ctx context.Context, idb bun.IDB, s string) (int64, error) {
-	id, err := (&Resolver{db: idb}).institutionID(ctx, "ref", s)
+	id, err := (&Resolver{db: idb}).institutionID(ctx, "id", s)
 	return max(id, 0), err
 }
 
@@ -188,6 +191,10 @@ func PaperByRef(ctx context.Context, idb bun.IDB, s string) (*db.Paper, error) {
 	ref, err := parsePaperRef("id", s)
 	if err != nil {
 		return nil, err
+	}
+	if ref.id != 0 {
+		byID, err := db.PapersByIDs(ctx, idb, []int64{ref.id})
+		return byID[ref.id], err
 	}
 	byArxiv, byDOI, err := db.PapersByRefs(ctx, idb, nonEmpty(ref.arxivID), nonEmpty(ref.doi))
 	if err != nil || ref.arxivID == "" {

@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"cmp"
 	"errors"
 	"strconv"
 	"strings"
@@ -56,9 +57,9 @@ func FuzzParsePaperRef(f *testing.F) {
 			checkInputError(t, "id", s, err)
 			return
 		}
-		printed := ref.arxivID
-		if printed == "" {
-			printed = ref.doi
+		printed := cmp.Or(ref.arxivID, ref.doi)
+		if ref.id != 0 {
+			printed = model.GlobalID(model.KindPaper, ref.id)
 		}
 		if again, err := parsePaperRef("id", printed); err != nil || again != ref {
 			t.Errorf("%q gave %+v, but %q gives %+v, %v", s, ref, printed, again, err)
@@ -97,16 +98,16 @@ func FuzzParseInstitutionRef(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ref, err := parseInstitutionRef("ref", s)
+		ref, err := parseInstitutionRef("id", s)
 		if err != nil {
-			checkInputError(t, "ref", s, err)
+			checkInputError(t, "id", s, err)
 			return
 		}
 		if ref.id < 0 || ref.id == 0 && ref.NameKey == "" {
 			t.Fatalf("%q gave %+v, want an id or a name", s, ref)
 		}
 		if ref.id != 0 {
-			if again, err := parseInstitutionRef("ref", strconv.FormatInt(ref.id, 10)); err != nil || again != ref {
+			if again, err := parseInstitutionRef("id", strconv.FormatInt(ref.id, 10)); err != nil || again != ref {
 				t.Errorf("%q gave %+v, but its id gives %+v, %v", s, ref, again, err)
 			}
 		}

@@ -154,7 +154,7 @@ var rootLists = []rootList{
 		// 1 the institution by id; 2 a page of its researchers;
 		// 3 researcher_categories of those; 4 a page of its papers;
 		// 5 authorships of those.
-		query: `query($ref: String!, $n: Int) { institution(ref: $ref) { researchers(first: $n) { nodes { name fields { count } } }
+		query: `query($ref: String!, $n: Int) { institution(id: $ref) { researchers(first: $n) { nodes { name fields { count } } }
 			papers(first: $n) { nodes { title authors { name } } } } }`,
 		vars: func(t *testing.T, bdb bun.IDB) []client.Option {
 			return []client.Option{client.Var("ref", scalar[string](t, bdb, "SELECT CAST(MIN(id) AS TEXT) FROM institutions"))}
@@ -181,7 +181,7 @@ var rootLists = []rootList{
 		// researchers of the steps; 4 the papers by id; 5
 		// researcher_categories of the researchers; 6 authorships of the
 		// papers.
-		query: `query($from: ID!, $to: ID!) { collaborationPath(from: $from, to: $to) { steps {
+		query: `query($from: String!, $to: String!) { collaborationPath(from: $from, to: $to) { steps {
 			researcher { name fields { count } } papers { title authors { name } } } } }`,
 		vars: func(t *testing.T, bdb bun.IDB) []client.Option {
 			a := scalar[int64](t, bdb, "SELECT researcher_id FROM coauthors ORDER BY researcher_id LIMIT 1")

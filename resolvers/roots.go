@@ -89,8 +89,8 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 			}
 			rrefs = append(rrefs, ref)
 		case "institution":
-			s, _ := args["ref"].(string)
-			ref, err := parseInstitutionRef("ref", s)
+			s, _ := args["id"].(string)
+			ref, err := parseInstitutionRef("id", s)
 			if err != nil {
 				continue
 			}

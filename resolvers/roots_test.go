@@ -105,13 +105,13 @@ func TestRootAliasesBatch(t *testing.T) {
 			{"researcher by OpenAlex id", "researcher(id: %s)", quoted(refs("SELECT openalex_id FROM researchers WHERE openalex_id IS NOT NULL ORDER BY id",
 				func(i int) string { return fmt.Sprintf("A%d", 9_000_000+i) })), researcherBelow, 4},
 			// institutions by id, then institutionBelow.
-			{"institution by id", "institution(ref: %s)", quoted(refs("SELECT CAST(id AS TEXT) FROM institutions ORDER BY id",
+			{"institution by id", "institution(id: %s)", quoted(refs("SELECT CAST(id AS TEXT) FROM institutions ORDER BY id",
 				func(i int) string { return strconv.Itoa(1_000_000 + i) })), institutionBelow, 4},
 			// institutions by ROR id or name (one statement for both), then
 			// institutionBelow.
-			{"institution by ROR id", "institution(ref: %s)", quoted(refs("SELECT ror_id FROM institutions WHERE ror_id IS NOT NULL ORDER BY id",
+			{"institution by ROR id", "institution(id: %s)", quoted(refs("SELECT ror_id FROM institutions WHERE ror_id IS NOT NULL ORDER BY id",
 				func(i int) string { return fmt.Sprintf("0abcdef%02d", i) })), institutionBelow, 4},
-			{"institution by name", "institution(ref: %s)", quoted(refs("SELECT name FROM institutions ORDER BY id",
+			{"institution by name", "institution(id: %s)", quoted(refs("SELECT name FROM institutions ORDER BY id",
 				func(i int) string { return fmt.Sprintf("No Such Institute %d", i) })), institutionBelow, 4},
 			// categories by code; nothing below reads.
 			{"category", "category(code: %s)", quoted(refs("SELECT code FROM categories ORDER BY code",

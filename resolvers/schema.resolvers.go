@@ -49,7 +49,7 @@ func (r *followingResolver) Categories(ctx context.Context, obj *model.Following
 }
 
 // Names is the resolver for the names field.
-func (r *institutionResolver) Names(ctx context.Context, obj *model.Institution) ([]*db.InstitutionName, error) {
+func (r *institutionResolver) Names(ctx context.Context, obj *model.Institution) ([]*model.InstitutionName, error) {
 	return otherNames(ctx, obj.Institution.ID, "")
 }
 
@@ -189,8 +189,8 @@ func (r *queryResolver) Researcher(ctx context.Context, id string) (*model.Resea
 }
 
 // Institution is the resolver for the institution field.
-func (r *queryResolver) Institution(ctx context.Context, ref string) (*model.Institution, error) {
-	return r.institutionByRef(ctx, ref)
+func (r *queryResolver) Institution(ctx context.Context, id string) (*model.Institution, error) {
+	return r.institutionByRef(ctx, id)
 }
 
 // Category is the resolver for the category field.
@@ -204,13 +204,13 @@ func (r *queryResolver) SearchPapers(ctx context.Context, query *string, filter 
 }
 
 // SearchResearchers is the resolver for the searchResearchers field.
-func (r *queryResolver) SearchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error) {
-	return r.searchResearchers(ctx, query, first, after)
+func (r *queryResolver) SearchResearchers(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.ResearcherConnection, error) {
+	return r.searchResearchers(ctx, query, first, after, last, before)
 }
 
 // SearchInstitutions is the resolver for the searchInstitutions field.
-func (r *queryResolver) SearchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error) {
-	return r.searchInstitutions(ctx, query, first, after)
+func (r *queryResolver) SearchInstitutions(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.InstitutionConnection, error) {
+	return r.searchInstitutions(ctx, query, first, after, last, before)
 }
 
 // Suggest is the resolver for the suggest field.

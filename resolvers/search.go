@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -126,35 +127,45 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 }
 
 // nameListArgs checks the arguments of a list searched by name: the
-// folded words of query, the page size and the cursor.
-func nameListArgs(query string, first *int, after *string, tag string) (key string, n int, c db.NameCursor, err error) {
+// folded words of query and the page, its cursors of the list tag names.
+func nameListArgs(query string, first, last *int, after, before *string, tag string) (key string, p db.NamePage, err error) {
 	if err := checkText("query", query, queryText); err != nil {
-		return "", 0, c, err
+		return "", p, err
 	}
 	key = strings.Join(names.Words(query), " ")
 	if key == "" {
-		return "", 0, c, badInput("query", "no letter or digit in %s", QuoteInput(query))
+		return "", p, badInput("query", "no letter or digit in %s", QuoteInput(query))
 	}
-	n = defaultPage
-	if first != nil {
-		if *first < 0 || *first > MaxPage {
-			return "", 0, c, badInput("first", "must be between 0 and %d, got %d", MaxPage, *first)
-		}
-		n = *first
+	// pageArgs checks the sizes and says which way the page reads.
+	a, err := pageArgs(paperCursors, first, last, nil, nil, nil, db.Newest)
+	if err != nil {
+		return "", p, err
+	}
+	p.N, p.Last = a.First, last != nil
+	if p.Last {
+		p.N = a.Last
 	}
 	if after != nil {
-		c, err = decodeNameCursor("after", *after, tag)
+		if p.After, err = decodeNameCursor("after", *after, tag); err != nil {
+			return "", p, err
+		}
 	}
-	return key, n, c, err
+	if before != nil {
+		p.Before, err = decodeNameCursor("before", *before, tag)
+	}
+	return key, p, err
 }
 
-// namePage cuts the n+1 rows of a name search into a page.
-func namePage[T any](rows []*T, n int, after bool) db.Page[*T] {
-	pg := db.Page[*T]{Items: rows, HasPrev: after}
-	if len(rows) > n {
-		pg.Items, pg.HasNext = rows[:n], true
+// namePage cuts the rows of a name search, one more than the page as
+// read, into a page in the list's order.
+func namePage[T any](rows []*T, p db.NamePage) db.Page[*T] {
+	more := len(rows) > p.N
+	rows = rows[:min(len(rows), p.N)]
+	if p.Last {
+		slices.Reverse(rows)
+		return db.Page[*T]{Items: rows, HasPrev: more, HasNext: p.Before.Set}
 	}
-	return pg
+	return db.Page[*T]{Items: rows, HasNext: more, HasPrev: p.After.Set}
 }
 
 const (
@@ -162,17 +173,21 @@ const (
 	institutionSearchTag = "institutions-by-name"
 )
 
-func (r *Resolver) searchResearchers(ctx context.Context, query string, first *int, after *string) (*model.ResearcherConnection, error) {
-	key, n, c, err := nameListArgs(query, first, after, researcherSearchTag)
+func (r *Resolver) searchResearchers(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.ResearcherConnection, error) {
+	key, p, err := nameListArgs(query, first, last, after, before, researcherSearchTag)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.SearchResearchers(ctx, r.db, key, false, c, n)
+	conn := &model.ResearcherConnection{PageInfo: &model.PageInfo{},
+		Total: func(ctx context.Context) (int, error) { return db.CountResearchers(ctx, r.db, key) }}
+	if !asksPage(ctx, "ResearcherConnection") {
+		return conn, nil
+	}
+	rows, err := db.SearchResearchers(ctx, r.db, key, p)
 	if err != nil {
 		return nil, err
 	}
-	pg := namePage(rows, n, c.Set)
-	conn := &model.ResearcherConnection{}
+	pg := namePage(rows, p)
 	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg,
 		func(x *db.Researcher) string {
 			return encodeNameCursor(researcherSearchTag, db.NameCursor{Key: x.NameKey, Count: x.PaperCount, ID: x.ID})
@@ -183,8 +198,8 @@ func (r *Resolver) searchResearchers(ctx context.Context, query string, first *i
 	return conn, lookAheadPage(ctx, "ResearcherConnection", "Researcher", "ResearcherEdge", pg.Items)
 }
 
-func (r *Resolver) searchInstitutions(ctx context.Context, query string, first *int, after *string) (*model.InstitutionConnection, error) {
-	key, n, c, err := nameListArgs(query, first, after, institutionSearchTag)
+func (r *Resolver) searchInstitutions(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.InstitutionConnection, error) {
+	key, p, err := nameListArgs(query, first, last, after, before, institutionSearchTag)
 	if err != nil {
 		return nil, err
 	}
@@ -192,12 +207,16 @@ func (r *Resolver) searchInstitutions(ctx context.Context, query string, first *
 	if m := rorRef.FindStringSubmatch(strings.TrimSpace(query)); m != nil {
 		ror = m[1]
 	}
-	rows, err := db.SearchInstitutions(ctx, r.db, key, ror, c, n)
+	conn := &model.InstitutionConnection{PageInfo: &model.PageInfo{},
+		Total: func(ctx context.Context) (int, error) { return db.CountInstitutions(ctx, r.db, key, ror) }}
+	if !asksPage(ctx, "InstitutionConnection") {
+		return conn, nil
+	}
+	rows, err := db.SearchInstitutions(ctx, r.db, key, ror, p)
 	if err != nil {
 		return nil, err
 	}
-	pg := namePage(rows, n, c.Set)
-	conn := &model.InstitutionConnection{}
+	pg := namePage(rows, p)
 	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg,
 		func(x *db.Institution) string {
 			return encodeNameCursor(institutionSearchTag, db.NameCursor{Key: x.Name, ID: x.ID})
@@ -216,12 +235,9 @@ const MaxSuggestions = 50
 var suggestTypes = []model.SuggestType{model.SuggestTypeResearcher, model.SuggestTypePaper, model.SuggestTypeInstitution, model.SuggestTypeCategory}
 
 func (r *Resolver) suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error) {
-	n := 10
-	if first != nil {
-		n = *first
-	}
-	if n < 0 || n > MaxSuggestions {
-		return nil, badInput("first", "must be between 0 and %d, got %d", MaxSuggestions, n)
+	n, err := countArg("first", first, 10, MaxSuggestions)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkText("prefix", prefix, prefixText); err != nil {
 		return nil, err
@@ -247,23 +263,23 @@ func (r *Resolver) suggest(ctx context.Context, prefix string, types []model.Sug
 			list, err = r.suggestPapers(ctx, prefix, n)
 		case model.SuggestTypeResearcher:
 			var rs []*db.Researcher
-			rs, err = db.SearchResearchers(ctx, r.db, key, true, db.NameCursor{}, n)
+			rs, err = db.SuggestResearchers(ctx, r.db, key, n)
 			for _, x := range rs {
 				m := wrapResearcher(x)
-				list = append(list, &model.Suggestion{Type: t, Label: x.Name, ID: m.ID(), Target: m})
+				list = append(list, &model.Suggestion{Type: t, Label: x.Name, Target: m})
 			}
 		case model.SuggestTypeInstitution:
 			var is []*db.Institution
-			is, err = db.SearchInstitutions(ctx, r.db, key, "", db.NameCursor{}, n)
+			is, err = db.SearchInstitutions(ctx, r.db, key, "", db.NamePage{N: n})
 			for _, x := range is {
 				m := wrapInstitution(x)
-				list = append(list, &model.Suggestion{Type: t, Label: x.Name, ID: m.ID(), Target: m})
+				list = append(list, &model.Suggestion{Type: t, Label: x.Name, Target: m})
 			}
 		case model.SuggestTypeCategory:
 			var cs []*db.Category
 			cs, err = db.SuggestCategories(ctx, r.db, strings.TrimSpace(prefix), n)
 			for _, c := range cs {
-				list = append(list, &model.Suggestion{Type: t, Label: c.Code + " (" + c.Name + ")", ID: c.Code, Target: c})
+				list = append(list, &model.Suggestion{Type: t, Label: c.Code + " (" + c.Name + ")", Target: c})
 			}
 		}
 		if err != nil {
@@ -316,7 +332,7 @@ func (r *Resolver) suggestPapers(ctx context.Context, prefix string, n int) ([]*
 	out := make([]*model.Suggestion, len(ps))
 	for i, p := range ps {
 		m := wrapPaper(p)
-		out[i] = &model.Suggestion{Type: model.SuggestTypePaper, Label: p.Title, ID: m.ID(), Target: m}
+		out[i] = &model.Suggestion{Type: model.SuggestTypePaper, Label: p.Title, Target: m}
 	}
 	return out, err
 }

@@ -39,8 +39,8 @@ func benchmarkSearch(b *testing.B, kind string) {
 		{"searchPapers/phrase+prefix", `{ searchPapers(query: "\"string theory\" dual*", first: 20) { nodes { arxivId title } } }`},
 		{"searchPapers/filter+facets", `{ searchPapers(query: "gauge", filter: {categories: ["hep-th"]}, sort: MOST_CITED) {
 			totalCount facets { categories { category { code } count } years { year count } } nodes { arxivId } } }`},
-		{"suggest/all", `{ suggest(prefix: "wit") { type label id } }`},
-		{"suggest/two-words", `{ suggest(prefix: "quantum gra") { type label id } }`},
+		{"suggest/all", `{ suggest(prefix: "wit") { type label target { ... on Node { id } } } }`},
+		{"suggest/two-words", `{ suggest(prefix: "quantum gra") { type label target { ... on Node { id } } } }`},
 		{"searchResearchers", `{ searchResearchers(query: "li") { nodes { name paperCount } } }`},
 	} {
 		b.Run(bc.name, func(b *testing.B) { benchQuery(b, h, counter, map[string]any{"query": bc.query}) })

@@ -232,8 +232,8 @@ func TestSearchFiltersAndFacets(t *testing.T) {
 			}},
 			{"researcher", map[string]any{"researcher": itoa(researcher)}, func(id int64) bool { return slices.Contains(authored, id) }},
 			{"unknown researcher", map[string]any{"researcher": "0000-0002-1825-0097"}, func(int64) bool { return false }},
-			{"hasDOI", map[string]any{"hasDOI": true}, func(id int64) bool { return withDOI[id] }},
-			{"no DOI", map[string]any{"hasDOI": false}, func(id int64) bool { return !withDOI[id] }},
+			{"hasDoi", map[string]any{"hasDoi": true}, func(id int64) bool { return withDOI[id] }},
+			{"no DOI", map[string]any{"hasDoi": false}, func(id int64) bool { return !withDOI[id] }},
 		}
 		for _, tt := range tests {
 			var want []int64
@@ -327,13 +327,13 @@ func TestSuggest(t *testing.T) {
 		for _, tt := range tests {
 			var resp struct {
 				Suggest []struct {
-					Type, Label, ID string
-					Target          struct {
+					Type, Label string
+					Target      struct {
 						Typename string `json:"__typename"`
 					}
 				}
 			}
-			c.MustPost(`query($p: String!) { suggest(prefix: $p, types: `+tt.types+`) { type label id target { __typename } } }`, &resp, client.Var("p", tt.prefix))
+			c.MustPost(`query($p: String!) { suggest(prefix: $p, types: `+tt.types+`) { type label target { __typename } } }`, &resp, client.Var("p", tt.prefix))
 			var labels []string
 			for _, s := range resp.Suggest {
 				labels = append(labels, s.Label)
@@ -431,11 +431,13 @@ func TestSuggestPapersByTitle(t *testing.T) {
 			for _, p := range matches[:min(len(matches), 10)] {
 				want = append(want, model.GlobalID(model.KindPaper, p.ID))
 			}
-			var resp struct{ Suggest []struct{ ID string } }
-			c.MustPost(`query($p: String!) { suggest(prefix: $p, types: [PAPER]) { id } }`, &resp, client.Var("p", tt.prefix))
+			var resp struct {
+				Suggest []struct{ Target struct{ ID string } }
+			}
+			c.MustPost(`query($p: String!) { suggest(prefix: $p, types: [PAPER]) { target { ... on Paper { id } } } }`, &resp, client.Var("p", tt.prefix))
 			var got []string
 			for _, s := range resp.Suggest {
-				got = append(got, s.ID)
+				got = append(got, s.Target.ID)
 			}
 			if len(want) < 3 || !slices.Equal(got, want) {
 				t.Errorf("suggest(%q): got %v, want %v (the most cited of %d titles)", tt.prefix, got, want, len(matches))

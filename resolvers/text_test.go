@@ -22,14 +22,14 @@ import (
 func textArgs(researcher, institution string) []struct{ field, arg, query string } {
 	paper := `paper(id: "0704.0001")`
 	res := `researcher(id: "` + researcher + `")`
-	inst := `institution(ref: "` + institution + `")`
+	inst := `institution(id: "` + institution + `")`
 	return []struct{ field, arg, query string }{
 		{"Query.node", "id", `query($v: ID!) { node(id: $v) { id } }`},
 		{"Query.nodes", "ids", `query($v: ID!) { nodes(ids: [$v]) { id } }`},
 		{"Query.paper", "id", `query($v: String!) { paper(id: $v) { title } }`},
 		{"Query.papers", "ids", `query($v: String!) { papers(ids: ["0704.0001", $v]) { title } }`},
 		{"Query.researcher", "id", `query($v: String!) { researcher(id: $v) { name } }`},
-		{"Query.institution", "ref", `query($v: String!) { institution(ref: $v) { name } }`},
+		{"Query.institution", "id", `query($v: String!) { institution(id: $v) { name } }`},
 		{"Query.category", "code", `query($v: String!) { category(code: $v) { name } }`},
 		{"Query.searchPapers", "query", `query($v: String) { searchPapers(query: $v) { totalCount } }`},
 		{"Query.searchPapers", "filter.categories", `query($v: String!) { searchPapers(filter: {categories: ["hep-th", $v]}) { totalCount } }`},
@@ -39,11 +39,13 @@ func textArgs(researcher, institution string) []struct{ field, arg, query string
 		{"Query.searchPapers", "before", `query($v: String) { searchPapers(before: $v) { nodes { title } } }`},
 		{"Query.searchResearchers", "query", `query($v: String!) { searchResearchers(query: $v) { nodes { name } } }`},
 		{"Query.searchResearchers", "after", `query($v: String) { searchResearchers(query: "a", after: $v) { nodes { name } } }`},
+		{"Query.searchResearchers", "before", `query($v: String) { searchResearchers(query: "a", before: $v) { nodes { name } } }`},
 		{"Query.searchInstitutions", "query", `query($v: String!) { searchInstitutions(query: $v) { nodes { name } } }`},
 		{"Query.searchInstitutions", "after", `query($v: String) { searchInstitutions(query: "a", after: $v) { nodes { name } } }`},
+		{"Query.searchInstitutions", "before", `query($v: String) { searchInstitutions(query: "a", before: $v) { nodes { name } } }`},
 		{"Query.suggest", "prefix", `query($v: String!) { suggest(prefix: $v) { label } }`},
-		{"Query.collaborationPath", "from", `query($v: ID!) { collaborationPath(from: $v, to: "` + researcher + `") { length } }`},
-		{"Query.collaborationPath", "to", `query($v: ID!) { collaborationPath(from: "` + researcher + `", to: $v) { length } }`},
+		{"Query.collaborationPath", "from", `query($v: String!) { collaborationPath(from: $v, to: "` + researcher + `") { length } }`},
+		{"Query.collaborationPath", "to", `query($v: String!) { collaborationPath(from: "` + researcher + `", to: $v) { length } }`},
 		{"Paper.references", "after", `query($v: String) { ` + paper + ` { references(after: $v) { totalCount } } }`},
 		{"Paper.references", "before", `query($v: String) { ` + paper + ` { references(before: $v) { totalCount } } }`},
 		{"Paper.citations", "after", `query($v: String) { ` + paper + ` { citations(after: $v) { totalCount } } }`},
@@ -139,7 +141,7 @@ func TestGoodText(t *testing.T) {
 			{`query($v: String!) { searchResearchers(query: $v) { nodes { name } } }`, "Ernő Rubik"},
 			{`query($v: String) { searchPapers(query: $v) { totalCount } }`, "black\thole"},
 			{`query($v: String) { searchPapers(query: $v) { totalCount } }`, "量子 重力 🚀"},
-			{`query($v: String!) { institution(ref: $v) { name } }`, "Université Paris-Saclay"},
+			{`query($v: String!) { institution(id: $v) { name } }`, "Université Paris-Saclay"},
 			{`query($v: String!) { searchInstitutions(query: $v) { nodes { name } } }`, "東京大学"},
 			{`query($v: String) { searchPapers(query: $v) { totalCount } }`, strings.Repeat("é", resolvers.MaxQueryRunes)},
 		} {
@@ -215,7 +217,7 @@ func TestMalformedArguments(t *testing.T) {
 		// Escapes in the document itself rather than in JSON.
 		{`{ paper(id: "x\ud800y") { title } }`, nil, resolvers.CodeBadUserInput, "id"},
 		{`{ suggest(prefix: "x\u0000y") { label } }`, nil, resolvers.CodeBadUserInput, "prefix"},
-		{`{ institution(ref: "CERN\u202e") { name } }`, nil, resolvers.CodeBadUserInput, "ref"},
+		{`{ institution(id: "CERN\u202e") { name } }`, nil, resolvers.CodeBadUserInput, "id"},
 		{`query($v: [SuggestType!]) { suggest(prefix: "a", types: $v) { label } }`, []string{big}, "GRAPHQL_VALIDATION_FAILED", ""},
 		{`query($v: PaperSort) { category(code: "hep-th") { papers(sort: $v) { totalCount } } }`, big, "GRAPHQL_VALIDATION_FAILED", ""},
 		{`{ suggest(prefix: "a", types: [` + big + `]) { label } }`, nil, "GRAPHQL_VALIDATION_FAILED", ""},

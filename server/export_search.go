@@ -119,7 +119,7 @@ func deref(s *string) string {
 // list for the same query, filter and sort, as CSV or JSON Lines, read a
 // page at a time and written as it is read. Parameters: query, categories
 // (comma-separated codes), from and to (YYYY-MM-DD, both days included),
-// researcher, institution, hasDOI (true or false), sort (a PaperSearchSort
+// researcher, institution, hasDoi (true or false), sort (a PaperSearchSort
 // value, any case) and format (csv, the default, or jsonl). A bad
 // parameter is a 400 whose message starts with its name; an export that
 // cannot start is a 5xx with a JSON error; the file ends with a line that
@@ -209,10 +209,10 @@ func searchParams(q map[string][]string) (query *string, f *model.PaperFilter, s
 	if f.PublishedTo, err = day("to", true); err != nil {
 		return
 	}
-	if s := get("hasDOI"); s != nil {
+	if s := get("hasDoi"); s != nil {
 		b, perr := strconv.ParseBool(*s)
 		if perr != nil {
-			return nil, nil, nil, &resolvers.InputError{Arg: "hasDOI", Msg: "must be true or false, got " + resolvers.QuoteInput(*s)}
+			return nil, nil, nil, &resolvers.InputError{Arg: "hasDoi", Msg: "must be true or false, got " + resolvers.QuoteInput(*s)}
 		}
 		f.HasDoi = &b
 	}

@@ -155,7 +155,7 @@ func TestSearchExport(t *testing.T) {
 				&model.PaperFilter{Categories: []string{"hep-lat", "hep-ph"}, PublishedFrom: day("1992-03-01"), PublishedTo: day("1992-07-01")},
 				sortBy(model.PaperSearchSortOldest)},
 			{"researcher=" + strconv.FormatInt(hub, 10), nil, &model.PaperFilter{Researcher: str(strconv.FormatInt(hub, 10))}, nil},
-			{"hasDOI=false&query=black+hole", str("black hole"), &model.PaperFilter{HasDoi: &no}, nil},
+			{"hasDoi=false&query=black+hole", str("black hole"), &model.PaperFilter{HasDoi: &no}, nil},
 		}
 		for _, tt := range tests {
 			body, _ := json.Marshal(map[string]any{"query": `query($q: String, $f: PaperFilter, $s: PaperSearchSort) {
@@ -203,7 +203,7 @@ func TestSearchExportRefuses(t *testing.T) {
 		{"query=%22open", "query"},
 		{"from=1992-13-01", "from"},
 		{"to=yesterday", "to"},
-		{"hasDOI=maybe", "hasDOI"},
+		{"hasDoi=maybe", "hasDoi"},
 		{"sort=best", "sort"},
 		{"sort=relevance", "sort"},
 		{"researcher=%3F%3F", "researcher"},

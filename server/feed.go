@@ -33,7 +33,7 @@ const (
 
 // feedParams are the parameters /feeds/latest.atom takes: the filters of
 // /export/search. Its order is always newest first.
-var feedParams = []string{"query", "categories", "from", "to", "researcher", "institution", "hasDOI"}
+var feedParams = []string{"query", "categories", "from", "to", "researcher", "institution", "hasDoi"}
 
 // Atom 1.0 (RFC 4287) as the feed writes it.
 type (
@@ -79,7 +79,7 @@ type (
 
 // latestFeed serves GET /feeds/latest.atom: the newest papers matching the
 // filters of /export/search (query, categories, from, to, researcher,
-// institution, hasDOI), as an Atom 1.0 feed. It answers If-None-Match and
+// institution, hasDoi), as an Atom 1.0 feed. It answers If-None-Match and
 // If-Modified-Since with 304 when the feed has not changed. Each request
 // spends one rate-limit point, like an export, 304 or not.
 func latestFeed(bdb bun.IDB, log *slog.Logger) http.Handler {

@@ -37,7 +37,7 @@ func init() {
 // mapping document ids to GraphQL documents, as GraphQL Codegen's
 // persisted-documents.json and Relay's persisted queries are,
 //
-//	{"sha256:7dba…": "query Paper($id: ID!) { paper(id: $id) { title } }"}
+//	{"sha256:7dba…": "query Paper($id: String!) { paper(id: $id) { title } }"}
 //
 // or Apollo's persisted query manifest
 // ({"format": "apollo-persisted-query-manifest", "operations": [{"id", "body", …}]}).

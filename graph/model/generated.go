@@ -68,19 +68,9 @@ type InstitutionCollaborator struct {
 	SharedPaperCount int `json:"sharedPaperCount"`
 }
 
-// A page of institutions.
-type InstitutionConnection struct {
-	// The institutions of the page with their cursors.
-	Edges []*InstitutionEdge `json:"edges"`
-	// The institutions of the page, for clients that need no cursors.
-	Nodes []*Institution `json:"nodes"`
-	// Where the page lies in the whole list.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
 // An institution in a page, with the cursor that points at it.
 type InstitutionEdge struct {
-	// An opaque cursor for `after`.
+	// An opaque cursor for `after` or `before`.
 	Cursor string `json:"cursor"`
 	// The institution.
 	Node *Institution `json:"node"`
@@ -136,10 +126,10 @@ type PaperFilter struct {
 	PublishedTo *time.Time `json:"publishedTo,omitempty"`
 	// Only papers of this researcher, given in any form `researcher(id:)` accepts.
 	Researcher *string `json:"researcher,omitempty"`
-	// Only papers with an author affiliation matched to this institution, given in any form `institution(ref:)` accepts.
+	// Only papers with an author affiliation matched to this institution, given in any form `institution(id:)` accepts.
 	Institution *string `json:"institution,omitempty"`
 	// Only papers with (true) or without (false) a DOI.
-	HasDoi *bool `json:"hasDOI,omitempty"`
+	HasDoi *bool `json:"hasDoi,omitempty"`
 }
 
 // The entry points into the scholarly graph. Lookups of a single object return
@@ -168,19 +158,9 @@ type RateLimit struct {
 	NodeCount int `json:"nodeCount"`
 }
 
-// A page of researchers.
-type ResearcherConnection struct {
-	// The researchers of the page with their cursors.
-	Edges []*ResearcherEdge `json:"edges"`
-	// The researchers of the page, for clients that need no cursors.
-	Nodes []*Researcher `json:"nodes"`
-	// Where the page lies in the whole list.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
 // A researcher in a page, with the cursor that points at it.
 type ResearcherEdge struct {
-	// An opaque cursor for `after`.
+	// An opaque cursor for `after` or `before`.
 	Cursor string `json:"cursor"`
 	// The researcher.
 	Node *Researcher `json:"node"`
@@ -212,9 +192,7 @@ type Suggestion struct {
 	Type SuggestType `json:"type"`
 	// The text to show: a title, a name, or a category's code and name.
 	Label string `json:"label"`
-	// The global id of a paper, researcher or institution; the code of a category.
-	ID string `json:"id"`
-	// The thing suggested.
+	// The thing suggested; its `id` (a category's `code`) identifies it.
 	Target SuggestTarget `json:"target"`
 }
 
@@ -277,6 +255,128 @@ func (e *AuthorRole) UnmarshalJSON(b []byte) error {
 }
 
 func (e AuthorRole) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The kinds of an institution's other names.
+type InstitutionNameKind string
+
+const (
+	// The name in another language.
+	InstitutionNameKindLabel InstitutionNameKind = "LABEL"
+	// Another name in use.
+	InstitutionNameKindAlias InstitutionNameKind = "ALIAS"
+	// An acronym ("CERN").
+	InstitutionNameKindAcronym InstitutionNameKind = "ACRONYM"
+)
+
+var AllInstitutionNameKind = []InstitutionNameKind{
+	InstitutionNameKindLabel,
+	InstitutionNameKindAlias,
+	InstitutionNameKindAcronym,
+}
+
+func (e InstitutionNameKind) IsValid() bool {
+	switch e {
+	case InstitutionNameKindLabel, InstitutionNameKindAlias, InstitutionNameKindAcronym:
+		return true
+	}
+	return false
+}
+
+func (e InstitutionNameKind) String() string {
+	return string(e)
+}
+
+func (e *InstitutionNameKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = InstitutionNameKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid InstitutionNameKind", str)
+	}
+	return nil
+}
+
+func (e InstitutionNameKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *InstitutionNameKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e InstitutionNameKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// An institution's status in the Research Organization Registry.
+type InstitutionStatus string
+
+const (
+	// The organisation is operating.
+	InstitutionStatusActive InstitutionStatus = "ACTIVE"
+	// The organisation no longer operates.
+	InstitutionStatusInactive InstitutionStatus = "INACTIVE"
+	// The record was withdrawn from ROR (a duplicate or an error).
+	InstitutionStatusWithdrawn InstitutionStatus = "WITHDRAWN"
+)
+
+var AllInstitutionStatus = []InstitutionStatus{
+	InstitutionStatusActive,
+	InstitutionStatusInactive,
+	InstitutionStatusWithdrawn,
+}
+
+func (e InstitutionStatus) IsValid() bool {
+	switch e {
+	case InstitutionStatusActive, InstitutionStatusInactive, InstitutionStatusWithdrawn:
+		return true
+	}
+	return false
+}
+
+func (e InstitutionStatus) String() string {
+	return string(e)
+}
+
+func (e *InstitutionStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = InstitutionStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid InstitutionStatus", str)
+	}
+	return nil
+}
+
+func (e InstitutionStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *InstitutionStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e InstitutionStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

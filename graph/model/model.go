@@ -151,6 +151,30 @@ func (c *InstitutionResearcherConnection) TotalCount(ctx context.Context) (int, 
 	return c.Total(ctx)
 }
 
+// ResearcherConnection is a page of researchers found by name. The total
+// is counted only when a client asks for it.
+type ResearcherConnection struct {
+	Edges    []*ResearcherEdge
+	Nodes    []*Researcher
+	PageInfo *PageInfo
+	Total    func(context.Context) (int, error)
+}
+
+// TotalCount counts the researchers of the whole list.
+func (c *ResearcherConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
+
+// InstitutionConnection is a page of institutions found by name. The
+// total is counted only when a client asks for it.
+type InstitutionConnection struct {
+	Edges    []*InstitutionEdge
+	Nodes    []*Institution
+	PageInfo *PageInfo
+	Total    func(context.Context) (int, error)
+}
+
+// TotalCount counts the institutions of the whole list.
+func (c *InstitutionConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
+
 // Node is any object with a global id: *Paper, *Researcher or
 // *Institution. gqlgen tells them apart by their Go type, so it asks
 // nothing of them.
@@ -294,11 +318,15 @@ func (r Researcher) Slug() string { return pathSegment(r.Researcher.ID, r.Resear
 // ORCID is the bare ORCID, nil if unknown.
 func (r Researcher) ORCID() *string { return Nullable(&r.Researcher.ORCID) }
 
-// OpenalexID is the OpenAlex author id, nil if unknown.
-func (r Researcher) OpenalexID() *string { return Nullable(&r.Researcher.OpenAlexID) }
+// OpenAlexID is the OpenAlex author id, nil if unknown.
+func (r Researcher) OpenAlexID() *string { return Nullable(&r.Researcher.OpenAlexID) }
 
-// S2ID is the Semantic Scholar author id, nil if unknown.
-func (r Researcher) S2ID() *string { return Nullable(&r.Researcher.S2ID) }
+// SemanticScholarID is the Semantic Scholar author id, nil if unknown.
+func (r Researcher) SemanticScholarID() *string { return Nullable(&r.Researcher.S2ID) }
+
+// CitedByCount is the citation count an external source reports over all
+// the person's works, nil if unknown.
+func (r Researcher) CitedByCount() *int { return r.Researcher.CitationCount }
 
 // PositionKnownPaperCount counts the papers with a complete author list.
 func (r Researcher) PositionKnownPaperCount() int { return r.PositionKnownCount }
@@ -350,8 +378,24 @@ func (i Institution) RorURL() *string {
 // Country is the country code, nil if unknown.
 func (i Institution) Country() *string { return Nullable(&i.Institution.Country) }
 
-// Status is ROR's status, nil if unknown.
-func (i Institution) Status() *string { return Nullable(&i.Institution.Status) }
+// Status is ROR's status as the enum, nil if unknown (or a status ROR
+// did not have when the schema was written).
+func (i Institution) Status() *InstitutionStatus {
+	st := InstitutionStatus(strings.ToUpper(i.Institution.Status))
+	if !st.IsValid() {
+		return nil
+	}
+	return &st
+}
+
+// InstitutionName is another name of an institution as GraphQL shows it.
+type InstitutionName struct{ *db.InstitutionName }
+
+// Kind is the kind of name as the enum; the importers store only the
+// three kinds, in lower case.
+func (n InstitutionName) Kind() InstitutionNameKind {
+	return InstitutionNameKind(strings.ToUpper(n.InstitutionName.Kind))
+}
 
 // Established is the founding year, nil if unknown.
 func (i Institution) Established() *int {
