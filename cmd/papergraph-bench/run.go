@@ -27,7 +27,7 @@ const readmeQuery = `query ResearcherPage($paper: String!, $first: Int!) {
     authors {
       position role name
       researcher {
-        id name slug paperCount hIndex archiveHIndex citationCount worksCount
+        id name slug paperCount hIndex archiveHIndex citedByCount worksCount
         authorPositions { role count }
         positionKnownPaperCount
         fields { category { code } count }
@@ -94,7 +94,7 @@ func mix(ctx context.Context, client *http.Client, base string, man *manifest) (
 			papers(first: 20) { totalCount nodes { arxivId title } } } }`, map[string]any{"c": man.Category}),
 		gql("network-depth2", `query($id: String!) { researcher(id: $id) { network(depth: 2, maxNodes: 100) {
 			truncated nodes { depth paperCount researcher { id name } } edges { source target weight } } } }`, map[string]any{"id": prolific.id}),
-		gql("collaboration-path", `query($from: ID!, $to: ID!) { collaborationPath(from: $from, to: $to) {
+		gql("collaboration-path", `query($from: String!, $to: String!) { collaborationPath(from: $from, to: $to) {
 			length steps { researcher { name } papers { arxivId } } } }`, map[string]any{"from": median.id, "to": prolific.id}),
 		{"export-search-10k", vegeta.Target{Method: http.MethodGet, URL: base + "/export/search?" + export.Encode()}},
 	}, nil
