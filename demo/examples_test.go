@@ -13,11 +13,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/server"
 )
 
@@ -30,9 +32,10 @@ import (
 //     `category(code: "…")` or `searchPapers(query: "…")` (and
 //     searchResearchers, searchInstitutions);
 //   - a curl command to localhost:8080: a POST of its -d body to /graphql,
-//     or a GET of its URL (/graphql?query=…, /export/…); one that sends a
-//     documentId goes to a server whose trusted documents are the README's
-//     ```json manifest.
+//     or a GET of its URL (/graphql?query=…, /export/…), with its -H
+//     headers, $KEY standing for an API key of the demo database; one that
+//     sends a documentId goes to a server whose trusted documents are the
+//     README's ```json manifest.
 //
 // An example in schema.graphqls is a quoted value after "e.g." in a
 // description ((e.g. "hep-th/9201001", "12-e-witten")); schemaChecks says
@@ -50,6 +53,7 @@ var (
 	curlURL      = regexp.MustCompile(`localhost:8080(/[^'\s]*)`)
 	manifest     = regexp.MustCompile("(?s)```json\n\\s*(\\{\"sha256:.*?\\})\\s*```")
 	curlBody     = regexp.MustCompile(`-d '([^']*)'`)
+	curlHeader   = regexp.MustCompile(`-H '([^']*)'|-H "([^"]*)"`)
 	example      = regexp.MustCompile(`e\.g\. ((?:"[^"]*"(?:,\s+|\s+or\s+)?)+)`)
 	quoted       = regexp.MustCompile(`"([^"]*)"`)
 )
@@ -100,7 +104,7 @@ func rawGraphQLRequest(body string) *http.Request {
 }
 
 // readmeExamples extracts the examples of the README (see above).
-func readmeExamples(t *testing.T, readme string) []docExample {
+func readmeExamples(t *testing.T, readme, key string) []docExample {
 	t.Helper()
 	var out []docExample
 	for i, m := range graphqlBlock.FindAllStringSubmatchIndex(readme, -1) {
@@ -121,16 +125,24 @@ func readmeExamples(t *testing.T, readme string) []docExample {
 		out = append(out, docExample{where: "README " + m[0], req: graphqlRequest(fmt.Sprintf("{ x: %s: %s) { %s } }", m[1], m[3], selection), nil)})
 	}
 	for _, cmd := range curlCommand.FindAllString(strings.ReplaceAll(readme, "\\\n", " "), -1) {
+		cmd = strings.ReplaceAll(cmd, "$KEY", key)
 		u := curlURL.FindStringSubmatch(cmd)
 		if u == nil {
 			t.Errorf("README %q: no 'localhost:8080/…' URL", cmd)
 			continue
 		}
+		var req *http.Request
+		trusted := false
 		if b := curlBody.FindStringSubmatch(cmd); b != nil {
-			out = append(out, docExample{where: "README " + cmd, req: rawGraphQLRequest(b[1]), trusted: strings.Contains(b[1], `"documentId"`)})
-			continue
+			req, trusted = rawGraphQLRequest(b[1]), strings.Contains(b[1], `"documentId"`)
+		} else {
+			req = httptest.NewRequest(http.MethodGet, u[1], nil)
 		}
-		out = append(out, docExample{where: "README " + cmd, req: httptest.NewRequest(http.MethodGet, u[1], nil)})
+		for _, h := range curlHeader.FindAllStringSubmatch(cmd, -1) {
+			name, value, _ := strings.Cut(h[1]+h[2], ":")
+			req.Header.Set(strings.TrimSpace(name), strings.TrimSpace(value))
+		}
+		out = append(out, docExample{where: "README " + cmd, req: req, trusted: trusted})
 	}
 	return out
 }
@@ -201,12 +213,18 @@ func checkExamples(t *testing.T, bdb *bun.DB) {
 		}
 		return srv.Handler()
 	}
-	h, trusted := handler(server.Config{}), handler(server.Config{TrustedDocuments: documents})
+	// The signed-in examples send $KEY: a key of the demo database, and a
+	// server that may write their follows.
+	key, _, err := db.CreateAPIKey(t.Context(), bdb, "README examples", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, trusted := handler(server.Config{Writer: bdb}), handler(server.Config{TrustedDocuments: documents})
 	sdl, err := os.ReadFile("../schema.graphqls")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromReadme, fromSchema := readmeExamples(t, string(readme)), schemaExamples(t, string(sdl))
+	fromReadme, fromSchema := readmeExamples(t, string(readme), key), schemaExamples(t, string(sdl))
 	// So that a change to the extraction cannot quietly drop examples.
 	if len(fromReadme) < 10 || len(fromSchema) < 20 {
 		t.Fatalf("%d README and %d schema examples, want at least 10 and 20", len(fromReadme), len(fromSchema))
