@@ -17,6 +17,9 @@ func TestParseSearchQuery(t *testing.T) {
 		{"ÜBER-Øbro; it's", `"uber" "obro" "it" "s"`, `'uber' & 'obro' & 'it' & 's'`},
 		{`x OR y AND NOT z`, `"x" "or" "y" "and" "not" "z"`, `'x' & 'or' & 'y' & 'and' & 'not' & 'z'`},
 		{`'; DROP TABLE papers; --`, `"drop" "table" "papers"`, `'drop' & 'table' & 'papers'`},
+		{"string/fivebrane", `"string" "fivebrane"`, `'string' & 'fivebrane'`},
+		{"hep-th/9407087 v1.5", `"hep" "th" "9407087" "v1" "5"`, `'hep' & 'th' & '9407087' & 'v1' & '5'`},
+		{"x² Γ-matrices", `"x" "γ" "matrices"`, `'x' & 'γ' & 'matrices'`},
 	}
 	for _, tt := range tests {
 		q, err := ParseSearchQuery(tt.in)
@@ -27,9 +30,19 @@ func TestParseSearchQuery(t *testing.T) {
 		if got := q.fts5(); got != tt.fts5 {
 			t.Errorf("ParseSearchQuery(%q).fts5() = %s, want %s", tt.in, got, tt.fts5)
 		}
-		if got := q.tsquery(); got != tt.tsquery {
+		if got := q.tsquery(""); got != tt.tsquery {
 			t.Errorf("ParseSearchQuery(%q).tsquery() = %s, want %s", tt.in, got, tt.tsquery)
 		}
+	}
+}
+
+func TestTSQueryWeight(t *testing.T) {
+	q, err := ParseSearchQuery(`"black hole" entro*`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := q.tsquery("A"), `'black':A <-> 'hole':A & 'entro':*A`; got != want {
+		t.Errorf("tsquery(A) = %s, want %s", got, want)
 	}
 }
 
