@@ -23,17 +23,52 @@ type PaperSearch struct {
 	ResearcherID, InstitutionID int64
 	// HasDOI keeps papers with (true) or without (false) a DOI.
 	HasDOI *bool
+	// RankAll ranks every match in a relevance order, not only the
+	// RelevanceCandidates: an export streams a search whole.
+	RankAll bool
 }
 
 // relevanceKeyset orders by the score searchFrom computes, best first.
 var relevanceKeyset = keyset{key: "p.score", id: "p.id", keyDesc: true, isScore: true}
 
+// RelevanceCandidates bounds the work of a relevance order and of a
+// search's facets: they read a query's RelevanceCandidates most cited
+// matches (most cited first, newest id first among equals), all of them
+// when there are fewer. A common word ("the", 26,000 demo papers) then
+// costs a walk down the citation order instead of ranking and counting
+// every match; a query of distinctive words, which matches fewer, is
+// ranked and counted whole.
+const RelevanceCandidates = 1000
+
 // searchFrom is the FROM … WHERE … of the papers s selects, as a table
 // "p" of a list page's columns, a parent column (always 0, so that pages
-// treat a search as the list of one parent) and the score.
-func (s PaperSearch) searchFrom(idb bun.IDB) (string, []any) {
+// treat a search as the list of one parent) and the score, which is
+// computed for a relevance order only: over the candidates (see
+// RelevanceCandidates) when there is a query.
+func (s PaperSearch) searchFrom(idb bun.IDB, relevance bool) (string, []any) {
 	score, from, args := s.filtered(idb)
+	if !relevance {
+		score = "0.0"
+	} else if !s.Query.IsZero() && !s.RankAll {
+		cand, candArgs := s.candidates(idb)
+		// PostgreSQL reads the candidates by id. The unary plus keeps
+		// SQLite reading the full-text matches and probing the candidates,
+		// rather than starting a full-text query per candidate.
+		in := " AND +p.id IN ("
+		if IsPostgres(idb) {
+			in = " AND p.id IN ("
+		}
+		from += in + cand + ")"
+		args = append(args, candArgs...)
+	}
 	return "FROM (SELECT 0 AS parent, " + paperListColumns + ", " + score + " AS score " + from + ") AS p WHERE 1 = 1", args
+}
+
+// candidates selects the ids of the RelevanceCandidates most cited papers
+// s selects.
+func (s PaperSearch) candidates(idb bun.IDB) (string, []any) {
+	_, from, args := s.filtered(idb)
+	return "SELECT p.id " + from + " ORDER BY p.citation_count DESC, p.id DESC LIMIT ?", append(args, RelevanceCandidates)
 }
 
 // citationWeight is the factor by which relevance weighs a match by the
@@ -104,7 +139,7 @@ type searchRow struct {
 // SearchPapers reads one page of the papers s selects, in a.Order. The
 // papers are Partial and carry their Score.
 func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (Page[*Paper], error) {
-	from, args := s.searchFrom(idb)
+	from, args := s.searchFrom(idb, a.Order == Relevance)
 	k := paperKeysets[a.Order]
 	if a.Order == Relevance {
 		k = relevanceKeyset

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // SearchQuery is a full-text query taken apart: terms that a paper must
@@ -22,6 +23,12 @@ type SearchTerm struct {
 	Words  []string
 	Prefix bool
 }
+
+// MinPrefix is the fewest characters a prefix (word*) has: a shorter one
+// would merge the postings of a large part of the vocabulary ("a*" took
+// seconds), while from two characters SQLite reads a prefix index and
+// PostgreSQL a short range of its GIN keys.
+const MinPrefix = 2
 
 // maxSearchTerms bounds the terms of a query, each of which costs a
 // posting-list walk.
@@ -63,6 +70,9 @@ func ParseSearchQuery(s string) (SearchQuery, error) {
 			}
 			t := SearchTerm{Words: searchWords(rs[i:end])}
 			if end < len(rs) && rs[end] == '*' {
+				if n := len(t.Words); n > 0 && utf8.RuneCountInString(t.Words[n-1]) < MinPrefix {
+					return SearchQuery{}, fmt.Errorf("%w: a prefix needs at least %d letters or digits before the *", ErrSearchQuery, MinPrefix)
+				}
 				t.Prefix = true
 				end++
 			}
@@ -146,17 +156,23 @@ func (q SearchQuery) tsquery(weight string) string {
 }
 
 // PrefixQuery is the query of a search box being typed into: the words
-// of s, the last of which may be unfinished and so is a prefix. It is
-// zero when s has no word.
+// of s, the last of which may be unfinished and so is a prefix, left out
+// when shorter than MinPrefix. It is zero when s has no word (or a single
+// letter).
 func PrefixQuery(s string) SearchQuery {
 	var q SearchQuery
-	for _, w := range searchWords([]rune(s)) {
+	words := searchWords([]rune(s))
+	short := len(words) > 0 && utf8.RuneCountInString(words[len(words)-1]) < MinPrefix
+	if short {
+		words = words[:len(words)-1]
+	}
+	for _, w := range words {
 		q.Terms = append(q.Terms, SearchTerm{Words: []string{w}})
 	}
 	if len(q.Terms) > maxSearchTerms {
 		q.Terms = q.Terms[len(q.Terms)-maxSearchTerms:]
 	}
-	if n := len(q.Terms); n > 0 {
+	if n := len(q.Terms); n > 0 && !short {
 		q.Terms[n-1].Prefix = true
 	}
 	return q

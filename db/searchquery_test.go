@@ -46,8 +46,22 @@ func TestTSQueryWeight(t *testing.T) {
 	}
 }
 
+func TestPrefixQuery(t *testing.T) {
+	tests := []struct{ in, fts5 string }{
+		{"quantum gra", `"quantum" "gra"*`},
+		{"quantum g", `"quantum"`},
+		{"g", ``},
+		{"wi", `"wi"*`},
+	}
+	for _, tt := range tests {
+		if got := PrefixQuery(tt.in).fts5(); got != tt.fts5 {
+			t.Errorf("PrefixQuery(%q).fts5() = %s, want %s", tt.in, got, tt.fts5)
+		}
+	}
+}
+
 func TestParseSearchQueryRejects(t *testing.T) {
-	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a b c d e f g h i j k l m n o p q"} {
+	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a*", "quantum g*", "a b c d e f g h i j k l m n o p q"} {
 		if _, err := ParseSearchQuery(in); !errors.Is(err, ErrSearchQuery) {
 			t.Errorf("ParseSearchQuery(%q): got %v, want ErrSearchQuery", in, err)
 		}
