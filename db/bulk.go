@@ -186,6 +186,13 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 		for _, r := range rows {
 			stmts = append(stmts, r.Definition)
 		}
+		if fullText && IsPostgres(tx) {
+			// A bulk-loaded archive has no statistics until autovacuum
+			// reads it, and without them the planner reads every hep-th
+			// paper to filter a rare word's matches by category (178 ms
+			// against 23 ms with them, for chromo* over the demo set).
+			stmts = append(stmts, "ANALYZE")
+		}
 		for _, s := range stmts {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return fmt.Errorf("end bulk load: %w", err)

@@ -141,12 +141,16 @@ func topical(t *testing.T, c *client.Client) {
 		query string
 		want  []string
 	}{
-		// Strominger–Vafa.
-		{"black hole entropy", []string{"hep-th/9601029"}},
-		// Witten; Hull and Townsend.
-		{"string duality", []string{"hep-th/9503124", "hep-th/9410167"}},
-		// Seiberg–Witten, both papers.
-		{"supersymmetric yang mills monopole", []string{"hep-th/9407087", "hep-th/9408099"}},
+		// "Observation of Top Quark Production in Pbar-P Collisions", "Observation of the Top Quark", "Evidence for Top Quark Production…".
+		{"top quark", []string{"hep-ex/9503002", "hep-ex/9503003", "hep-ex/9405005"}},
+		// "Parton Distributions of the Proton" and CTEQ's two.
+		{"parton distributions", []string{"hep-ph/9406315", "hep-ph/9410404", "hep-ph/9303255"}},
+		// "The Black Hole in Three Dimensional Space Time"; "Black Hole Entropy in Canonical Quantum Gravity and Superstring Theory".
+		{"black hole entropy", []string{"hep-th/9204099", "hep-th/9401070"}},
+		// "Strong-Weak Coupling Duality in Four Dimensional String Theory"; "Duality Anomaly Cancellation, Minimal String Unification…".
+		{"string duality", []string{"hep-th/9402002", "hep-th/9202046"}},
+		// "Notes on D-Branes".
+		{"d-branes", []string{"hep-th/9602052"}},
 	}
 	for _, tt := range tests {
 		got := firstPage(t, c, tt.query, 20)
