@@ -26,8 +26,14 @@ func ListSet[P PaperParent](list PaperList, parents []P, category string) PaperS
 	return PaperSet{sql: q, args: args}
 }
 
-// Set is the papers s selects, as the papers of parent 0.
+// Set is the papers s selects, as the papers of parent 0: with a query,
+// its RelevanceCandidates most cited matches, so that facets of a common
+// word count no more.
 func (s PaperSearch) Set(idb bun.IDB) PaperSet {
+	if !s.Query.IsZero() {
+		cand, args := s.candidates(idb)
+		return PaperSet{sql: "SELECT 0 AS parent, c.id FROM (" + cand + ") AS c", args: args}
+	}
 	_, from, args := s.filtered(idb)
 	return PaperSet{sql: "SELECT 0 AS parent, p.id " + from, args: args}
 }

@@ -3,17 +3,23 @@ package db
 import (
 	"database/sql/driver"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"modernc.org/sqlite"
 )
 
 // The full-text index over papers' titles and abstracts is built by the
-// migration 0003_search (migrations/sqlite and migrations/postgres, whose
-// comments say how): on SQLite an FTS5 table fed by triggers that call the
-// Go searchFold registered below as search_fold; on PostgreSQL a GIN index
-// over text folded by an SQL search_fold. Query words are folded by
-// searchFold, so that they meet the index as the indexed text did.
+// migrations 0003_search and 0008_search_words (migrations/sqlite and
+// migrations/postgres, whose comments say how): on SQLite an FTS5 table fed
+// by triggers that call the Go indexFold registered below as search_fold;
+// on PostgreSQL a GIN index over papers.search_doc, text folded by an SQL
+// search_fold and split by search_words. Both databases see the same
+// words: a word is a run of letters and digits (searchText), so that "/",
+// "-", ".", apostrophes and every other character split words, arXiv ids
+// ("hep-th/9407087") and decimals ("1.5") included; letters fold to
+// lowercase and through the fold table below. Query words are taken apart
+// by searchText too, so that they meet the index as the indexed text did.
 
 // foldFrom and foldTo are search_fold's translate() table: lowercase
 // accented letters and their base letters, then the combining marks,
@@ -59,14 +65,27 @@ func searchFold(s string) string {
 	}, strings.ToLower(s))
 }
 
-// indexFold is search_fold for the SQLite index: the unicode61 tokenizer
+// isIndexRune reports whether r belongs to an indexed word: letters and
+// decimal digits, as PostgreSQL's [:alnum:] sees them in a UTF-8 locale
+// ("x²" is the word x on both databases).
+func isIndexRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// searchText is the words of s as both indexes hold them: s folded by
+// searchFold, then split at every character that is not a letter or a
+// digit (PostgreSQL's search_words does the same in SQL).
+func searchText(s string) []string {
+	return strings.FieldsFunc(searchFold(s), func(r rune) bool { return !isIndexRune(r) })
+}
+
+// indexFold is search_fold for the SQLite index. The unicode61 tokenizer
+// splits ASCII text at every character other than a letter or digit and
 // folds the case of ASCII letters itself, so plain ASCII text (most titles
-// and abstracts) goes to it as it is, and only other text is folded here.
-// That spares a bulk import a copy of every text.
+// and abstracts) goes to it as it is, and only other text is folded and
+// split here. That spares a bulk import a copy of every text.
 func indexFold(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			return searchFold(s)
+			return strings.Join(searchText(s), " ")
 		}
 	}
 	return s

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // SearchQuery is a full-text query taken apart: terms that a paper must
@@ -15,12 +16,19 @@ type SearchQuery struct {
 	Terms []SearchTerm
 }
 
-// SearchTerm is one word, or a phrase of words that must appear in order.
+// SearchTerm is one word, or a phrase of words that must appear in order;
+// the words are folded and split as the indexes hold them (searchText).
 // Prefix makes the (single) word match every word it begins.
 type SearchTerm struct {
 	Words  []string
 	Prefix bool
 }
+
+// MinPrefix is the fewest characters a prefix (word*) has: a shorter one
+// would merge the postings of a large part of the vocabulary ("a*" took
+// seconds), while from two characters SQLite reads a prefix index and
+// PostgreSQL a short range of its GIN keys.
+const MinPrefix = 2
 
 // maxSearchTerms bounds the terms of a query, each of which costs a
 // posting-list walk.
@@ -62,6 +70,9 @@ func ParseSearchQuery(s string) (SearchQuery, error) {
 			}
 			t := SearchTerm{Words: searchWords(rs[i:end])}
 			if end < len(rs) && rs[end] == '*' {
+				if n := len(t.Words); n > 0 && utf8.RuneCountInString(t.Words[n-1]) < MinPrefix {
+					return SearchQuery{}, fmt.Errorf("%w: a prefix needs at least %d letters or digits before the *", ErrSearchQuery, MinPrefix)
+				}
 				t.Prefix = true
 				end++
 			}
@@ -82,23 +93,15 @@ func ParseSearchQuery(s string) (SearchQuery, error) {
 	return q, nil
 }
 
-// isWordRune reports whether r belongs to a word: letters and digits, as
-// FTS5's unicode61 tokenizer and PostgreSQL's parser both see them, and
-// combining marks, which both fold away.
+// isWordRune reports whether r belongs to a word of a query: letters and
+// digits, and combining marks, which the fold removes or which split the
+// word into a phrase (see searchText).
 func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+	return isIndexRune(r) || unicode.Is(unicode.Mn, r)
 }
 
-// searchWords splits rs into words, leaving out those made of marks only.
-func searchWords(rs []rune) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(string(rs), func(r rune) bool { return !isWordRune(r) }) {
-		if strings.IndexFunc(w, func(r rune) bool { return !unicode.Is(unicode.Mn, r) }) >= 0 {
-			out = append(out, w)
-		}
-	}
-	return out
-}
+// searchWords is the indexed words of rs, folded (see searchText).
+func searchWords(rs []rune) []string { return searchText(string(rs)) }
 
 // IsZero reports whether q has no terms: no text to match.
 func (q SearchQuery) IsZero() bool { return len(q.Terms) == 0 }
@@ -113,7 +116,7 @@ func (q SearchQuery) fts5() string {
 			b.WriteByte(' ')
 		}
 		b.WriteByte('"')
-		b.WriteString(searchFold(strings.Join(t.Words, " "))) // words hold no quote
+		b.WriteString(strings.Join(t.Words, " ")) // letters and digits only
 		b.WriteByte('"')
 		if t.Prefix {
 			b.WriteByte('*')
@@ -122,9 +125,10 @@ func (q SearchQuery) fts5() string {
 	return b.String()
 }
 
-// tsquery renders q as a to_tsquery text over folded words (see
-// searchFold), which is what the PostgreSQL index holds.
-func (q SearchQuery) tsquery() string {
+// tsquery renders q as a to_tsquery text over its words, which are folded
+// as the PostgreSQL index holds them; weight, when not empty, restricts
+// every word to lexemes of that weight ("A": titles).
+func (q SearchQuery) tsquery(weight string) string {
 	var b strings.Builder
 	for i, t := range q.Terms {
 		if i > 0 {
@@ -135,28 +139,40 @@ func (q SearchQuery) tsquery() string {
 				b.WriteString(" <-> ")
 			}
 			b.WriteByte('\'')
-			b.WriteString(searchFold(w)) // letters and digits only
+			b.WriteString(w) // letters and digits only
 			b.WriteByte('\'')
+			if j < len(t.Words)-1 && weight != "" {
+				b.WriteString(":" + weight)
+			}
 		}
-		if t.Prefix {
-			b.WriteString(":*")
+		switch {
+		case t.Prefix:
+			b.WriteString(":*" + weight)
+		case weight != "":
+			b.WriteString(":" + weight)
 		}
 	}
 	return b.String()
 }
 
 // PrefixQuery is the query of a search box being typed into: the words
-// of s, the last of which may be unfinished and so is a prefix. It is
-// zero when s has no word.
+// of s, the last of which may be unfinished and so is a prefix, left out
+// when shorter than MinPrefix. It is zero when s has no word (or a single
+// letter).
 func PrefixQuery(s string) SearchQuery {
 	var q SearchQuery
-	for _, w := range searchWords([]rune(s)) {
+	words := searchWords([]rune(s))
+	short := len(words) > 0 && utf8.RuneCountInString(words[len(words)-1]) < MinPrefix
+	if short {
+		words = words[:len(words)-1]
+	}
+	for _, w := range words {
 		q.Terms = append(q.Terms, SearchTerm{Words: []string{w}})
 	}
 	if len(q.Terms) > maxSearchTerms {
 		q.Terms = q.Terms[len(q.Terms)-maxSearchTerms:]
 	}
-	if n := len(q.Terms); n > 0 {
+	if n := len(q.Terms); n > 0 && !short {
 		q.Terms[n-1].Prefix = true
 	}
 	return q

@@ -17,6 +17,9 @@ func TestParseSearchQuery(t *testing.T) {
 		{"ÜBER-Øbro; it's", `"uber" "obro" "it" "s"`, `'uber' & 'obro' & 'it' & 's'`},
 		{`x OR y AND NOT z`, `"x" "or" "y" "and" "not" "z"`, `'x' & 'or' & 'y' & 'and' & 'not' & 'z'`},
 		{`'; DROP TABLE papers; --`, `"drop" "table" "papers"`, `'drop' & 'table' & 'papers'`},
+		{"string/fivebrane", `"string" "fivebrane"`, `'string' & 'fivebrane'`},
+		{"hep-th/9407087 v1.5", `"hep" "th" "9407087" "v1" "5"`, `'hep' & 'th' & '9407087' & 'v1' & '5'`},
+		{"x² Γ-matrices", `"x" "γ" "matrices"`, `'x' & 'γ' & 'matrices'`},
 	}
 	for _, tt := range tests {
 		q, err := ParseSearchQuery(tt.in)
@@ -27,14 +30,38 @@ func TestParseSearchQuery(t *testing.T) {
 		if got := q.fts5(); got != tt.fts5 {
 			t.Errorf("ParseSearchQuery(%q).fts5() = %s, want %s", tt.in, got, tt.fts5)
 		}
-		if got := q.tsquery(); got != tt.tsquery {
+		if got := q.tsquery(""); got != tt.tsquery {
 			t.Errorf("ParseSearchQuery(%q).tsquery() = %s, want %s", tt.in, got, tt.tsquery)
 		}
 	}
 }
 
+func TestTSQueryWeight(t *testing.T) {
+	q, err := ParseSearchQuery(`"black hole" entro*`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := q.tsquery("A"), `'black':A <-> 'hole':A & 'entro':*A`; got != want {
+		t.Errorf("tsquery(A) = %s, want %s", got, want)
+	}
+}
+
+func TestPrefixQuery(t *testing.T) {
+	tests := []struct{ in, fts5 string }{
+		{"quantum gra", `"quantum" "gra"*`},
+		{"quantum g", `"quantum"`},
+		{"g", ``},
+		{"wi", `"wi"*`},
+	}
+	for _, tt := range tests {
+		if got := PrefixQuery(tt.in).fts5(); got != tt.fts5 {
+			t.Errorf("PrefixQuery(%q).fts5() = %s, want %s", tt.in, got, tt.fts5)
+		}
+	}
+}
+
 func TestParseSearchQueryRejects(t *testing.T) {
-	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a b c d e f g h i j k l m n o p q"} {
+	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a*", "quantum g*", "a b c d e f g h i j k l m n o p q"} {
 		if _, err := ParseSearchQuery(in); !errors.Is(err, ErrSearchQuery) {
 			t.Errorf("ParseSearchQuery(%q): got %v, want ErrSearchQuery", in, err)
 		}

@@ -1956,15 +1956,19 @@ type Query {
   Papers of the archive matching a full-text query over their titles and
   abstracts and the filters given. Cursors hold the sort key and the id
   (for RELEVANCE, the score as stored), so pages never skip or repeat
-  papers while the archive is unchanged.
+  papers while the archive is unchanged. A word is a run of letters and
+  digits, the same on every database: any other character ("/", "-", ".",
+  "'") separates words, so "hep-th/9407087" is the three words hep, th
+  and 9407087.
   """
   searchPapers(
     """
     Words that must all appear, in any order (case and accents ignored:
     e.g. "Grobner" finds "Gröbner"); "a quoted phrase" whose words must follow one
     another; a word ending in * matches every word it begins (e.g. "chromo*").
-    Other punctuation separates words. Null or absent lists papers by the
-    filters alone.
+    Other punctuation separates words. A prefix has at least 2 letters or
+    digits before the * ("a*" is refused). Null or absent lists papers by
+    the filters alone.
     """
     query: String
     "Conditions every paper must meet."
@@ -2073,7 +2077,13 @@ input PaperFilter {
 
 "How search results are ordered."
 enum PaperSearchSort {
-  "Best match first; needs a query."
+  """
+  Best match first; needs a query. The score is the text match (title
+  words count more than abstract words) times 1 + ln(1 + citationCount),
+  so that among papers matching alike the influential come first. A query
+  matching more than 1,000 papers ranks its 1,000 most cited matches and
+  lists no others in this order (the other orders list every match).
+  """
   RELEVANCE
   "First version newest first; papers with no date come last."
   NEWEST
@@ -2150,12 +2160,14 @@ type InstitutionEdge {
 
 """
 Counts over the whole list of a connection (every page), each read only
-when asked for.
+when asked for. For a ` + "`" + `searchPapers` + "`" + ` query matching more than 1,000 papers
+they count its 1,000 most cited matches, so that a common word costs no
+count of the whole archive.
 """
 type PaperFacets {
   "The categories of the papers, most papers first (at most 200); a paper counts once in each of its categories."
   categories: [CategoryCount!]!
-  "The papers per year of first publication, oldest first, papers with no date last (at most 200 years); the counts add up to ` + "`" + `totalCount` + "`" + `."
+  "The papers per year of first publication, oldest first, papers with no date last (at most 200 years); the counts add up to ` + "`" + `totalCount` + "`" + ` (to 1,000 for a query matching more)."
   years: [YearCount!]!
 }
 

@@ -1,13 +1,10 @@
 package resolvers_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/demo"
-	"github.com/papergraph/papergraph/ingest"
 )
 
 // BenchmarkSearch serves search and typeahead queries in process over the
@@ -25,12 +22,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func benchmarkSearch(b *testing.B, kind string) {
-	bdb := dbtest.Open(b, dbtest.New(b, kind))
-	for _, opts := range demo.Imports() {
-		if _, err := ingest.Import(context.Background(), bdb, opts); err != nil {
-			b.Fatal(err)
-		}
-	}
+	bdb := demoDB(b, kind)
 	counter := &db.StatementCounter{}
 	bdb.AddQueryHook(counter)
 	h := newHandler(bdb)

@@ -139,6 +139,7 @@ func searchExport(bdb bun.IDB, log *slog.Logger) http.Handler {
 		var order db.PaperOrder
 		if err == nil {
 			s, order, err = resolvers.SearchArgs(r.Context(), bdb, query, filter, sort)
+			s.RankAll = true
 		}
 		var ie *resolvers.InputError
 		switch {

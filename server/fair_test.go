@@ -76,7 +76,7 @@ func TestRequestShare(t *testing.T) {
 		var q strings.Builder
 		q.WriteString("{")
 		for i := range 50 {
-			fmt.Fprintf(&q, ` a%d: searchPapers(query: "a*", first: 1) { totalCount nodes { arxivId } }`, i)
+			fmt.Fprintf(&q, ` a%d: searchPapers(query: "th*", first: 1) { totalCount nodes { arxivId } }`, i)
 		}
 		q.WriteString(" }")
 		hog := post(t, map[string]string{"query": q.String()}, mediaJSON)
@@ -267,7 +267,7 @@ func TestClientShare(t *testing.T) {
 	const hogs = 4
 	var wg sync.WaitGroup
 	for range hogs {
-		req := post(t, map[string]string{"query": `{ a: searchPapers(query: "a*", first: 1) { totalCount } b: searchPapers(query: "b*", first: 1) { totalCount } }`}, mediaJSON)
+		req := post(t, map[string]string{"query": `{ a: searchPapers(query: "th*", first: 1) { totalCount } b: searchPapers(query: "co*", first: 1) { totalCount } }`}, mediaJSON)
 		req.Header.Set(requestIDHeader, "hog")
 		req.RemoteAddr = "192.0.2.66:1234"
 		wg.Go(func() { serve(h, req) })

@@ -26,7 +26,7 @@ const trivialQuery = `{ paper(id: "hep-th/9201001") { title } }`
 
 func main() {
 	base := flag.String("url", "http://127.0.0.1:8080", "the server")
-	aliases := flag.Int("aliases", 500, `aliases of searchPapers(query: "a*", first: 1) in the heavy query (0: none is sent)`)
+	aliases := flag.Int("aliases", 500, `aliases of searchPapers(query: "th*", first: 1) in the heavy query (0: none is sent)`)
 	clients := flag.Int("clients", 20, "clients looping on "+trivialQuery)
 	idle := flag.Duration("for", 10*time.Second, "how long to run when no heavy query is sent")
 	heavy := flag.Int("heavy", 1, "how many heavy queries to send at once")
@@ -36,7 +36,7 @@ func main() {
 	var q strings.Builder
 	q.WriteString("{")
 	for i := range *aliases {
-		fmt.Fprintf(&q, ` a%d: searchPapers(query: "a*", first: 1) { totalCount nodes { arxivId } }`, i)
+		fmt.Fprintf(&q, ` a%d: searchPapers(query: "th*", first: 1) { totalCount nodes { arxivId } }`, i)
 	}
 	q.WriteString(" }")
 	c := client{base: *base, http: &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 100}}}

@@ -386,7 +386,11 @@ func (e InstitutionStatus) MarshalJSON() ([]byte, error) {
 type PaperSearchSort string
 
 const (
-	// Best match first; needs a query.
+	// Best match first; needs a query. The score is the text match (title
+	// words count more than abstract words) times 1 + ln(1 + citationCount),
+	// so that among papers matching alike the influential come first. A query
+	// matching more than 1,000 papers ranks its 1,000 most cited matches and
+	// lists no others in this order (the other orders list every match).
 	PaperSearchSortRelevance PaperSearchSort = "RELEVANCE"
 	// First version newest first; papers with no date come last.
 	PaperSearchSortNewest PaperSearchSort = "NEWEST"

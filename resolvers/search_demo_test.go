@@ -1,0 +1,163 @@
+package resolvers_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/99designs/gqlgen/client"
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// parityQueries are searches whose matches must be the same papers on
+// both databases: punctuation of every kind between words, arXiv ids,
+// decimals, diacritics, stop words, prefixes and phrases.
+var parityQueries = []string{
+	"string/fivebrane", "string fivebrane", "hep-th/9407087", "hep-th", "x-ray", "n=2", "N = 2 supersymmetric",
+	"1.5", "3.14", "o(n)", "don't", "t'hooft", "'t Hooft", "Schrödinger", "schrodinger", "Bogoliubov–de Gennes",
+	"Gödel", "Erdős", "naïve", "α'", "SU(3)×SU(2)×U(1)", "e^+e^-", "d-brane*", "chromo*", "mono*", "th*",
+	"the", "a", "of the", `"black hole"`, `"string theory" dual*`, "monopole condensation confinement",
+	"Calabi-Yau", "Kähler", "Yang–Mills", "q-deformed", "c=1", "2+1 dimensions", "ℏ", "μ-e conversion",
+}
+
+// TestSearchDemo runs the search tests that need the demo set, imported
+// once per database: the same matches on both (issue 11), known items
+// first, and a topical query's influential papers on the first page.
+func TestSearchDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the demo set (a minute or two per database); runs without -short")
+	}
+	dbs := map[string]*bun.DB{}
+	for _, kind := range dbtest.Kinds() {
+		dbs[kind] = demoDB(t, kind)
+	}
+	t.Run("parity", func(t *testing.T) {
+		if len(dbs) < 2 {
+			t.Skip("needs PostgreSQL too: set " + dbtest.PostgresEnv)
+		}
+		for _, q := range parityQueries {
+			lite, pg := matches(t, dbs["sqlite"], q), matches(t, dbs["postgres"], q)
+			if !slices.Equal(lite, pg) {
+				t.Errorf("%q: SQLite matches %d papers, PostgreSQL %d; only on SQLite %v, only on PostgreSQL %v",
+					q, len(lite), len(pg), firstFew(minus(lite, pg)), firstFew(minus(pg, lite)))
+			}
+		}
+	})
+	for kind, bdb := range dbs {
+		c := newClient(bdb)
+		t.Run(kind+"/known-items", func(t *testing.T) { knownItems(t, c) })
+		t.Run(kind+"/topical", func(t *testing.T) { topical(t, c) })
+	}
+}
+
+// matches is the sorted arXiv ids of every paper the search q matches.
+func matches(t *testing.T, bdb *bun.DB, q string) []string {
+	t.Helper()
+	sq, err := db.ParseSearchQuery(q)
+	if err != nil {
+		t.Fatalf("%q: %v", q, err)
+	}
+	pg, err := db.SearchPapers(context.Background(), bdb, db.PaperSearch{Query: sq}, db.PageArgs{First: 1 << 20, Order: db.MostCited})
+	if err != nil {
+		t.Fatalf("%q: %v", q, err)
+	}
+	ids := make([]string, len(pg.Items))
+	for i, p := range pg.Items {
+		ids[i] = p.ArxivID
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if _, found := slices.BinarySearch(b, x); !found {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func firstFew(xs []string) []string { return xs[:min(len(xs), 5)] }
+
+// firstPage is the arXiv ids of searchPapers' first n papers for query.
+func firstPage(t *testing.T, c *client.Client, query string, n int) []string {
+	t.Helper()
+	var resp struct {
+		SearchPapers struct{ Nodes []struct{ ArxivID string } }
+	}
+	c.MustPost(`query($q: String!, $n: Int!) { searchPapers(query: $q, first: $n) { nodes { arxivId } } }`, &resp,
+		client.Var("q", query), client.Var("n", n))
+	ids := make([]string, len(resp.SearchPapers.Nodes))
+	for i, p := range resp.SearchPapers.Nodes {
+		ids[i] = p.ArxivID
+	}
+	return ids
+}
+
+// knownItems searches for each paper of testdata/known_items.tsv by three
+// distinctive words of its title, and wants it first for at least 95 % of
+// them.
+func knownItems(t *testing.T, c *client.Client) {
+	f, err := os.Open("testdata/known_items.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	total, first := 0, 0
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		if strings.HasPrefix(sc.Text(), "#") {
+			continue
+		}
+		cols := strings.Split(sc.Text(), "\t")
+		id, query := cols[0], cols[2]
+		total++
+		got := firstPage(t, c, query, 3)
+		if len(got) > 0 && got[0] == id {
+			first++
+		} else {
+			t.Logf("%q: want %s first, got %v", query, id, got)
+		}
+	}
+	if total < 40 {
+		t.Fatalf("%d known items, want at least 40", total)
+	}
+	if first*100 < total*95 {
+		t.Errorf("%d of %d known items first, want at least 95 %%", first, total)
+	}
+}
+
+// topical wants a field's influential papers on the first page of a
+// query naming the field.
+func topical(t *testing.T, c *client.Client) {
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		// "Observation of Top Quark Production in Pbar-P Collisions", "Observation of the Top Quark", "Evidence for Top Quark Production…".
+		{"top quark", []string{"hep-ex/9503002", "hep-ex/9503003", "hep-ex/9405005"}},
+		// "Parton Distributions of the Proton" and CTEQ's two.
+		{"parton distributions", []string{"hep-ph/9406315", "hep-ph/9410404", "hep-ph/9303255"}},
+		// "The Black Hole in Three Dimensional Space Time"; "Black Hole Entropy in Canonical Quantum Gravity and Superstring Theory".
+		{"black hole entropy", []string{"hep-th/9204099", "hep-th/9401070"}},
+		// "Strong-Weak Coupling Duality in Four Dimensional String Theory"; "Duality Anomaly Cancellation, Minimal String Unification…".
+		{"string duality", []string{"hep-th/9402002", "hep-th/9202046"}},
+		// "Notes on D-Branes".
+		{"d-branes", []string{"hep-th/9602052"}},
+	}
+	for _, tt := range tests {
+		got := firstPage(t, c, tt.query, 20)
+		for _, id := range tt.want {
+			if !slices.Contains(got, id) {
+				t.Errorf("%q: %s not on the first page %v", tt.query, id, got)
+			}
+		}
+	}
+}
