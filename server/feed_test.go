@@ -147,8 +147,8 @@ func TestLatestFeed(t *testing.T) {
 		}
 
 		for target, want := range map[string]string{
-			"/feeds/latest.atom?from=yesterday":  "from: not a date",
-			"/feeds/latest.atom?sort=relevance":  "sort: not a feed parameter",
+			"/feeds/latest.atom?from=yesterday": "from: not a date",
+			"/feeds/latest.atom?sort=relevance": "sort: not a feed parameter",
 		} {
 			rec := get(target)
 			if rec.Code != http.StatusBadRequest || !strings.HasPrefix(rec.Body.String(), want) {
