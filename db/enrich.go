@@ -1,0 +1,82 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// EnrichCheck records that papergraph enrich asked a remote source about
+// a paper or a researcher (ItemID is the id of the one the source is
+// about), whatever the answer was.
+type EnrichCheck struct {
+	bun.BaseModel `bun:"table:enrich_checks"`
+
+	Source    string    `bun:"source,pk"`
+	ItemID    int64     `bun:"item_id,pk"`
+	CheckedAt time.Time `bun:"checked_at,notnull"`
+}
+
+// EnrichPaper is a paper to ask a remote source about.
+type EnrichPaper struct {
+	ID      int64  `bun:"id"`
+	ArxivID string `bun:"arxiv_id"`
+	DOI     string `bun:"doi"`
+}
+
+// PapersToEnrich returns up to limit papers that source has not been asked
+// about since staleBefore, newest first (papers without a date last),
+// skipping those with neither an arXiv id nor a DOI to ask by.
+func PapersToEnrich(ctx context.Context, idb bun.IDB, source string, staleBefore time.Time, limit int) ([]EnrichPaper, error) {
+	var ps []EnrichPaper
+	err := idb.NewSelect().TableExpr("papers AS p").
+		ColumnExpr("p.id, COALESCE(p.arxiv_id, '') AS arxiv_id, COALESCE(p.doi, '') AS doi").
+		Join("LEFT JOIN enrich_checks AS c ON c.source = ? AND c.item_id = p.id", source).
+		Where("c.item_id IS NULL OR c.checked_at < ?", staleBefore.UTC()).
+		Where("p.arxiv_id IS NOT NULL OR p.doi IS NOT NULL").
+		OrderExpr("p.published IS NULL, p.published DESC, p.id DESC").
+		Limit(int64(limit)).Scan(ctx, &ps)
+	return ps, err
+}
+
+// EnrichResearcher is a researcher linked to an external profile, to ask
+// that profile's source about.
+type EnrichResearcher struct {
+	ID         int64  `bun:"id"`
+	ExternalID string `bun:"external_id"`
+}
+
+// ResearchersToEnrich returns up to limit researchers with an OpenAlex id
+// (s2 false) or a Semantic Scholar id (s2 true) that source has not been
+// asked about since staleBefore, the most recently created first.
+func ResearchersToEnrich(ctx context.Context, idb bun.IDB, source string, s2 bool, staleBefore time.Time, limit int) ([]EnrichResearcher, error) {
+	col := bun.Ident("openalex_id")
+	if s2 {
+		col = bun.Ident("s2_id")
+	}
+	var rs []EnrichResearcher
+	err := idb.NewSelect().TableExpr("researchers AS r").
+		ColumnExpr("r.id, r.? AS external_id", col).
+		Join("LEFT JOIN enrich_checks AS c ON c.source = ? AND c.item_id = r.id", source).
+		Where("c.item_id IS NULL OR c.checked_at < ?", staleBefore.UTC()).
+		Where("r.? IS NOT NULL", col).
+		OrderExpr("r.id DESC").
+		Limit(int64(limit)).Scan(ctx, &rs)
+	return rs, err
+}
+
+// MarkEnriched records that source was asked about the items ids at at.
+func MarkEnriched(ctx context.Context, idb bun.IDB, source string, ids []int64, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows := make([]EnrichCheck, len(ids))
+	for i, id := range ids {
+		rows[i] = EnrichCheck{Source: source, ItemID: id, CheckedAt: at.UTC().Truncate(time.Second)}
+	}
+	_, err := idb.NewInsert().Model(&rows).
+		On("CONFLICT (source, item_id) DO UPDATE").Set("checked_at = EXCLUDED.checked_at").
+		Exec(ctx)
+	return err
+}
