@@ -26,14 +26,14 @@ type EnrichPaper struct {
 }
 
 // PapersToEnrich returns up to limit papers that source has not been asked
-// about since staleBefore, newest first (papers without a date last),
+// about (or not since staleBefore, when that is set), newest first (papers without a date last),
 // skipping those with neither an arXiv id nor a DOI to ask by.
 func PapersToEnrich(ctx context.Context, idb bun.IDB, source string, staleBefore time.Time, limit int) ([]EnrichPaper, error) {
 	var ps []EnrichPaper
 	err := idb.NewSelect().TableExpr("papers AS p").
 		ColumnExpr("p.id, COALESCE(p.arxiv_id, '') AS arxiv_id, COALESCE(p.doi, '') AS doi").
 		Join("LEFT JOIN enrich_checks AS c ON c.source = ? AND c.item_id = p.id", source).
-		Where("c.item_id IS NULL OR c.checked_at < ?", staleBefore.UTC()).
+		Apply(notCheckedSince(staleBefore)).
 		Where("p.arxiv_id IS NOT NULL OR p.doi IS NOT NULL").
 		OrderExpr("p.published IS NULL, p.published DESC, p.id DESC").
 		Limit(int64(limit)).Scan(ctx, &ps)
@@ -49,7 +49,8 @@ type EnrichResearcher struct {
 
 // ResearchersToEnrich returns up to limit researchers with an OpenAlex id
 // (s2 false) or a Semantic Scholar id (s2 true) that source has not been
-// asked about since staleBefore, the most recently created first.
+// asked about (or not since staleBefore, when that is set), the most
+// recently created first.
 func ResearchersToEnrich(ctx context.Context, idb bun.IDB, source string, s2 bool, staleBefore time.Time, limit int) ([]EnrichResearcher, error) {
 	col := bun.Ident("openalex_id")
 	if s2 {
@@ -59,7 +60,7 @@ func ResearchersToEnrich(ctx context.Context, idb bun.IDB, source string, s2 boo
 	err := idb.NewSelect().TableExpr("researchers AS r").
 		ColumnExpr("r.id, r.? AS external_id", col).
 		Join("LEFT JOIN enrich_checks AS c ON c.source = ? AND c.item_id = r.id", source).
-		Where("c.item_id IS NULL OR c.checked_at < ?", staleBefore.UTC()).
+		Apply(notCheckedSince(staleBefore)).
 		Where("r.? IS NOT NULL", col).
 		OrderExpr("r.id DESC").
 		Limit(int64(limit)).Scan(ctx, &rs)
@@ -79,4 +80,15 @@ func MarkEnriched(ctx context.Context, idb bun.IDB, source string, ids []int64, 
 		On("CONFLICT (source, item_id) DO UPDATE").Set("checked_at = EXCLUDED.checked_at").
 		Exec(ctx)
 	return err
+}
+
+// notCheckedSince keeps the rows that enrich_checks (joined as c) has no
+// row for, or, when staleBefore is set, an older one.
+func notCheckedSince(staleBefore time.Time) func(*bun.SelectQuery) *bun.SelectQuery {
+	return func(q *bun.SelectQuery) *bun.SelectQuery {
+		if staleBefore.IsZero() {
+			return q.Where("c.item_id IS NULL")
+		}
+		return q.Where("c.item_id IS NULL OR c.checked_at < ?", staleBefore.UTC())
+	}
 }

@@ -61,6 +61,7 @@ Commands:
   import   import data files: papergraph import [flags] FORMAT PATH...
   stats    print row counts
   migrate  bring the schema up to date, and end an import that was stopped
+  enrich   fill external ids and figures from the OpenAlex and Semantic Scholar APIs
 
 Every command takes --db DSN: a SQLite file (default papergraph.db, or
 $PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`
@@ -74,6 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"import":  cmdImport,
 		"stats":   cmdStats,
 		"migrate": cmdMigrate,
+		"enrich":  cmdEnrich,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
