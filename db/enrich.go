@@ -20,24 +20,52 @@ type EnrichCheck struct {
 
 // EnrichPaper is a paper to ask a remote source about.
 type EnrichPaper struct {
-	ID      int64  `bun:"id"`
-	ArxivID string `bun:"arxiv_id"`
-	DOI     string `bun:"doi"`
+	ID        int64     `bun:"id"`
+	ArxivID   string    `bun:"arxiv_id"`
+	DOI       string    `bun:"doi"`
+	Published time.Time `bun:"published,nullzero"`
 }
 
 // PapersToEnrich returns up to limit papers that source has not been asked
-// about (or not since staleBefore, when that is set), newest first (papers without a date last),
-// skipping those with neither an arXiv id nor a DOI to ask by.
-func PapersToEnrich(ctx context.Context, idb bun.IDB, source string, staleBefore time.Time, limit int) ([]EnrichPaper, error) {
-	var ps []EnrichPaper
-	err := idb.NewSelect().TableExpr("papers AS p").
-		ColumnExpr("p.id, COALESCE(p.arxiv_id, '') AS arxiv_id, COALESCE(p.doi, '') AS doi").
-		Join("LEFT JOIN enrich_checks AS c ON c.source = ? AND c.item_id = p.id", source).
-		Apply(notCheckedSince(staleBefore)).
-		Where("p.arxiv_id IS NOT NULL OR p.doi IS NOT NULL").
-		OrderExpr("p.published IS NULL, p.published DESC, p.id DESC").
-		Limit(int64(limit)).Scan(ctx, &ps)
-	return ps, err
+// about (or not since staleBefore, when that is set), newest first, after
+// the paper after (nil: from the newest), then those without a date, the
+// highest id first. It skips papers with neither an arXiv id nor a DOI to
+// ask by. Each call reads papers_published from where the last one ended,
+// so a run over the whole archive reads the index once.
+func PapersToEnrich(ctx context.Context, idb bun.IDB, source string, staleBefore time.Time, after *EnrichPaper, limit int) ([]EnrichPaper, error) {
+	q := func(dated bool, after *EnrichPaper) ([]EnrichPaper, error) {
+		var ps []EnrichPaper
+		sq := idb.NewSelect().TableExpr("papers AS p").
+			ColumnExpr("p.id, COALESCE(p.arxiv_id, '') AS arxiv_id, COALESCE(p.doi, '') AS doi, p.published").
+			Join("LEFT JOIN enrich_checks AS c ON c.source = ? AND c.item_id = p.id", source).
+			Apply(notCheckedSince(staleBefore)).
+			Where("p.arxiv_id IS NOT NULL OR p.doi IS NOT NULL")
+		switch {
+		case dated && after != nil:
+			sq.Where("p.published < ? OR (p.published = ? AND p.id < ?)", after.Published, after.Published, after.ID)
+		case dated:
+			sq.Where("p.published IS NOT NULL")
+		case after != nil:
+			sq.Where("p.published IS NULL AND p.id < ?", after.ID)
+		default:
+			sq.Where("p.published IS NULL")
+		}
+		if dated {
+			sq.OrderExpr("p.published DESC, p.id DESC")
+		} else {
+			sq.OrderExpr("p.id DESC")
+		}
+		err := sq.Limit(int64(limit)).Scan(ctx, &ps)
+		return ps, err
+	}
+	if after == nil || !after.Published.IsZero() {
+		ps, err := q(true, after)
+		if err != nil || len(ps) > 0 {
+			return ps, err
+		}
+		after = nil // the dated papers are done: the others from the top
+	}
+	return q(false, after)
 }
 
 // EnrichResearcher is a researcher linked to an external profile, to ask
@@ -50,8 +78,8 @@ type EnrichResearcher struct {
 // ResearchersToEnrich returns up to limit researchers with an OpenAlex id
 // (s2 false) or a Semantic Scholar id (s2 true) that source has not been
 // asked about (or not since staleBefore, when that is set), the most
-// recently created first.
-func ResearchersToEnrich(ctx context.Context, idb bun.IDB, source string, s2 bool, staleBefore time.Time, limit int) ([]EnrichResearcher, error) {
+// recently created first, from below the id before (0: from the top).
+func ResearchersToEnrich(ctx context.Context, idb bun.IDB, source string, s2 bool, staleBefore time.Time, before int64, limit int) ([]EnrichResearcher, error) {
 	col := bun.Ident("openalex_id")
 	if s2 {
 		col = bun.Ident("s2_id")
@@ -62,6 +90,12 @@ func ResearchersToEnrich(ctx context.Context, idb bun.IDB, source string, s2 boo
 		Join("LEFT JOIN enrich_checks AS c ON c.source = ? AND c.item_id = r.id", source).
 		Apply(notCheckedSince(staleBefore)).
 		Where("r.? IS NOT NULL", col).
+		Apply(func(q *bun.SelectQuery) *bun.SelectQuery {
+			if before > 0 {
+				return q.Where("r.id < ?", before)
+			}
+			return q
+		}).
 		OrderExpr("r.id DESC").
 		Limit(int64(limit)).Scan(ctx, &rs)
 	return rs, err

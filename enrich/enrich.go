@@ -165,9 +165,11 @@ type run struct {
 
 // batches calls fetch with each next batch of items of source until none
 // is left, and records each batch as asked about once fetch is done with it.
-func batches[T any](ctx context.Context, r *run, source string, next func() ([]T, error), id func(T) int64, fetch func([]T) error) error {
+// next is given the last item of the batch before (nil at first).
+func batches[T any](ctx context.Context, r *run, source string, next func(last *T) ([]T, error), id func(T) int64, fetch func([]T) error) error {
+	var last *T
 	for {
-		items, err := next()
+		items, err := next(last)
 		if err != nil {
 			return fmt.Errorf("%s: %w", source, err)
 		}
@@ -184,6 +186,7 @@ func batches[T any](ctx context.Context, r *run, source string, next func() ([]T
 		if err := db.MarkEnriched(ctx, r.db, source, ids, time.Now()); err != nil {
 			return fmt.Errorf("%s: %w", source, err)
 		}
+		last = &items[len(items)-1]
 		r.sum.Checked[source] += len(items)
 		r.o.Log("%s: %d asked about, %d requests so far", source, r.sum.Checked[source], r.client.requests)
 	}
@@ -219,4 +222,12 @@ func (r *run) write(ctx context.Context, f ingest.Format, lines []byte) error {
 		r.wrote = true
 	}
 	return err
+}
+
+// lastID is the id of the researcher last asked about, 0 before the first.
+func lastID(last *db.EnrichResearcher) int64 {
+	if last == nil {
+		return 0
+	}
+	return last.ID
 }

@@ -25,8 +25,8 @@ const openAlexPerPage = 100
 func (r *run) openAlexWorks(ctx context.Context) error {
 	perBatch := max(1, r.o.BatchOpenAlex/2)
 	return batches(ctx, r, sourceOpenAlexWorks,
-		func() ([]db.EnrichPaper, error) {
-			return db.PapersToEnrich(ctx, r.db, sourceOpenAlexWorks, r.staleBefore, perBatch)
+		func(last *db.EnrichPaper) ([]db.EnrichPaper, error) {
+			return db.PapersToEnrich(ctx, r.db, sourceOpenAlexWorks, r.staleBefore, last, perBatch)
 		},
 		func(p db.EnrichPaper) int64 { return p.ID },
 		func(ps []db.EnrichPaper) error {
@@ -66,8 +66,8 @@ func arxivDOI(id string) string {
 // to an OpenAlex author, 100 a request.
 func (r *run) openAlexAuthors(ctx context.Context) error {
 	return batches(ctx, r, sourceOpenAlexAuthors,
-		func() ([]db.EnrichResearcher, error) {
-			return db.ResearchersToEnrich(ctx, r.db, sourceOpenAlexAuthors, false, r.staleBefore, r.o.BatchOpenAlex)
+		func(last *db.EnrichResearcher) ([]db.EnrichResearcher, error) {
+			return db.ResearchersToEnrich(ctx, r.db, sourceOpenAlexAuthors, false, r.staleBefore, lastID(last), r.o.BatchOpenAlex)
 		},
 		func(x db.EnrichResearcher) int64 { return x.ID },
 		func(xs []db.EnrichResearcher) error {

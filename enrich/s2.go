@@ -25,8 +25,8 @@ const (
 // id, or by DOI for a paper without one.
 func (r *run) s2Papers(ctx context.Context) error {
 	return batches(ctx, r, sourceS2Papers,
-		func() ([]db.EnrichPaper, error) {
-			return db.PapersToEnrich(ctx, r.db, sourceS2Papers, r.staleBefore, r.o.BatchS2)
+		func(last *db.EnrichPaper) ([]db.EnrichPaper, error) {
+			return db.PapersToEnrich(ctx, r.db, sourceS2Papers, r.staleBefore, last, r.o.BatchS2)
 		},
 		func(p db.EnrichPaper) int64 { return p.ID },
 		func(ps []db.EnrichPaper) error {
@@ -45,8 +45,8 @@ func (r *run) s2Papers(ctx context.Context) error {
 // to a Semantic Scholar author.
 func (r *run) s2Authors(ctx context.Context) error {
 	return batches(ctx, r, sourceS2Authors,
-		func() ([]db.EnrichResearcher, error) {
-			return db.ResearchersToEnrich(ctx, r.db, sourceS2Authors, true, r.staleBefore, min(s2AuthorBatch, 2*r.o.BatchS2))
+		func(last *db.EnrichResearcher) ([]db.EnrichResearcher, error) {
+			return db.ResearchersToEnrich(ctx, r.db, sourceS2Authors, true, r.staleBefore, lastID(last), min(s2AuthorBatch, 2*r.o.BatchS2))
 		},
 		func(x db.EnrichResearcher) int64 { return x.ID },
 		func(xs []db.EnrichResearcher) error {
