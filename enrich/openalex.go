@@ -34,11 +34,16 @@ func (r *run) openAlexWorks(ctx context.Context) error {
 			var dois []string
 			for _, p := range ps {
 				for _, d := range []string{arxivDOI(p.ArxivID), p.DOI} {
-					if d != "" && !asked[d] {
+					// A comma would end the filter and a bar split the DOI:
+					// such a paper is asked about by its arXiv DOI alone.
+					if d != "" && !asked[d] && !strings.ContainsAny(d, ",|") {
 						asked[d] = true
 						dois = append(dois, d)
 					}
 				}
+			}
+			if len(dois) == 0 {
+				return nil
 			}
 			keep := func(raw json.RawMessage) bool {
 				var w struct {
