@@ -200,20 +200,20 @@ func (r *run) write(ctx context.Context, f ingest.Format, lines []byte) error {
 	}
 	r.pages++
 	name := fmt.Sprintf("%s-page-%d.jsonl", f.Name, r.pages)
+	bad := func(e *ingest.RecordError) {
+		r.sum.Bad++
+		if r.o.Bad != nil {
+			r.o.Bad(e)
+		}
+	}
 	sum, err := ingest.Import(ctx, r.db, ingest.Options{
-		Format: f, FS: pageFS{name: name, data: lines}, Paths: []string{name},
-		Bad: r.o.Bad, SkipDerive: true,
-		// A page whose objects are all malformed reads as a file of
-		// another format: one report for the page.
+		Format: pageFormat(f, bad), FS: pageFS{name: name, data: lines}, Paths: []string{name},
+		SkipDerive: true,
 		FileError: func(_ string, ferr error) {
-			r.sum.Bad++
-			if r.o.Bad != nil {
-				r.o.Bad(&ingest.RecordError{Pos: ingest.Position{File: name}, Reason: ferr.Error()})
-			}
+			bad(&ingest.RecordError{Pos: ingest.Position{File: name}, Reason: ferr.Error()})
 		},
 	})
 	r.sum.Records += sum.Read
-	r.sum.Bad += sum.Bad
 	r.sum.Counts.Inserted += sum.Inserted
 	r.sum.Counts.Updated += sum.Updated
 	r.sum.Counts.Unchanged += sum.Unchanged
@@ -222,6 +222,21 @@ func (r *run) write(ctx context.Context, f ingest.Format, lines []byte) error {
 		r.wrote = true
 	}
 	return err
+}
+
+// pageFormat is f reporting each malformed object to bad itself. Import
+// takes a file whose first records are all malformed for a file of
+// another format; an API page is of the format asked for, and a page of
+// one malformed object is just that.
+func pageFormat(f ingest.Format, bad func(*ingest.RecordError)) ingest.Format {
+	read := f.Read
+	f.Read = func(ctx context.Context, e ingest.Entry, s ingest.Sink) error {
+		return read(ctx, e, ingest.Sink{Record: s.Record, Bad: func(re *ingest.RecordError) error {
+			bad(re)
+			return nil
+		}})
+	}
+	return f
 }
 
 // lastID is the id of the researcher last asked about, 0 before the first.

@@ -247,7 +247,7 @@ func TestEnrich(t *testing.T) {
 		if !slices.Equal(waits, []time.Duration{7 * time.Second}) {
 			t.Errorf("waits = %v, want the 7s Retry-After asked", waits)
 		}
-		if len(bad) != 1 || !strings.Contains(bad[0], "publication_date") {
+		if len(bad) != 1 || !strings.HasPrefix(bad[0], "openalex-page-2.jsonl:1: publication_date") {
 			t.Errorf("malformed objects reported: %q, want one about publication_date", bad)
 		}
 		if p := papers(t, bdb)["1802.04375"]; p.OpenAlexID != "W2741809807" || intp(p.CitedByCount) != 962 {
