@@ -59,8 +59,12 @@ func cmdEnrich(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, src := range slices.Sorted(maps.Keys(sum.Checked)) {
 		asked = append(asked, fmt.Sprintf("%s %d", src, sum.Checked[src]))
 	}
-	fmt.Fprintf(stdout, "enrich: %d requests; asked about: %s; read %d, inserted %d, updated %d, unchanged %d, malformed %d\n",
-		sum.Requests, cmp.Or(strings.Join(asked, ", "), "nothing"), sum.Records,
+	requests := "requests"
+	if sum.Requests == 1 {
+		requests = "request"
+	}
+	fmt.Fprintf(stdout, "enrich: %d %s; asked about: %s; read %d, inserted %d, updated %d, unchanged %d, malformed %d\n",
+		sum.Requests, requests, cmp.Or(strings.Join(asked, ", "), "nothing"), sum.Records,
 		sum.Inserted, sum.Updated, sum.Unchanged, sum.Bad)
 	if sum.Stopped {
 		fmt.Fprintln(stdout, "enrich: stopped at --max-requests; run it again to go on")

@@ -46,10 +46,10 @@ func TestEnrichCommand(t *testing.T) {
 				out   string
 			}{
 				{[]string{"--max-requests", "1"}, "GET /works",
-					"enrich: 1 requests; asked about: openalex-works 4; read 0, inserted 0, updated 0, unchanged 0, malformed 0\n" +
+					"enrich: 1 request; asked about: openalex-works 4; read 0, inserted 0, updated 0, unchanged 0, malformed 0\n" +
 						"enrich: stopped at --max-requests; run it again to go on\n"},
 				{nil, "POST /paper/batch",
-					"enrich: 1 requests; asked about: s2-papers 4; read 0, inserted 0, updated 0, unchanged 0, malformed 0\n"},
+					"enrich: 1 request; asked about: s2-papers 4; read 0, inserted 0, updated 0, unchanged 0, malformed 0\n"},
 				{nil, "", "enrich: 0 requests; asked about: nothing; read 0, inserted 0, updated 0, unchanged 0, malformed 0\n"},
 			} {
 				out.Reset()
