@@ -67,6 +67,7 @@ Commands:
   stats    print row counts
   migrate  bring the schema up to date, and end an import that was stopped
   apikey   create, list and revoke the API keys users sign in with
+  enrich   fill external ids and figures from the OpenAlex and Semantic Scholar APIs
 
 Every command takes --db DSN: a SQLite file (default papergraph.db, or
 $PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`
@@ -82,6 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"stats":   cmdStats,
 		"migrate": cmdMigrate,
 		"apikey":  cmdAPIKey,
+		"enrich":  cmdEnrich,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
