@@ -2892,7 +2892,7 @@ ends with the error code SLOW_CONSUMER.
 """
 type Subscription {
   """
-  Each paper an import, harvest or enrichment writes from now on (a new
+  Each paper an import or harvest writes from now on (a new
   paper, or one with a new version or new metadata) that matches filter,
   once per write. On PostgreSQL every server hears every writer of the
   database; on SQLite only the writes of the server's own harvest
