@@ -23,6 +23,8 @@ type PaperSearch struct {
 	ResearcherID, InstitutionID int64
 	// HasDOI keeps papers with (true) or without (false) a DOI.
 	HasDOI *bool
+	// IDs, when not nil, keeps only these papers (see MatchPapers).
+	IDs []int64
 	// RankAll ranks every match in a relevance order, not only the
 	// RelevanceCandidates: an export streams a search whole.
 	RankAll bool
@@ -99,6 +101,14 @@ func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
 		from = "FROM papers_fts JOIN papers AS p ON p.id = papers_fts.rowid WHERE papers_fts MATCH ? AND p.arxiv_id IS NOT NULL"
 		args = append(args, s.Query.fts5())
 	}
+	switch {
+	case s.IDs == nil:
+	case len(s.IDs) == 0:
+		from += " AND 1 = 0"
+	default:
+		from += " AND p.id IN (?)"
+		args = append(args, bun.List(s.IDs))
+	}
 	if len(s.Categories) > 0 {
 		from += " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND pc.category IN (?))"
 		args = append(args, bun.List(s.Categories))
@@ -156,6 +166,24 @@ func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (
 		out.Items[i] = &r.Paper
 	}
 	return out, nil
+}
+
+// MatchPapers reads the papers among s.IDs that s selects, in id order,
+// in one statement: a live subscription's filter applied to the papers
+// one commit wrote. The papers are Partial.
+func MatchPapers(ctx context.Context, idb bun.IDB, s PaperSearch) ([]*Paper, error) {
+	if len(s.IDs) == 0 {
+		return nil, nil
+	}
+	_, from, args := s.filtered(idb)
+	var ps []*Paper
+	if err := idb.NewRaw("SELECT "+paperListColumns+" "+from+" ORDER BY p.id", args...).Scan(ctx, &ps); err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		p.Partial = true
+	}
+	return ps, nil
 }
 
 // SearchTotal counts the papers s selects.

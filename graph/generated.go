@@ -38,6 +38,7 @@ type ResolverRoot interface {
 	Paper() PaperResolver
 	Query() QueryResolver
 	Researcher() ResearcherResolver
+	Subscription() SubscriptionResolver
 	Viewer() ViewerResolver
 }
 
@@ -336,6 +337,11 @@ type ComplexityRoot struct {
 		Researcher func(childComplexity int) int
 	}
 
+	Subscription struct {
+		PapersAdded       func(childComplexity int, filter *model.PaperFilter) int
+		ResearcherUpdated func(childComplexity int, id string) int
+	}
+
 	Suggestion struct {
 		Label  func(childComplexity int) int
 		Target func(childComplexity int) int
@@ -429,6 +435,10 @@ type ResearcherResolver interface {
 	Coauthors(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error)
 	Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error)
 	Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error)
+}
+type SubscriptionResolver interface {
+	PapersAdded(ctx context.Context, filter *model.PaperFilter) (<-chan *model.Paper, error)
+	ResearcherUpdated(ctx context.Context, id string) (<-chan *model.Researcher, error)
 }
 type ViewerResolver interface {
 	Following(ctx context.Context, obj *model.Viewer) (*model.Following, error)
@@ -1731,6 +1741,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ResearcherNetworkNode.Researcher(childComplexity), true
 
+	case "Subscription.papersAdded":
+		if e.ComplexityRoot.Subscription.PapersAdded == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_papersAdded_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.PapersAdded(childComplexity, args["filter"].(*model.PaperFilter)), true
+	case "Subscription.researcherUpdated":
+		if e.ComplexityRoot.Subscription.ResearcherUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_researcherUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ResearcherUpdated(childComplexity, args["id"].(string)), true
+
 	case "Suggestion.label":
 		if e.ComplexityRoot.Suggestion.Label == nil {
 			break
@@ -1853,6 +1886,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
 			data.MarshalGQL(&buf)
 
 			return &graphql.Response{
@@ -2828,6 +2878,38 @@ type Following {
   researchers: [Researcher!]!
   "The categories followed."
   categories: [Category!]!
+}
+
+"""
+Live updates, over the graphql-transport-ws protocol (the npm package
+` + "`" + `graphql-ws` + "`" + `) at the WebSocket URL ws(s)://HOST/graphql. Only
+subscriptions travel over the WebSocket; queries and mutations go over
+HTTP. A connection holds at most 10 subscriptions at once, and so does a
+client (its API key, or else its address) over all its connections. Each
+subscription is priced like a query and spends its points when it starts.
+A subscriber that falls 64 events behind is dropped: its subscription
+ends with the error code SLOW_CONSUMER.
+"""
+type Subscription {
+  """
+  Each paper an import or harvest writes from now on (a new
+  paper, or one with a new version or new metadata) that matches filter,
+  once per write. On PostgreSQL every server hears every writer of the
+  database; on SQLite only the writes of the server's own harvest
+  (` + "`" + `serve --harvest-every` + "`" + `) are heard.
+  """
+  papersAdded(
+    "Conditions the paper must meet, as in ` + "`" + `searchPapers` + "`" + `."
+    filter: PaperFilter
+  ): Paper!
+  """
+  The researcher, given in any form ` + "`" + `researcher(id:)` + "`" + ` accepts, each time a
+  write adds or changes one of their papers.
+  """
+  researcherUpdated(
+    "The researcher, in any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
+    id: String!
+  ): Researcher!
 }
 `, BuiltIn: false},
 }
@@ -4392,6 +4474,34 @@ func (ec *executionContext) field_Researcher_sameName_args(ctx context.Context, 
 		return nil, err
 	}
 	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_papersAdded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.PaperFilter, error) {
+			return ec.unmarshalOPaperFilter2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_researcherUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -9838,6 +9948,94 @@ func (ec *executionContext) fieldContext_ResearcherNetworkNode_paperCount(_ cont
 	return graphql.NewScalarFieldContext("ResearcherNetworkNode", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Subscription_papersAdded(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_papersAdded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().PapersAdded(ctx, fc.Args["filter"].(*model.PaperFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Paper) graphql.Marshaler {
+			return ec.marshalNPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_papersAdded(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Paper(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_papersAdded_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_researcherUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_researcherUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().ResearcherUpdated(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_researcherUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_researcherUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Suggestion_type(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13357,6 +13555,28 @@ func (ec *executionContext) _ResearcherNetworkNode(ctx context.Context, sel ast.
 	}
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "papersAdded":
+		return ec._Subscription_papersAdded(ctx, fields[0])
+	case "researcherUpdated":
+		return ec._Subscription_researcherUpdated(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var suggestionImplementors = []string{"Suggestion"}

@@ -61,6 +61,8 @@ type HarvestOptions struct {
 	Bad func(*RecordError)
 	// Page, when set, is told about every page once it is written.
 	Page func(HarvestPage)
+	// OnCommit is Options.OnCommit for the harvest's pages.
+	OnCommit func(papers, researchers []int64)
 	// Retry, when set, is told about every failed request that will be
 	// tried again, and how long the harvest waits first.
 	Retry func(err error, wait time.Duration)
@@ -126,6 +128,7 @@ func Harvest(ctx context.Context, bdb *bun.DB, o HarvestOptions) (HarvestSummary
 		return h.sum, err
 	}
 	h.w = newWriter(bdb)
+	h.w.onCommit = o.OnCommit
 	sets := o.Sets
 	if len(sets) == 0 {
 		sets = []string{""}

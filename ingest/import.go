@@ -36,6 +36,10 @@ type Options struct {
 	// Progress, when set, is called about every 200 ms until the import
 	// ends.
 	Progress func(Progress)
+	// OnCommit, when set, is told after each committed batch the ids of
+	// the papers it wrote (new or changed) and of the researchers whose
+	// papers it wrote; a live server publishes them (see package notify).
+	OnCommit func(papers, researchers []int64)
 	// SkipDerive leaves the derived figures for a later import or Derive
 	// call, for a run of several imports.
 	SkipDerive bool
@@ -141,6 +145,7 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 			Elapsed: time.Since(start), Deriving: d > 0, DeriveStart: d}
 	})()
 	w := newWriter(bdb)
+	w.onCommit = o.OnCommit
 	var writeErr error
 	for b := range batches {
 		if writeErr != nil {

@@ -144,6 +144,10 @@ func (w *writer) storePapers(ctx context.Context, tx bun.Tx, todo, inserts, upda
 	if err := db.QueueResearchers(ctx, tx, queue); err != nil {
 		return err
 	}
+	for _, p := range written {
+		w.papers = append(w.papers, p.row.ID)
+	}
+	w.people = append(w.people, queue...)
 	return writeReferences(ctx, tx, todo)
 }
 

@@ -32,6 +32,11 @@ type writer struct {
 	db          *bun.DB
 	researchers *researcherIndex
 	categories  map[string]bool // codes known to be in the categories table
+	// onCommit, when set, is told the ids of the papers and researchers
+	// each committed batch wrote (see Options.OnCommit).
+	onCommit func(papers, researchers []int64)
+	// papers and people collect the current batch's ids for onCommit.
+	papers, people []int64
 }
 
 func newWriter(bdb *bun.DB) *writer {
@@ -56,6 +61,7 @@ func (w *writer) write(ctx context.Context, batch []Record) (Counts, error) {
 		}
 	}
 	var c Counts
+	w.papers, w.people = nil, nil
 	err := w.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		ic, err := writeInstitutions(ctx, tx, insts)
 		if err != nil {
@@ -78,6 +84,9 @@ func (w *writer) write(ctx context.Context, batch []Record) (Counts, error) {
 		w.researchers = newResearcherIndex()
 		w.categories = map[string]bool{}
 		return Counts{}, err
+	}
+	if w.onCommit != nil && (len(w.papers) > 0 || len(w.people) > 0) {
+		w.onCommit(w.papers, w.people)
 	}
 	return c, nil
 }

@@ -20,7 +20,10 @@ var readsItsOwn = []string{"Paper.citationNetwork", "Researcher.network", "Insti
 	// A signed-in user's fields read and walk below themselves: one
 	// viewer per request, so nothing to batch across parents.
 	"Viewer.following", "Viewer.feed", "Following.researchers", "Following.categories",
-	"Mutation.followResearcher", "Mutation.unfollowResearcher", "Mutation.followCategory", "Mutation.unfollowCategory"}
+	"Mutation.followResearcher", "Mutation.unfollowResearcher", "Mutation.followCategory", "Mutation.unfollowCategory",
+	// A subscription reads each event's matches in one statement of its
+	// own; the fields below them use the event's fresh loaders.
+	"Subscription.papersAdded", "Subscription.researcherUpdated"}
 
 // codeFields are the fields of schema's object types that gqlgen resolves
 // by calling code that may read: the methods of the field resolvers, and

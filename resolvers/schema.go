@@ -17,6 +17,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/graph"
+	"github.com/papergraph/papergraph/notify"
 )
 
 // NewSchema returns the executable schema over bdb. Operations are priced
@@ -30,6 +31,12 @@ func NewSchema(bdb bun.IDB) graphql.ExecutableSchema {
 // SQLite the one writer connection, since bdb's connections are read-only.
 func NewWritableSchema(bdb, writer bun.IDB) graphql.ExecutableSchema {
 	return graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{db: bdb, writer: writer}})
+}
+
+// NewLiveSchema is NewWritableSchema (writer may be nil: read-only) whose
+// subscriptions hear bus.
+func NewLiveSchema(bdb, writer bun.IDB, bus *notify.Bus) graphql.ExecutableSchema {
+	return graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{db: bdb, writer: writer, bus: bus}})
 }
 
 // Middleware puts fresh loaders for bdb into every request's context.

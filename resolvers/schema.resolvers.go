@@ -268,6 +268,16 @@ func (r *researcherResolver) Network(ctx context.Context, obj *model.Researcher,
 	return r.researcherNetwork(ctx, obj.Researcher.ID, depth, maxNodes, minWeight)
 }
 
+// PapersAdded is the resolver for the papersAdded field.
+func (r *subscriptionResolver) PapersAdded(ctx context.Context, filter *model.PaperFilter) (<-chan *model.Paper, error) {
+	return r.papersAdded(ctx, filter)
+}
+
+// ResearcherUpdated is the resolver for the researcherUpdated field.
+func (r *subscriptionResolver) ResearcherUpdated(ctx context.Context, id string) (<-chan *model.Researcher, error) {
+	return r.researcherUpdated(ctx, id)
+}
+
 // Following is the resolver for the following field.
 func (r *viewerResolver) Following(ctx context.Context, obj *model.Viewer) (*model.Following, error) {
 	return &model.Following{KeyID: obj.Key.ID}, nil
@@ -302,17 +312,21 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 // Researcher returns graph.ResearcherResolver implementation.
 func (r *Resolver) Researcher() graph.ResearcherResolver { return &researcherResolver{r} }
 
+// Subscription returns graph.SubscriptionResolver implementation.
+func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
+
 // Viewer returns graph.ViewerResolver implementation.
 func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
 
 type (
-	authorshipResolver  struct{ *Resolver }
-	categoryResolver    struct{ *Resolver }
-	followingResolver   struct{ *Resolver }
-	institutionResolver struct{ *Resolver }
-	mutationResolver    struct{ *Resolver }
-	paperResolver       struct{ *Resolver }
-	queryResolver       struct{ *Resolver }
-	researcherResolver  struct{ *Resolver }
-	viewerResolver      struct{ *Resolver }
+	authorshipResolver   struct{ *Resolver }
+	categoryResolver     struct{ *Resolver }
+	followingResolver    struct{ *Resolver }
+	institutionResolver  struct{ *Resolver }
+	mutationResolver     struct{ *Resolver }
+	paperResolver        struct{ *Resolver }
+	queryResolver        struct{ *Resolver }
+	researcherResolver   struct{ *Resolver }
+	subscriptionResolver struct{ *Resolver }
+	viewerResolver       struct{ *Resolver }
 )

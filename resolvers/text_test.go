@@ -179,7 +179,10 @@ func TestTextArgsCoverSchema(t *testing.T) {
 		}
 	}
 	for name, def := range schema.Types {
-		if strings.HasPrefix(name, "__") || def.Kind != ast.Object {
+		// Subscriptions run over the WebSocket only; their arguments go
+		// through the parsers of searchPapers' filter and researcher(id:),
+		// and server's websocket_test refuses a malformed one.
+		if strings.HasPrefix(name, "__") || def.Kind != ast.Object || name == "Subscription" {
 			continue
 		}
 		for _, f := range def.Fields {

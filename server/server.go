@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/notify"
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
@@ -130,6 +131,10 @@ type Config struct {
 	// Collectors are served on /metrics beside the server's own, such as
 	// those of a harvest running in the process.
 	Collectors []prometheus.Collector
+	// Bus, when set, tells subscriptions what writers commit, and
+	// /graphql takes WebSocket upgrades for them (see newWebsocket); nil:
+	// no live updates.
+	Bus *notify.Bus
 	// TrustedDocuments, when not nil, are the only documents the API
 	// runs, by document id (see ReadTrustedDocuments); New refuses ids
 	// that are not their document's hash and documents that do not
@@ -170,7 +175,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	es := resolvers.NewSchema(cfg.DB)
-	if cfg.Writer != nil {
+	switch {
+	case cfg.Bus != nil && cfg.Writer != nil:
+		es = resolvers.NewLiveSchema(cfg.DB, cfg.Writer, cfg.Bus)
+	case cfg.Bus != nil:
+		es = resolvers.NewLiveSchema(cfg.DB, nil, cfg.Bus)
+	case cfg.Writer != nil:
 		es = resolvers.NewWritableSchema(cfg.DB, cfg.Writer)
 	}
 	var docs *trustedDocuments
@@ -190,6 +200,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
+	if cfg.Bus != nil {
+		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts())
+		api = upgradeOr(rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
+	}
 	mux := routes(cfg, es, api)
 
 	base, abort := context.WithCancelCause(context.Background())

@@ -175,8 +175,9 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer release()
 	failed := false
+	announce := publisher(ctx, writerBus(*dsn, bdb), slog.New(slog.NewTextHandler(stderr, nil)))
 	for i, o := range jobs {
-		o.MaxErrors, o.BatchSize = *maxErrors, *batch
+		o.MaxErrors, o.BatchSize, o.OnCommit = *maxErrors, *batch, announce
 		o.SkipDerive = i < len(jobs)-1 // one derive at the end of a run
 		ok, err := runImport(ctx, bdb, o, stdout, stderr)
 		if err != nil {
@@ -278,6 +279,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.DB, cfg.ReadyDB, cfg.Replicas, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = reader, probe, set, *addr, list, logger, limiter
 	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
+	var publish bun.IDB = reader
+	if cfg.Writer != nil {
+		publish = cfg.Writer
+	}
+	cfg.Bus = serveBus(ctx, *dsn, publish, logger)
 	var hm *harvestMetrics
 	if *harvestEveryFlag > 0 {
 		hm = newHarvestMetrics()
@@ -297,7 +303,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		harvested := make(chan struct{})
 		go func() {
 			defer close(harvested)
-			harvestEvery(hctx, writer, *harvestEveryFlag, hf.options(), logger, hm)
+			o := hf.options()
+			o.OnCommit = publisher(hctx, cfg.Bus, logger)
+			harvestEvery(hctx, writer, *harvestEveryFlag, o, logger, hm)
 		}()
 		defer func() { stopHarvest(); <-harvested }()
 	}

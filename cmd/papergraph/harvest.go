@@ -74,6 +74,7 @@ func cmdHarvest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	o := hf.options()
 	o.From, o.Until, o.MaxErrors = *from, *until, *maxErrors
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	o.OnCommit = publisher(ctx, writerBus(*dsn, bdb), logger)
 	sum, err := runHarvest(ctx, bdb, o, logger, nil)
 	if errors.Is(err, ingest.ErrHarvestOptions) {
 		return fmt.Errorf("%w: %v", errUsage, err)

@@ -186,6 +186,17 @@ type ResearcherNetworkNode struct {
 	PaperCount int `json:"paperCount"`
 }
 
+// Live updates, over the graphql-transport-ws protocol (the npm package
+// `graphql-ws`) at the WebSocket URL ws(s)://HOST/graphql. Only
+// subscriptions travel over the WebSocket; queries and mutations go over
+// HTTP. A connection holds at most 10 subscriptions at once, and so does a
+// client (its API key, or else its address) over all its connections. Each
+// subscription is priced like a query and spends its points when it starts.
+// A subscriber that falls 64 events behind is dropped: its subscription
+// ends with the error code SLOW_CONSUMER.
+type Subscription struct {
+}
+
 // One completion of a search box.
 type Suggestion struct {
 	// What kind of thing is suggested.

@@ -1,0 +1,89 @@
+package notify_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/notify"
+)
+
+// A subscriber that falls notify.Buffer events behind is dropped: its
+// channel holds the events it had, then closes, and Err says ErrSlow; a
+// subscriber that keeps up hears every event.
+func TestSlowSubscriberDropped(t *testing.T) {
+	bus := notify.NewLocal()
+	slow, fast := bus.Subscribe(), bus.Subscribe()
+	defer fast.Close()
+	for i := range notify.Buffer + 1 {
+		if err := bus.Publish(t.Context(), []int64{int64(i)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if e := <-fast.Events(); e.Papers[0] != int64(i) {
+			t.Fatalf("fast subscriber: got %v, want [%d]", e.Papers, i)
+		}
+	}
+	n := 0
+	for range slow.Events() {
+		n++
+	}
+	if n != notify.Buffer || !errors.Is(slow.Err(), notify.ErrSlow) {
+		t.Errorf("slow subscriber: got %d events and %v, want %d and ErrSlow", n, slow.Err(), notify.Buffer)
+	}
+	if got := bus.Subscribers(); got != 1 {
+		t.Errorf("subscribers: got %d, want 1", got)
+	}
+}
+
+// On PostgreSQL an event published through another connection pool (as
+// another process would) reaches the listener, in payloads under
+// PostgreSQL's 8,000 bytes however many ids it carries.
+func TestPostgresNotify(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		if !strings.HasPrefix(dsn, "postgres") {
+			t.Skip("pg_notify is PostgreSQL's; SQLite's bus is in process only")
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		bus := notify.NewPostgres(bdb)
+		ready := make(chan struct{}, 1)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			bus.Listen(ctx, dsn, slog.New(slog.NewTextHandler(t.Output(), nil)), func() { ready <- struct{}{} })
+		}()
+		defer func() { cancel(); <-done }()
+		sub := bus.Subscribe()
+		defer sub.Close()
+		<-ready
+
+		other := dbtest.Open(t, dsn)
+		papers := make([]int64, 1000)
+		for i := range papers {
+			papers[i] = 1_000_000_000_000 + int64(i)
+		}
+		if err := notify.NewPostgres(other).Publish(ctx, papers, []int64{7}); err != nil {
+			t.Fatal(err)
+		}
+		var got notify.Event
+		for len(got.Papers) < len(papers) || len(got.Researchers) < 1 {
+			select {
+			case e := <-sub.Events():
+				got.Papers = append(got.Papers, e.Papers...)
+				got.Researchers = append(got.Researchers, e.Researchers...)
+			case <-ctx.Done():
+				t.Fatalf("heard %d paper ids, want %d: %v", len(got.Papers), len(papers), ctx.Err())
+			}
+		}
+		if !slices.Equal(got.Papers, papers) || !slices.Equal(got.Researchers, []int64{7}) {
+			t.Errorf("got %d papers and researchers %v, want the %d published and [7]", len(got.Papers), got.Researchers, len(papers))
+		}
+	})
+}

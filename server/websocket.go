@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/uptrace/bun"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/papergraph/papergraph/resolvers"
+)
+
+// Bounds of live updates over the WebSocket.
+const (
+	// MaxSubscriptions is the most subscriptions one connection, and one
+	// client over all its connections, holds at once.
+	MaxSubscriptions = 10
+	// wsPingInterval is how often the server pings an idle connection.
+	wsPingInterval = 15 * time.Second
+	// wsInitTimeout is how long a new connection has to send its
+	// connection_init.
+	wsInitTimeout = 10 * time.Second
+)
+
+// Error codes of the WebSocket.
+const (
+	codeNotSubscription  = "SUBSCRIPTIONS_ONLY"
+	codeTooManyStreams   = "TOO_MANY_SUBSCRIPTIONS"
+	codeSubscriptionCost = codeCostLimit
+)
+
+// newWebsocket builds the handler of WebSocket upgrades of /graphql: the
+// graphql-transport-ws protocol, subscriptions only, with newGraphQL's
+// limits on documents, depth and cost, its introspection switch and its
+// error presenter; each answer gets fresh loaders over bdb. It serves
+// outside the query timeout and body limit of the HTTP chain, since a
+// connection lives for as long as its client keeps it.
+func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *trustedDocuments, streams *streamCounts) *handler.Server {
+	srv := handler.New(es)
+	srv.AddTransport(transport.Websocket{
+		KeepAlivePingInterval: wsPingInterval,
+		InitTimeout:           wsInitTimeout,
+	})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(subscriptionsOnly{})
+	if cfg.DisableIntrospection {
+		srv.Use(noIntrospection{})
+	} else {
+		srv.Use(extension.Introspection{})
+	}
+	if docs != nil {
+		srv.Use(docs)
+	}
+	srv.SetParserTokenLimit(cfg.MaxTokens)
+	srv.Use(depthLimit{max: cfg.MaxDepth})
+	srv.Use(newCostLimit(cfg))
+	srv.Use(streams)
+	srv.Use(resolvers.EventLoaders{DB: bdb})
+	srv.SetErrorPresenter(resolvers.ErrorPresenter)
+	srv.SetRecoverFunc(resolvers.Recover)
+	return srv
+}
+
+// isUpgrade reports whether r asks for a WebSocket.
+func isUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+// upgradeOr sends WebSocket upgrades to ws, with a count of the
+// connection's subscriptions and without the HTTP server's read and
+// write deadlines, and every other request to next.
+func upgradeOr(ws, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isUpgrade(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		_ = rc.SetWriteDeadline(time.Time{})
+		ctx := context.WithValue(r.Context(), connStreamsKey{}, new(int))
+		ws.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// subscriptionsOnly refuses queries and mutations over the WebSocket:
+// they go over HTTP, where their answer is one response.
+type subscriptionsOnly struct{}
+
+func (subscriptionsOnly) ExtensionName() string { return "SubscriptionsOnly" }
+
+func (subscriptionsOnly) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (subscriptionsOnly) MutateOperationContext(_ context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
+	if opCtx.Operation != nil && opCtx.Operation.Operation != ast.Subscription {
+		return refusal(codeNotSubscription, "only subscriptions go over the WebSocket; send %ss by HTTP POST or GET to /graphql", opCtx.Operation.Operation)
+	}
+	return nil
+}
+
+type connStreamsKey struct{}
+
+// streamCounts bounds the subscriptions open at once: MaxSubscriptions
+// per connection and per client (the rate limit's key). A subscription
+// counts from its start until its operation's context ends.
+type streamCounts struct {
+	mu      sync.Mutex
+	clients map[string]int
+}
+
+func newStreamCounts() *streamCounts { return &streamCounts{clients: map[string]int{}} }
+
+func (*streamCounts) ExtensionName() string { return "SubscriptionCap" }
+
+func (*streamCounts) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (s *streamCounts) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	conn, _ := ctx.Value(connStreamsKey{}).(*int)
+	if conn == nil {
+		conn = new(int)
+	}
+	client := exchangeFrom(ctx).client
+	s.mu.Lock()
+	if *conn >= MaxSubscriptions || s.clients[client] >= MaxSubscriptions {
+		s.mu.Unlock()
+		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{refusal(codeTooManyStreams,
+			"at most %d subscriptions at once, per connection and per client: complete one first", MaxSubscriptions)}})
+	}
+	*conn++
+	s.clients[client]++
+	s.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		*conn--
+		if s.clients[client]--; s.clients[client] == 0 {
+			delete(s.clients, client)
+		}
+	})
+	return next(ctx)
+}

@@ -1,0 +1,335 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/notify"
+)
+
+// wsMessage is a graphql-transport-ws message.
+type wsMessage struct {
+	ID      string          `json:"id,omitempty"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// wsClient is a graphql-transport-ws client of a test server.
+type wsClient struct {
+	t    *testing.T
+	ctx  context.Context
+	conn *websocket.Conn
+}
+
+// dialWS opens a graphql-transport-ws connection to srv and completes its
+// handshake.
+func dialWS(t *testing.T, ctx context.Context, srv *httptest.Server) *wsClient {
+	t.Helper()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql",
+		&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseNow() })
+	c := &wsClient{t: t, ctx: ctx, conn: conn}
+	c.send(wsMessage{Type: "connection_init"})
+	if m := c.read(); m.Type != "connection_ack" {
+		t.Fatalf("got %s, want connection_ack", m.Type)
+	}
+	return c
+}
+
+func (c *wsClient) send(m wsMessage) {
+	c.t.Helper()
+	if err := wsjson.Write(c.ctx, c.conn, m); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// read returns the next message that is not a ping.
+func (c *wsClient) read() wsMessage {
+	c.t.Helper()
+	for {
+		var m wsMessage
+		if err := wsjson.Read(c.ctx, c.conn, &m); err != nil {
+			c.t.Fatal(err)
+		}
+		if m.Type != "ping" && m.Type != "pong" {
+			return m
+		}
+	}
+}
+
+// subscribe starts operation id with query.
+func (c *wsClient) subscribe(id, query string) {
+	c.t.Helper()
+	payload, _ := json.Marshal(map[string]string{"query": query})
+	c.send(wsMessage{ID: id, Type: "subscribe", Payload: payload})
+}
+
+// next reads the next message, which must be a "next" of id, into data.
+func (c *wsClient) next(id string, data any) {
+	c.t.Helper()
+	m := c.read()
+	if m.Type != "next" || m.ID != id {
+		c.t.Fatalf("got %s %s %s, want next of %s", m.Type, m.ID, m.Payload, id)
+	}
+	var resp gqlResponse
+	if err := json.Unmarshal(m.Payload, &resp); err != nil {
+		c.t.Fatal(err)
+	}
+	if len(resp.Errors) > 0 {
+		c.t.Fatalf("errors: %+v", resp.Errors)
+	}
+	if err := json.Unmarshal(resp.Data, data); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// refusal reads the answer to a refused operation id, an "error" message
+// or a "next" with errors, then "complete", and returns its first code.
+func (c *wsClient) refusal(id string) string {
+	c.t.Helper()
+	m := c.read()
+	if m.ID != id {
+		c.t.Fatalf("got %s of %q, want an answer to %s", m.Type, m.ID, id)
+	}
+	var codes []struct{ Extensions struct{ Code string } }
+	switch m.Type {
+	case "error":
+		if err := json.Unmarshal(m.Payload, &codes); err != nil {
+			c.t.Fatal(err)
+		}
+		// gqlgen follows an error with a complete.
+		if done := c.read(); done.Type != "complete" || done.ID != id {
+			c.t.Fatalf("got %s of %q after the error, want complete", done.Type, done.ID)
+		}
+	case "next":
+		var resp struct {
+			Errors []struct{ Extensions struct{ Code string } }
+		}
+		if err := json.Unmarshal(m.Payload, &resp); err != nil {
+			c.t.Fatal(err)
+		}
+		codes = resp.Errors
+		if done := c.read(); done.Type != "complete" {
+			c.t.Fatalf("got %s after the refusal, want complete", done.Type)
+		}
+	default:
+		c.t.Fatalf("got %s %s, want a refusal", m.Type, m.Payload)
+	}
+	if len(codes) == 0 {
+		c.t.Fatalf("refusal of %s without errors", id)
+	}
+	return codes[0].Extensions.Code
+}
+
+// liveBus returns the bus a server on bdb would use: pg_notify and a
+// listener on PostgreSQL, in process on SQLite.
+func liveBus(t *testing.T, ctx context.Context, dsn string, bdb *bun.DB) *notify.Bus {
+	t.Helper()
+	if !strings.HasPrefix(dsn, "postgres") {
+		return notify.NewLocal()
+	}
+	bus := notify.NewPostgres(bdb)
+	ready := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bus.Listen(ctx, dsn, slog.New(slog.NewTextHandler(t.Output(), nil)), func() {
+			select {
+			case ready <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		t.Fatal(ctx.Err())
+	}
+	return bus
+}
+
+// waitSubscribers waits until bus has n subscribers.
+func waitSubscribers(t *testing.T, ctx context.Context, bus *notify.Bus, n int) {
+	t.Helper()
+	for bus.Subscribers() != n {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d subscribers, want %d: %v", bus.Subscribers(), n, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// kagglePaper is one record of the arXiv metadata snapshot.
+func kagglePaper(id, category, author string) string {
+	return fmt.Sprintf(`{"id":%q,"authors":%q,"title":"Paper %s","categories":%q,"abstract":"About %s.","versions":[{"version":"v1","created":"Mon, 2 Apr 2007 19:18:42 GMT"}],"update_date":"2007-04-02","authors_parsed":[]}`,
+		id, author, id, category, id)
+}
+
+// importLive imports records and publishes each commit on bus, as serve
+// --harvest-every and the import commands do.
+func importLive(t *testing.T, ctx context.Context, bdb *bun.DB, bus *notify.Bus, records ...string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "papers.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(records, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ingest.Import(ctx, bdb, ingest.Options{Format: ingest.Kaggle, Paths: []string{file},
+		OnCommit: func(papers, researchers []int64) {
+			if err := bus.Publish(ctx, papers, researchers); err != nil {
+				t.Error(err)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+type addedPaper struct {
+	PapersAdded struct {
+		ArxivID string
+		Authors []struct{ Researcher struct{ ResearcherID int64 } }
+	}
+}
+
+// A subscriber to papersAdded hears exactly the papers an import writes
+// that match its filter, one "next" each; researcherUpdated hears the
+// researchers of the papers written.
+func TestSubscriptionPapersAdded(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		bus := liveBus(t, ctx, dsn, bdb)
+		srv := httptest.NewServer(newTestServer(t, bdb, Config{Writer: bdb, Bus: bus}).Handler())
+		defer srv.Close()
+		c := dialWS(t, ctx, srv)
+		c.subscribe("hep", `subscription { papersAdded(filter: {categories: ["hep-th"]}) { arxivId authors { researcher { researcherId } } } }`)
+		waitSubscribers(t, ctx, bus, 1)
+
+		importLive(t, ctx, bdb, bus,
+			kagglePaper("0704.0001", "hep-th", "A. One"),
+			kagglePaper("0704.0002", "hep-ph", "B. Two"),
+			kagglePaper("0704.0003", "hep-th math-ph", "C. Three"))
+		var got []string
+		var first addedPaper
+		for range 2 {
+			var p addedPaper
+			c.next("hep", &p)
+			got = append(got, p.PapersAdded.ArxivID)
+			if first.PapersAdded.ArxivID == "" {
+				first = p
+			}
+		}
+		slices.Sort(got)
+		if want := []string{"0704.0001", "0704.0003"}; !slices.Equal(got, want) {
+			t.Errorf("papersAdded: got %v, want %v", got, want)
+		}
+		if len(first.PapersAdded.Authors) != 1 {
+			t.Fatalf("authors of %s: got %d, want 1", first.PapersAdded.ArxivID, len(first.PapersAdded.Authors))
+		}
+		rid := first.PapersAdded.Authors[0].Researcher.ResearcherID
+
+		c.subscribe("who", fmt.Sprintf(`subscription { researcherUpdated(id: "%d") { researcherId } }`, rid))
+		waitSubscribers(t, ctx, bus, 2)
+		// A hep-ph paper by someone else, then a hep-th one by the same
+		// author: the next answers are the hep-th paper and the author, so
+		// the hep-ph paper reached neither subscription.
+		importLive(t, ctx, bdb, bus, kagglePaper("0704.0004", "hep-ph", "D. Four"))
+		var again []string
+		authorPaper := map[string]string{"0704.0001": "A. One", "0704.0003": "C. Three"}[first.PapersAdded.ArxivID]
+		importLive(t, ctx, bdb, bus, kagglePaper("0704.0005", "hep-th", authorPaper))
+		for range 2 {
+			m := c.read()
+			var resp struct {
+				Data struct {
+					PapersAdded       *struct{ ArxivID string }
+					ResearcherUpdated *struct{ ResearcherID int64 }
+				}
+			}
+			if m.Type != "next" {
+				t.Fatalf("got %s %s, want next", m.Type, m.Payload)
+			}
+			if err := json.Unmarshal(m.Payload, &resp); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case m.ID == "hep" && resp.Data.PapersAdded != nil:
+				again = append(again, resp.Data.PapersAdded.ArxivID)
+			case m.ID == "who" && resp.Data.ResearcherUpdated != nil:
+				again = append(again, fmt.Sprint(resp.Data.ResearcherUpdated.ResearcherID))
+			default:
+				t.Fatalf("unexpected %s", m.Payload)
+			}
+		}
+		slices.Sort(again)
+		if want := []string{"0704.0005", fmt.Sprint(rid)}; !slices.Equal(again, want) {
+			t.Errorf("after the second imports: got %v, want %v", again, want)
+		}
+	})
+}
+
+// Over the WebSocket only subscriptions run; each is priced by the cost
+// model and refused past its limits; a connection holds at most MaxSubscriptions.
+func TestSubscriptionRefusals(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		bus := notify.NewLocal()
+		srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus, MaxNodes: 1000}).Handler())
+		defer srv.Close()
+		c := dialWS(t, ctx, srv)
+
+		c.subscribe("q", `{ paper(id: "0704.0001") { title } }`)
+		if got := c.refusal("q"); got != codeNotSubscription {
+			t.Errorf("query over the WebSocket: got %q, want %s", got, codeNotSubscription)
+		}
+		c.subscribe("dear", `subscription { papersAdded { authors(first: 100) { researcher { papers(first: 100) { nodes { title } } } } } }`)
+		if got := c.refusal("dear"); got != codeNodeLimit {
+			t.Errorf("subscription of 10,000 nodes an answer: got %q, want %s", got, codeNodeLimit)
+		}
+		c.subscribe("bad", `subscription { papersAdded(filter: {researcher: "no one at all"}) { title } }`)
+		if got := c.refusal("bad"); got != "BAD_USER_INPUT" {
+			t.Errorf("bad filter: got %q, want BAD_USER_INPUT", got)
+		}
+		for i := range MaxSubscriptions {
+			c.subscribe(fmt.Sprint(i), `subscription { papersAdded { title } }`)
+		}
+		waitSubscribers(t, ctx, bus, MaxSubscriptions)
+		c.subscribe("one too many", `subscription { papersAdded { title } }`)
+		if got := c.refusal("one too many"); got != codeTooManyStreams {
+			t.Errorf("subscription %d: got %q, want %s", MaxSubscriptions+1, got, codeTooManyStreams)
+		}
+		// A second connection of the same client is refused too: the cap
+		// is per client as well.
+		c2 := dialWS(t, ctx, srv)
+		c2.subscribe("other", `subscription { papersAdded { title } }`)
+		if got := c2.refusal("other"); got != codeTooManyStreams {
+			t.Errorf("same client, second connection: got %q, want %s", got, codeTooManyStreams)
+		}
+		// Completing one frees its place.
+		c.send(wsMessage{ID: "0", Type: "complete"})
+		waitSubscribers(t, ctx, bus, MaxSubscriptions-1)
+		c2.subscribe("freed", `subscription { papersAdded { title } }`)
+		waitSubscribers(t, ctx, bus, MaxSubscriptions)
+	})
+}
