@@ -97,6 +97,9 @@ type Config struct {
 	MaxDepth int
 	MaxNodes int
 	MaxCost  int
+	// MaxServerSubscriptions bounds the subscriptions open at once over
+	// the whole server (DefaultMaxServerSubscriptions when zero).
+	MaxServerSubscriptions int
 	// MaxTokens, MaxFields, MaxAliases, MaxRootFields and MaxDirectives
 	// bound a document before it is validated.
 	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives int
@@ -201,7 +204,7 @@ func New(cfg Config) (*Server, error) {
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
 	if cfg.Bus != nil {
-		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts())
+		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts(cfg.MaxServerSubscriptions))
 		api = upgradeOr(rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
 	}
 	mux := routes(cfg, es, api)
@@ -238,6 +241,7 @@ func (cfg *Config) setDefaults() {
 		{&cfg.MaxTokens, DefaultMaxTokens}, {&cfg.MaxFields, DefaultMaxFields}, {&cfg.MaxAliases, DefaultMaxAliases},
 		{&cfg.MaxRootFields, DefaultMaxRootFields}, {&cfg.MaxDirectives, DefaultMaxDirectives},
 		{&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes}, {&cfg.StatementShare, DefaultStatementShare},
+		{&cfg.MaxServerSubscriptions, DefaultMaxServerSubscriptions},
 	} {
 		if *l.v <= 0 {
 			*l.v = l.def

@@ -24,6 +24,11 @@ const (
 	// MaxSubscriptions is the most subscriptions one connection, and one
 	// client over all its connections, holds at once.
 	MaxSubscriptions = 10
+	// DefaultMaxServerSubscriptions is the most subscriptions the whole
+	// server holds at once, all clients together: each costs a goroutine,
+	// a connection's buffers and a statement per commit, so clients from
+	// many addresses cannot together exhaust them.
+	DefaultMaxServerSubscriptions = 1000
 	// wsPingInterval is how often the server pings an idle connection.
 	wsPingInterval = 15 * time.Second
 	// wsInitTimeout is how long a new connection has to send its
@@ -110,14 +115,19 @@ func (subscriptionsOnly) MutateOperationContext(_ context.Context, opCtx *graphq
 type connStreamsKey struct{}
 
 // streamCounts bounds the subscriptions open at once: MaxSubscriptions
-// per connection and per client (the rate limit's key). A subscription
-// counts from its start until its operation's context ends.
+// per connection and per client (the rate limit's key), limit over the
+// whole server. A subscription counts from its start until its
+// operation's context ends.
 type streamCounts struct {
 	mu      sync.Mutex
 	clients map[string]int
+	total   int
+	limit   int
 }
 
-func newStreamCounts() *streamCounts { return &streamCounts{clients: map[string]int{}} }
+func newStreamCounts(limit int) *streamCounts {
+	return &streamCounts{clients: map[string]int{}, limit: limit}
+}
 
 func (*streamCounts) ExtensionName() string { return "SubscriptionCap" }
 
@@ -135,13 +145,20 @@ func (s *streamCounts) InterceptOperation(ctx context.Context, next graphql.Oper
 		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{refusal(codeTooManyStreams,
 			"at most %d subscriptions at once, per connection and per client: complete one first", MaxSubscriptions)}})
 	}
+	if s.total >= s.limit {
+		s.mu.Unlock()
+		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{refusal(codeTooManyStreams,
+			"the server holds its most subscriptions (%d) at once: try again later", s.limit)}})
+	}
 	*conn++
 	s.clients[client]++
+	s.total++
 	s.mu.Unlock()
 	context.AfterFunc(ctx, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		*conn--
+		s.total--
 		if s.clients[client]--; s.clients[client] == 0 {
 			delete(s.clients, client)
 		}

@@ -333,3 +333,21 @@ func TestSubscriptionRefusals(t *testing.T) {
 		waitSubscribers(t, ctx, bus, MaxSubscriptions)
 	})
 }
+
+// The whole server holds at most MaxServerSubscriptions, whoever asks.
+func TestServerSubscriptionCap(t *testing.T) {
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	bus := notify.NewLocal()
+	srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus, MaxServerSubscriptions: 2}).Handler())
+	defer srv.Close()
+	c := dialWS(t, ctx, srv)
+	c.subscribe("1", `subscription { papersAdded { title } }`)
+	c.subscribe("2", `subscription { papersAdded { title } }`)
+	waitSubscribers(t, ctx, bus, 2)
+	c.subscribe("3", `subscription { papersAdded { title } }`)
+	if got := c.refusal("3"); got != codeTooManyStreams {
+		t.Errorf("subscription past the server's 2: got %q, want %s", got, codeTooManyStreams)
+	}
+}
