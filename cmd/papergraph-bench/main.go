@@ -1,9 +1,11 @@
 // Command papergraph-bench measures papergraph at scale: synth writes a
 // synthetic corpus of any size modelled on the demo set, and run drives a
-// running server with a fixed mix of operations.
+// running server with a fixed mix of operations, and peer measures
+// papergraph against PostGraphile on the README's first query.
 //
 //	papergraph-bench synth --papers N [--seed S] --out DIR
 //	papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s]
+//	papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3]
 package main
 
 import (
@@ -34,18 +36,24 @@ const usage = `usage:
       writes a SYNTHETIC corpus of N papers into DIR and prints the commands that import it
   papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--table]
       drives the server at URL with the operation mix, prints p50/p99/throughput as JSON
+  papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3] [--papers 2000] [--peer-workers 1]
+      builds papergraph, loads the demo set into PostgreSQL and SQLite, sets up PostGraphile 4.14.1
+      on a copy of the PostgreSQL database, checks the servers answer alike, then measures the README's
+      first query on all three and prints a table and JSON with the ratios
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth or run")
+		return errors.New("a subcommand is needed: synth, run or peer")
 	}
 	switch args[0] {
 	case "synth":
 		return cmdSynth(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "peer":
+		return cmdPeer(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,731 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/papergraph/papergraph/db"
+	gqlmodel "github.com/papergraph/papergraph/graph/model"
+)
+
+// peerFiles are the peer's npm manifest and lock file (PostGraphile,
+// pinned), the SQL that adapts a copy of papergraph's database to it and
+// its form of the README's first query.
+//
+//go:embed peer/package.json peer/package-lock.json peer/peer.sql peer/query.graphql
+var peerFiles embed.FS
+
+// Server names in the report.
+const (
+	serverPG     = "papergraph-postgres"
+	serverPeer   = "postgraphile-4.14.1"
+	serverSQLite = "papergraph-sqlite"
+)
+
+// cell is one load of the table: connections sending the query with
+// $first set to first.
+type cell struct {
+	Connections int `json:"connections"`
+	First       int `json:"first"`
+}
+
+func (c cell) String() string { return fmt.Sprintf("%d conn, $first %d", c.Connections, c.First) }
+
+// peerCells are the loads measured by hand in issue 13.
+var peerCells = []cell{{10, 5}, {10, 50}, {1, 5}}
+
+// peerOptions are peer's flags.
+type peerOptions struct {
+	adminDSN    string
+	duration    time.Duration
+	rounds      int
+	papers      int
+	seed        uint64
+	check       int
+	peerWorkers int
+	papergraph  string
+	keep        bool
+}
+
+// target is one server under measure.
+type target struct {
+	name   string
+	url    string // the GraphQL endpoint
+	query  string
+	cmd    *exec.Cmd
+	pgDB   string // the database whose backends count in its CPU; "" for SQLite
+	exited chan struct{}
+}
+
+// sample is one cell of one round on one server.
+type sample struct {
+	requests, errors int
+	elapsed          time.Duration
+	latencies        []time.Duration
+	serverCPU, pgCPU time.Duration
+	backendsGone     int
+}
+
+// peerResult is what the report says of one server in one cell, over
+// all rounds.
+type peerResult struct {
+	Server       string    `json:"server"`
+	Cell         cell      `json:"cell"`
+	Requests     int       `json:"requests"`
+	Errors       int       `json:"errors"`
+	Throughput   float64   `json:"throughput_per_s"`
+	RoundsPerS   []float64 `json:"throughput_per_round"`
+	P50Ms        float64   `json:"p50_ms"`
+	P99Ms        float64   `json:"p99_ms"`
+	CPUMsPerReq  float64   `json:"cpu_ms_per_request"`
+	ServerCPUMs  float64   `json:"server_cpu_ms_per_request"`
+	PGCPUMs      float64   `json:"postgres_cpu_ms_per_request"`
+	BackendsGone int       `json:"backends_gone"`
+}
+
+// peerRatio compares the servers in one cell.
+type peerRatio struct {
+	Cell cell `json:"cell"`
+	// PGOverPeer is papergraph on PostgreSQL's throughput over
+	// PostGraphile's; SQLiteOverPG SQLite's over PostgreSQL's.
+	PGOverPeer   float64 `json:"throughput_papergraph_pg_over_postgraphile"`
+	SQLiteOverPG float64 `json:"throughput_sqlite_over_pg"`
+	// PeerCPUOverPG is PostGraphile's CPU per request over papergraph's
+	// on PostgreSQL (server and backends both).
+	PeerCPUOverPG float64 `json:"cpu_per_request_postgraphile_over_papergraph_pg"`
+}
+
+func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("peer", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o peerOptions
+	fs.StringVar(&o.adminDSN, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
+		"a PostgreSQL URL of a user that may create databases, on this machine (backends' CPU is read from /proc)")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each server runs each cell in each round")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds: each runs every cell on every server, the servers' order turning by one a round")
+	fs.IntVar(&o.papers, "papers", 2000, "papers of the demo set the variables rotate over (at least 1,000)")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the rotation's order")
+	fs.IntVar(&o.check, "check", 100, "papers of the rotation whose answers are compared across the servers first, at each $first")
+	fs.IntVar(&o.peerWorkers, "peer-workers", 1, "PostGraphile processes (its --cluster-workers; 1 runs one process)")
+	fs.StringVar(&o.papergraph, "papergraph", "", "a papergraph binary to use; empty: go build ./cmd/papergraph into the work directory")
+	fs.BoolVar(&o.keep, "keep", false, "keep the work directory and the two databases")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return errors.New("peer takes no arguments besides its flags")
+	case o.duration <= 0 || o.duration > time.Hour:
+		return fmt.Errorf("--duration %s: want more than 0 and at most 1h", o.duration)
+	case o.rounds < 1 || o.rounds > 100:
+		return fmt.Errorf("--rounds %d: want 1 to 100", o.rounds)
+	case o.check < 1 || o.check > o.papers:
+		return fmt.Errorf("--check %d: want 1 to --papers", o.check)
+	case o.peerWorkers < 1 || o.peerWorkers > 64:
+		return fmt.Errorf("--peer-workers %d: want 1 to 64", o.peerWorkers)
+	}
+	if o.papers < minRotation {
+		return fmt.Errorf("--papers %d: the variables must rotate over at least %d papers", o.papers, minRotation)
+	}
+	report, err := runPeer(ctx, o, stderr)
+	if err != nil {
+		return err
+	}
+	if err := peerTable(stderr, report); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(report)
+}
+
+// peerReport is peer's JSON.
+type peerReport struct {
+	Started         time.Time    `json:"started"`
+	DurationS       float64      `json:"duration_per_cell_s"`
+	Rounds          int          `json:"rounds"`
+	Papers          int          `json:"papers_rotated"`
+	Seed            uint64       `json:"seed"`
+	PeerWorkers     int          `json:"postgraphile_workers"`
+	Node            string       `json:"node"`
+	PostgreSQL      string       `json:"postgresql"`
+	LoadAvgBefore   string       `json:"load_average_before"`
+	LoadAvgAfter    string       `json:"load_average_after"`
+	CheckedAnswers  int          `json:"answers_compared"`
+	Results         []peerResult `json:"results"`
+	Ratios          []peerRatio  `json:"ratios"`
+	WorkDir         string       `json:"work_dir,omitempty"`
+	DatabasesKeptPG []string     `json:"databases_kept,omitempty"`
+}
+
+// runPeer sets everything up, checks the answers agree, measures and
+// tears down.
+func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, error) {
+	rep := &peerReport{Started: time.Now().UTC(), DurationS: o.duration.Seconds(), Rounds: o.rounds,
+		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers}
+	work, err := os.MkdirTemp("", "papergraph-peer-")
+	if err != nil {
+		return nil, err
+	}
+	if o.keep {
+		rep.WorkDir = work
+	} else {
+		defer os.RemoveAll(work)
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(log, "peer: "+format+"\n", a...)
+	}
+
+	bin := o.papergraph
+	if bin == "" {
+		bin = filepath.Join(work, "papergraph")
+		logf("building papergraph")
+		if err := buildPapergraph(ctx, bin); err != nil {
+			return nil, err
+		}
+	}
+	admin, err := pgx.Connect(ctx, o.adminDSN)
+	if err != nil {
+		return nil, fmt.Errorf("--pg: %w", err)
+	}
+	defer admin.Close(context.Background())
+	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&rep.PostgreSQL); err != nil {
+		return nil, err
+	}
+	pgDB, peerDB := "papergraph_bench_pg", "papergraph_bench_peer"
+	dropAll := func() {
+		for _, name := range []string{peerDB, pgDB} {
+			_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+		}
+	}
+	dropAll()
+	if o.keep {
+		rep.DatabasesKeptPG = []string{pgDB, peerDB}
+	} else {
+		defer dropAll()
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{pgDB}.Sanitize()); err != nil {
+		return nil, err
+	}
+	pgDSN, err := withDatabase(o.adminDSN, pgDB)
+	if err != nil {
+		return nil, err
+	}
+	peerDSN, _ := withDatabase(o.adminDSN, peerDB)
+	sqliteFile := filepath.Join(work, "papergraph.db")
+
+	logf("importing the demo set into PostgreSQL (%s) and SQLite, and npm ci of PostGraphile", pgDB)
+	var peerDir string
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	wg.Go(func() { errs[0] = quiet(ctx, work, "import-pg", bin, "import", "--db", pgDSN, "demo") })
+	wg.Go(func() { errs[1] = quiet(ctx, work, "import-sqlite", bin, "import", "--db", sqliteFile, "demo") })
+	wg.Go(func() { peerDir, errs[2] = installPeer(ctx, work) })
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+
+	logf("creating the peer's database %s from %s with peer/peer.sql", peerDB, pgDB)
+	if err := createPeerDB(ctx, admin, pgDSN, pgDB, peerDSN, peerDB); err != nil {
+		return nil, err
+	}
+	arxivIDs, err := paperIDs(ctx, pgDSN)
+	if err != nil {
+		return nil, err
+	}
+	papers, err := rotation(arxivIDs, o.papers, o.seed)
+	if err != nil {
+		return nil, err
+	}
+	rep.Node = strings.TrimSpace(output(ctx, "node", "--version"))
+
+	peerQuery, _ := peerFiles.ReadFile("peer/query.graphql")
+	pgPort, peerPort, sqlitePort := freePort(), freePort(), freePort()
+	serveFlags := []string{"--rate-limit", "0", "--demo=false", "--max-cost", "100000000", "--max-nodes", "100000000"}
+	targets := []*target{
+		{name: serverPG, query: readmeQuery, pgDB: pgDB,
+			cmd: exec.Command(bin, append([]string{"serve", "--db", pgDSN, "--addr", pgPort}, serveFlags...)...)},
+		{name: serverPeer, query: string(peerQuery), pgDB: peerDB,
+			cmd: exec.Command("node", append([]string{filepath.Join(peerDir, "node_modules", "postgraphile", "cli.js")}, peerFlags(peerDSN, peerPort, o.peerWorkers)...)...)},
+		{name: serverSQLite, query: readmeQuery,
+			cmd: exec.Command(bin, append([]string{"serve", "--db", sqliteFile, "--addr", sqlitePort}, serveFlags...)...)},
+	}
+	for i, t := range targets {
+		t.url = "http://" + []string{pgPort, peerPort, sqlitePort}[i] + "/graphql"
+		if err := start(work, t); err != nil {
+			return nil, err
+		}
+		defer stop(t)
+	}
+	client := benchClient()
+	for _, t := range targets {
+		if err := waitReady(ctx, client, t, 2*time.Minute); err != nil {
+			return nil, err
+		}
+	}
+
+	logf("comparing the answers for %d papers at $first 5 and 50", o.check)
+	n, err := compareAnswers(ctx, client, targets, papers[:o.check], []int{5, 50})
+	if err != nil {
+		return nil, err
+	}
+	rep.CheckedAnswers = n
+
+	rep.LoadAvgBefore = loadAverage("/proc")
+	samples := map[string]map[cell][]sample{}
+	for _, t := range targets {
+		samples[t.name] = map[cell][]sample{}
+	}
+	for r := range o.rounds {
+		for _, c := range peerCells {
+			for i := range targets {
+				t := targets[(i+r)%len(targets)]
+				logf("round %d/%d: %s on %s", r+1, o.rounds, c, t.name)
+				s, err := measure(ctx, admin, client, t, c, papers, o.duration)
+				if err != nil {
+					return nil, err
+				}
+				samples[t.name][c] = append(samples[t.name][c], s)
+			}
+		}
+	}
+	rep.LoadAvgAfter = loadAverage("/proc")
+	for _, c := range peerCells {
+		for _, t := range targets {
+			rep.Results = append(rep.Results, summarise(t.name, c, samples[t.name][c]))
+		}
+	}
+	rep.Ratios = ratios(rep.Results)
+	return rep, nil
+}
+
+// buildPapergraph builds ./cmd/papergraph of the module the working
+// directory is in.
+func buildPapergraph(ctx context.Context, out string) error {
+	gomod := strings.TrimSpace(output(ctx, "go", "env", "GOMOD"))
+	if gomod == "" || gomod == os.DevNull {
+		return errors.New("run peer inside papergraph's source tree (it builds ./cmd/papergraph), or pass --papergraph BIN")
+	}
+	cmd := lowPriority(ctx, "go", "build", "-o", out, "./cmd/papergraph")
+	cmd.Dir = filepath.Dir(gomod)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/papergraph: %w\n%s", err, b)
+	}
+	return nil
+}
+
+// lowPriority runs setup commands (builds, imports, npm ci) under nice
+// where the machine has it, so that they disturb others less; the
+// measured servers run at normal priority.
+func lowPriority(ctx context.Context, name string, args ...string) *exec.Cmd {
+	if nice, err := exec.LookPath("nice"); err == nil {
+		return exec.CommandContext(ctx, nice, append([]string{"-n", "19", name}, args...)...)
+	}
+	return exec.CommandContext(ctx, name, args...)
+}
+
+// quiet runs a setup command with its output in a log file of the work
+// directory, shown only if it fails.
+func quiet(ctx context.Context, work, logName, name string, args ...string) error {
+	cmd := lowPriority(ctx, name, args...)
+	b, err := cmd.CombinedOutput()
+	_ = os.WriteFile(filepath.Join(work, logName+".log"), b, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), args[0], err, tail(b, 2000))
+	}
+	return nil
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+func output(ctx context.Context, name string, args ...string) string {
+	b, _ := exec.CommandContext(ctx, name, args...).Output()
+	return string(b)
+}
+
+// installPeer runs npm ci of the embedded package.json and lock file in
+// a cache directory named by the lock file's hash (outside the source
+// tree), once: a later run finds it installed.
+func installPeer(ctx context.Context, work string) (string, error) {
+	lock, _ := peerFiles.ReadFile("peer/package-lock.json")
+	manifest, _ := peerFiles.ReadFile("peer/package.json")
+	sum := sha256.Sum256(append(slices.Clone(manifest), lock...))
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "papergraph-bench", "postgraphile-"+hex.EncodeToString(sum[:6]))
+	done := filepath.Join(dir, ".installed")
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package-lock.json"), lock, 0o644); err != nil {
+		return "", err
+	}
+	cmd := lowPriority(ctx, "npm", "ci", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("npm ci in %s: %w\n%s", dir, err, tail(b, 2000))
+	}
+	return dir, os.WriteFile(done, nil, 0o644)
+}
+
+// withDatabase is dsn naming database name instead.
+func withDatabase(dsn, name string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", fmt.Errorf("--pg %q: want a postgres:// URL", dsn)
+	}
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+// createPeerDB copies papergraph's database and adapts the copy with
+// peer.sql; the paper slugs are papergraph's own. Both databases are
+// analysed.
+func createPeerDB(ctx context.Context, admin *pgx.Conn, pgDSN, pgDB, peerDSN, peerDB string) error {
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{peerDB}.Sanitize()+" TEMPLATE "+pgx.Identifier{pgDB}.Sanitize()); err != nil {
+		return err
+	}
+	sql, _ := peerFiles.ReadFile("peer/peer.sql")
+	conn, err := pgx.Connect(ctx, peerDSN)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, string(sql)); err != nil {
+		return fmt.Errorf("peer.sql: %w", err)
+	}
+	rows, err := conn.Query(ctx, "SELECT id, coalesce(arxiv_id, ''), title FROM papers")
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	var slugs []string
+	for rows.Next() {
+		var p db.Paper
+		if err := rows.Scan(&p.ID, &p.ArxivID, &p.Title); err != nil {
+			return err
+		}
+		ids = append(ids, p.ID)
+		slugs = append(slugs, gqlmodel.Paper{Paper: &p}.Slug())
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, `UPDATE papers SET slug = v.slug FROM unnest($1::bigint[], $2::text[]) AS v(id, slug) WHERE papers.id = v.id`, ids, slugs); err != nil {
+		return err
+	}
+	for _, q := range []string{"VACUUM (FULL, ANALYZE) papers", "ANALYZE"} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	pg, err := pgx.Connect(ctx, pgDSN)
+	if err != nil {
+		return err
+	}
+	defer pg.Close(context.Background())
+	_, err = pg.Exec(ctx, "ANALYZE")
+	return err
+}
+
+// paperIDs are the arXiv ids of the papers in the database.
+func paperIDs(ctx context.Context, dsn string) ([]string, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, "SELECT arxiv_id FROM papers WHERE arxiv_id IS NOT NULL AND arxiv_id <> '' ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// peerFlags are PostGraphile's: the options its documentation recommends
+// for production (no query log, no default mutations, no nulls in set
+// functions), plain lists beside connections, one process or a cluster.
+func peerFlags(dsn, addr string, workers int) []string {
+	host, port, _ := net.SplitHostPort(addr)
+	f := []string{"-c", dsn, "--schema", "public", "--host", host, "--port", port,
+		"--simple-collections", "both", "--disable-query-log", "--disable-default-mutations",
+		"--no-setof-functions-contain-nulls", "--legacy-relations", "omit", "--disable-graphiql"}
+	if workers > 1 {
+		f = append(f, "--cluster-workers", fmt.Sprint(workers))
+	}
+	return f
+}
+
+// freePort is a loopback address with a port free at the time of asking.
+func freePort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:0"
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func start(work string, t *target) error {
+	logFile, err := os.Create(filepath.Join(work, t.name+".log"))
+	if err != nil {
+		return err
+	}
+	t.cmd.Stdout, t.cmd.Stderr = logFile, logFile
+	t.cmd.Env = append(os.Environ(), "NODE_ENV=production")
+	if err := t.cmd.Start(); err != nil {
+		logFile.Close()
+		return fmt.Errorf("starting %s: %w", t.name, err)
+	}
+	t.exited = make(chan struct{})
+	go func() {
+		_ = t.cmd.Wait()
+		logFile.Close()
+		close(t.exited)
+	}()
+	return nil
+}
+
+// stop ends a server: an interrupt, then a kill after ten seconds.
+func stop(t *target) {
+	if t.cmd.Process == nil {
+		return
+	}
+	_ = t.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-t.exited:
+	case <-time.After(10 * time.Second):
+		_ = t.cmd.Process.Kill()
+		<-t.exited
+	}
+}
+
+func benchClient() *http.Client {
+	// No compression: PostGraphile does not compress, and papergraph would
+	// if asked.
+	return &http.Client{Timeout: time.Minute, Transport: &http.Transport{
+		MaxIdleConnsPerHost: 64, DisableCompression: true, IdleConnTimeout: time.Minute}}
+}
+
+// waitReady polls the server until it answers a GraphQL query.
+func waitReady(ctx context.Context, client *http.Client, t *target, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		select {
+		case <-t.exited:
+			return fmt.Errorf("%s exited at start (%v); see its log", t.name, t.cmd.ProcessState)
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		var r struct{ Data map[string]any }
+		if err := post(ctx, client, t.url, []byte(`{"query":"{ __typename }"}`), &r); err == nil && r.Data != nil {
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer within %s", t.name, within)
+}
+
+// compareAnswers asks every server for each paper at each first and
+// fails at the first answer that differs from the first server's; it
+// returns how many answers it compared.
+func compareAnswers(ctx context.Context, client *http.Client, targets []*target, papers []string, firsts []int) (int, error) {
+	n := 0
+	for _, first := range firsts {
+		for _, p := range papers {
+			var want any
+			for i, t := range targets {
+				body, _ := json.Marshal(map[string]any{"query": t.query, "variables": map[string]any{"paper": p, "first": first}})
+				var raw json.RawMessage
+				if err := post(ctx, client, t.url, body, &raw); err != nil {
+					return n, fmt.Errorf("%s, paper %s: %w", t.name, p, err)
+				}
+				got, err := answerData(raw)
+				if err != nil {
+					return n, fmt.Errorf("%s, paper %s: %w", t.name, p, err)
+				}
+				if m, _ := got.(map[string]any); m == nil || m["paper"] == nil {
+					return n, fmt.Errorf("%s, paper %s: no such paper", t.name, p)
+				}
+				if i == 0 {
+					want = got
+					continue
+				}
+				n++
+				if d := firstDifference(want, got, "data"); d != "" {
+					return n, fmt.Errorf("paper %s, $first %d: %s and %s answer differently at %s", p, first, targets[0].name, t.name, d)
+				}
+			}
+		}
+	}
+	return n, nil
+}
+
+// backends are the pids of the client backends connected to database.
+func backends(ctx context.Context, admin *pgx.Conn, database string) ([]int, error) {
+	rows, err := admin.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", database)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int])
+}
+
+// measure runs one cell on one server for d: the rotation from its
+// first paper, and the CPU the server and its PostgreSQL backends spent.
+func measure(ctx context.Context, admin *pgx.Conn, client *http.Client, t *target, c cell, papers []string, d time.Duration) (sample, error) {
+	var s sample
+	pid := t.cmd.Process.Pid
+	var beforePG map[int]time.Duration
+	if t.pgDB != "" {
+		pids, err := backends(ctx, admin, t.pgDB)
+		if err != nil {
+			return s, err
+		}
+		beforePG = pidsCPU("/proc", pids)
+	}
+	beforeCPU, err := treeCPU("/proc", pid)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", t.name, err)
+	}
+	a := vegeta.NewAttacker(vegeta.Workers(uint64(c.Connections)), vegeta.MaxWorkers(uint64(c.Connections)), vegeta.Client(client))
+	var m vegeta.Metrics
+	for res := range a.Attack(rotatingTargeter(t.url, requestBodies(t.query, papers, c.First)), vegeta.ConstantPacer{}, d, t.name) {
+		s.requests++
+		if res.Code != http.StatusOK || res.Error != "" || strings.Contains(string(res.Body), `"errors"`) {
+			s.errors++
+		}
+		s.latencies = append(s.latencies, res.Latency)
+		res.Body = nil
+		m.Add(res)
+	}
+	m.Close()
+	s.elapsed = max(m.Duration+m.Wait, time.Millisecond)
+	afterCPU, err := treeCPU("/proc", pid)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", t.name, err)
+	}
+	s.serverCPU = afterCPU - beforeCPU
+	if t.pgDB != "" {
+		pids, err := backends(ctx, admin, t.pgDB)
+		if err != nil {
+			return s, err
+		}
+		s.pgCPU, s.backendsGone = backendDelta(beforePG, pidsCPU("/proc", pids))
+	}
+	return s, nil
+}
+
+// summarise adds up a server's rounds of one cell: throughput is the
+// successful requests over the time of all rounds, the percentiles are
+// over every request of every round, CPU per request over the
+// successful ones.
+func summarise(server string, c cell, ss []sample) peerResult {
+	r := peerResult{Server: server, Cell: c}
+	var all []time.Duration
+	var elapsed, serverCPU, pgCPU time.Duration
+	for _, s := range ss {
+		r.Requests += s.requests
+		r.Errors += s.errors
+		r.BackendsGone += s.backendsGone
+		elapsed += s.elapsed
+		serverCPU += s.serverCPU
+		pgCPU += s.pgCPU
+		all = append(all, s.latencies...)
+		r.RoundsPerS = append(r.RoundsPerS, round1(float64(s.requests-s.errors)/s.elapsed.Seconds()))
+	}
+	ok := r.Requests - r.Errors
+	if elapsed > 0 {
+		r.Throughput = round1(float64(ok) / elapsed.Seconds())
+	}
+	slices.Sort(all)
+	r.P50Ms, r.P99Ms = ms(percentile(all, 0.5)), ms(percentile(all, 0.99))
+	if ok > 0 {
+		r.ServerCPUMs = round2(float64(serverCPU.Microseconds()) / 1000 / float64(ok))
+		r.PGCPUMs = round2(float64(pgCPU.Microseconds()) / 1000 / float64(ok))
+		r.CPUMsPerReq = round2(float64((serverCPU+pgCPU).Microseconds()) / 1000 / float64(ok))
+	}
+	return r
+}
+
+func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
+func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+// ratios compares the servers' results cell by cell.
+func ratios(rs []peerResult) []peerRatio {
+	by := map[cell]map[string]peerResult{}
+	var cells []cell
+	for _, r := range rs {
+		if by[r.Cell] == nil {
+			by[r.Cell] = map[string]peerResult{}
+			cells = append(cells, r.Cell)
+		}
+		by[r.Cell][r.Server] = r
+	}
+	var out []peerRatio
+	for _, c := range cells {
+		pg, peer, lite := by[c][serverPG], by[c][serverPeer], by[c][serverSQLite]
+		out = append(out, peerRatio{Cell: c,
+			PGOverPeer:    ratio(pg.Throughput, peer.Throughput),
+			SQLiteOverPG:  ratio(lite.Throughput, pg.Throughput),
+			PeerCPUOverPG: ratio(peer.CPUMsPerReq, pg.CPUMsPerReq)})
+	}
+	return out
+}
+
+// peerTable writes the report as two tables.
+func peerTable(w io.Writer, rep *peerReport) error {
+	fmt.Fprintf(w, "\n%d round(s) of %s per cell, %d papers rotated; load average %s before, %s after\n",
+		rep.Rounds, time.Duration(rep.DurationS*float64(time.Second)), rep.Papers, rep.LoadAvgBefore, rep.LoadAvgAfter)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "cell\tserver\treq/s\tp50 ms\tp99 ms\tCPU ms/req\t(server\t+ postgres)\terrors\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%d\t\n", r.Cell, r.Server, r.Throughput, r.P50Ms, r.P99Ms,
+			r.CPUMsPerReq, r.ServerCPUMs, r.PGCPUMs, r.Errors)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "cell\treq/s papergraph PG / PostGraphile\treq/s SQLite / PG\tCPU/req PostGraphile / papergraph PG\t")
+	for _, r := range rep.Ratios {
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t\n", r.Cell, r.PGOverPeer, r.SQLiteOverPG, r.PeerCPUOverPG)
+	}
+	return tw.Flush()
+}
