@@ -59,6 +59,7 @@ var peerCells = []cell{{10, 5}, {10, 50}, {1, 5}}
 type peerOptions struct {
 	adminDSN    string
 	duration    time.Duration
+	warmup      time.Duration
 	rounds      int
 	papers      int
 	seed        uint64
@@ -123,6 +124,7 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&o.adminDSN, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
 		"a PostgreSQL URL of a user that may create databases, on this machine (backends' CPU is read from /proc)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each server runs each cell in each round")
+	fs.DurationVar(&o.warmup, "warmup", 5*time.Second, "how long each server is sent the rotation at 10 connections, unmeasured, before the first round")
 	fs.IntVar(&o.rounds, "rounds", 3, "rounds: each runs every cell on every server, the servers' order turning by one a round")
 	fs.IntVar(&o.papers, "papers", 2000, "papers of the demo set the variables rotate over (at least 1,000)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the rotation's order")
@@ -138,6 +140,8 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errors.New("peer takes no arguments besides its flags")
 	case o.duration <= 0 || o.duration > time.Hour:
 		return fmt.Errorf("--duration %s: want more than 0 and at most 1h", o.duration)
+	case o.warmup < 0 || o.warmup > time.Hour:
+		return fmt.Errorf("--warmup %s: want 0 to 1h", o.warmup)
 	case o.rounds < 1 || o.rounds > 100:
 		return fmt.Errorf("--rounds %d: want 1 to 100", o.rounds)
 	case o.check < 1 || o.check > o.papers:
@@ -162,27 +166,28 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // peerReport is peer's JSON.
 type peerReport struct {
-	Started         time.Time    `json:"started"`
-	DurationS       float64      `json:"duration_per_cell_s"`
-	Rounds          int          `json:"rounds"`
-	Papers          int          `json:"papers_rotated"`
-	Seed            uint64       `json:"seed"`
-	PeerWorkers     int          `json:"postgraphile_workers"`
-	Node            string       `json:"node"`
-	PostgreSQL      string       `json:"postgresql"`
-	LoadAvgBefore   string       `json:"load_average_before"`
-	LoadAvgAfter    string       `json:"load_average_after"`
-	CheckedAnswers  int          `json:"answers_compared"`
-	Results         []peerResult `json:"results"`
-	Ratios          []peerRatio  `json:"ratios"`
-	WorkDir         string       `json:"work_dir,omitempty"`
-	DatabasesKeptPG []string     `json:"databases_kept,omitempty"`
+	Started        time.Time    `json:"started"`
+	DurationS      float64      `json:"duration_per_cell_s"`
+	WarmupS        float64      `json:"warmup_per_server_s"`
+	Rounds         int          `json:"rounds"`
+	Papers         int          `json:"papers_rotated"`
+	Seed           uint64       `json:"seed"`
+	PeerWorkers    int          `json:"postgraphile_workers"`
+	Node           string       `json:"node"`
+	PostgreSQL     string       `json:"postgresql"`
+	LoadAvgBefore  string       `json:"load_average_before"`
+	LoadAvgAfter   string       `json:"load_average_after"`
+	CheckedAnswers int          `json:"answers_compared"`
+	Results        []peerResult `json:"results"`
+	Ratios         []peerRatio  `json:"ratios"`
+	WorkDir        string       `json:"work_dir,omitempty"`
+	DatabasesKept  []string     `json:"databases_kept,omitempty"`
 }
 
 // runPeer sets everything up, checks the answers agree, measures and
 // tears down.
 func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, error) {
-	rep := &peerReport{Started: time.Now().UTC(), DurationS: o.duration.Seconds(), Rounds: o.rounds,
+	rep := &peerReport{Started: time.Now().UTC(), DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(), Rounds: o.rounds,
 		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers}
 	work, err := os.MkdirTemp("", "papergraph-peer-")
 	if err != nil {
@@ -221,7 +226,7 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 	}
 	dropAll()
 	if o.keep {
-		rep.DatabasesKeptPG = []string{pgDB, peerDB}
+		rep.DatabasesKept = []string{pgDB, peerDB}
 	} else {
 		defer dropAll()
 	}
@@ -293,6 +298,14 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 	}
 	rep.CheckedAnswers = n
 
+	if o.warmup > 0 {
+		for _, t := range targets {
+			logf("warming %s up for %s", t.name, o.warmup)
+			if _, err := measure(ctx, admin, client, t, peerCells[0], papers, o.warmup); err != nil {
+				return nil, err
+			}
+		}
+	}
 	rep.LoadAvgBefore = loadAverage("/proc")
 	samples := map[string]map[cell][]sample{}
 	for _, t := range targets {
@@ -678,7 +691,7 @@ func summarise(server string, c cell, ss []sample) peerResult {
 	if ok > 0 {
 		r.ServerCPUMs = round2(float64(serverCPU.Microseconds()) / 1000 / float64(ok))
 		r.PGCPUMs = round2(float64(pgCPU.Microseconds()) / 1000 / float64(ok))
-		r.CPUMsPerReq = round2(float64((serverCPU+pgCPU).Microseconds()) / 1000 / float64(ok))
+		r.CPUMsPerReq = round2(float64((serverCPU + pgCPU).Microseconds()) / 1000 / float64(ok))
 	}
 	return r
 }
