@@ -69,6 +69,9 @@ type peerOptions struct {
 	keep        bool
 }
 
+// setupTimeout bounds everything before the first request.
+const setupTimeout = 20 * time.Minute
+
 // target is one server under measure.
 type target struct {
 	name   string
@@ -198,6 +201,10 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 	} else {
 		defer os.RemoveAll(work)
 	}
+	// Setup (the build, the imports, npm ci, the peer's database) has a
+	// deadline of its own; the rounds are bounded by their durations.
+	setup, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(log, "peer: "+format+"\n", a...)
 	}
@@ -206,7 +213,7 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 	if bin == "" {
 		bin = filepath.Join(work, "papergraph")
 		logf("building papergraph")
-		if err := buildPapergraph(ctx, bin); err != nil {
+		if err := buildPapergraph(setup, bin); err != nil {
 			return nil, err
 		}
 	}
@@ -244,16 +251,16 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 	var peerDir string
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
-	wg.Go(func() { errs[0] = quiet(ctx, work, "import-pg", bin, "import", "--db", pgDSN, "demo") })
-	wg.Go(func() { errs[1] = quiet(ctx, work, "import-sqlite", bin, "import", "--db", sqliteFile, "demo") })
-	wg.Go(func() { peerDir, errs[2] = installPeer(ctx, work) })
+	wg.Go(func() { errs[0] = quiet(setup, work, "import-pg", bin, "import", "--db", pgDSN, "demo") })
+	wg.Go(func() { errs[1] = quiet(setup, work, "import-sqlite", bin, "import", "--db", sqliteFile, "demo") })
+	wg.Go(func() { peerDir, errs[2] = installPeer(setup, work) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 
 	logf("creating the peer's database %s from %s with peer/peer.sql", peerDB, pgDB)
-	if err := createPeerDB(ctx, admin, pgDSN, pgDB, peerDSN, peerDB); err != nil {
+	if err := createPeerDB(setup, admin, pgDSN, pgDB, peerDSN, peerDB); err != nil {
 		return nil, err
 	}
 	arxivIDs, err := paperIDs(ctx, pgDSN)
