@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -67,6 +68,7 @@ type peerOptions struct {
 	peerWorkers int
 	papergraph  string
 	keep        bool
+	oneClient   bool
 }
 
 // setupTimeout bounds everything before the first request.
@@ -134,6 +136,7 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&o.check, "check", 100, "papers of the rotation whose answers are compared across the servers first, at each $first")
 	fs.IntVar(&o.peerWorkers, "peer-workers", 1, "PostGraphile processes (its --cluster-workers; 1 runs one process)")
 	fs.StringVar(&o.papergraph, "papergraph", "", "a papergraph binary to use; empty: go build ./cmd/papergraph into the work directory")
+	fs.BoolVar(&o.oneClient, "one-client", false, "send every connection from 127.0.0.1, so that papergraph counts them as one client\n(its share of two statements at once then holds for all of them); default: one loopback address per connection")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory and the two databases")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -176,6 +179,7 @@ type peerReport struct {
 	Papers         int          `json:"papers_rotated"`
 	Seed           uint64       `json:"seed"`
 	PeerWorkers    int          `json:"postgraphile_workers"`
+	OneClient      bool         `json:"one_client"`
 	Node           string       `json:"node"`
 	PostgreSQL     string       `json:"postgresql"`
 	LoadAvgBefore  string       `json:"load_average_before"`
@@ -191,7 +195,7 @@ type peerReport struct {
 // tears down.
 func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, error) {
 	rep := &peerReport{Started: time.Now().UTC(), DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(), Rounds: o.rounds,
-		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers}
+		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers, OneClient: o.oneClient}
 	work, err := os.MkdirTemp("", "papergraph-peer-")
 	if err != nil {
 		return nil, err
@@ -291,7 +295,7 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 		}
 		defer stop(t)
 	}
-	client := benchClient()
+	client := benchClient(o.oneClient)
 	for _, t := range targets {
 		if err := waitReady(ctx, client, t, 2*time.Minute); err != nil {
 			return nil, err
@@ -555,11 +559,23 @@ func stop(t *target) {
 	}
 }
 
-func benchClient() *http.Client {
-	// No compression: PostGraphile does not compress, and papergraph would
-	// if asked.
-	return &http.Client{Timeout: time.Minute, Transport: &http.Transport{
-		MaxIdleConnsPerHost: 64, DisableCompression: true, IdleConnTimeout: time.Minute}}
+// benchClient is the load's HTTP client. No compression: PostGraphile
+// does not compress, and papergraph would if asked. Unless oneClient,
+// each new connection comes from the next loopback address (127.0.0.2,
+// 127.0.0.3, …), so that papergraph sees as many clients as connections:
+// it gives each client a share of two statements at once, all its
+// requests together, and ten connections from one address would be one
+// client queueing for it.
+func benchClient(oneClient bool) *http.Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true, IdleConnTimeout: time.Minute}
+	if !oneClient {
+		var next atomic.Uint32
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			d := net.Dialer{Timeout: 10 * time.Second, LocalAddr: &net.TCPAddr{IP: loopbackSource(next.Add(1) - 1)}}
+			return d.DialContext(ctx, network, addr)
+		}
+	}
+	return &http.Client{Timeout: time.Minute, Transport: tr}
 }
 
 // waitReady polls the server until it answers a GraphQL query.

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,6 +148,50 @@ func TestRotatingTargeterSendsOneSequence(t *testing.T) {
 		if seen[string(b)] != 250 {
 			t.Errorf("body %d sent %d times of 1,000, want 250", i, seen[string(b)])
 		}
+	}
+}
+
+func TestLoopbackSources(t *testing.T) {
+	for i, want := range map[uint32]string{0: "127.0.0.2", 9: "127.0.0.11", 249: "127.0.0.251", 250: "127.0.0.2"} {
+		if got := loopbackSource(i).String(); got != want {
+			t.Errorf("loopbackSource(%d) = %s, want %s", i, got, want)
+		}
+	}
+	// Connections of the load really come from their own addresses: three
+	// requests held until all three are in need three connections.
+	seen := map[string]bool{}
+	var mu sync.Mutex
+	var in sync.WaitGroup
+	in.Add(3)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		mu.Lock()
+		seen[host] = true
+		mu.Unlock()
+		in.Done()
+		all := make(chan struct{})
+		go func() { in.Wait(); close(all) }()
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	defer srv.Close()
+	client := benchClient(false)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			res, err := client.Get(srv.URL)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res.Body.Close()
+		})
+	}
+	wg.Wait()
+	if len(seen) != 3 {
+		t.Errorf("3 connections came from %v", seen)
 	}
 }
 

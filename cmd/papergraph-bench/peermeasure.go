@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -323,4 +324,10 @@ func loadAverage(procDir string) string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// loopbackSource is the i-th source address of the load's connections:
+// 127.0.0.2 to 127.0.0.251, round again.
+func loopbackSource(i uint32) net.IP {
+	return net.IPv4(127, 0, 0, byte(2+i%250))
 }
