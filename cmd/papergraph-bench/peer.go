@@ -325,6 +325,9 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 	for r := range o.rounds {
 		for _, c := range peerCells {
 			for i := range targets {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 				t := targets[(i+r)%len(targets)]
 				logf("round %d/%d: %s on %s", r+1, o.rounds, c, t.name)
 				s, err := measure(ctx, admin, client, t, c, papers, o.duration)
