@@ -43,7 +43,7 @@ const usage = `usage:
       writes a SYNTHETIC corpus of N papers into DIR and prints the commands that import it
   papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--table]
       drives the server at URL with the operation mix, prints p50/p99/throughput as JSON
-  papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3] [--papers 2000] [--peer-workers 1]
+  papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3] [--papers 2000] [--peer-workers 1] [--one-client]
       builds papergraph, loads the demo set into PostgreSQL and SQLite, sets up PostGraphile 4.14.1
       on a copy of the PostgreSQL database, checks the servers answer alike, then measures the README's
       first query on all three and prints a table and JSON with the ratios

@@ -663,6 +663,15 @@ func measure(ctx context.Context, admin *pgx.Conn, client *http.Client, t *targe
 		return s, fmt.Errorf("%s: %w", t.name, err)
 	}
 	a := vegeta.NewAttacker(vegeta.Workers(uint64(c.Connections)), vegeta.MaxWorkers(uint64(c.Connections)), vegeta.Client(client))
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			a.Stop()
+		case <-stopped:
+		}
+	}()
 	var m vegeta.Metrics
 	for res := range a.Attack(rotatingTargeter(t.url, requestBodies(t.query, papers, c.First)), vegeta.ConstantPacer{}, d, t.name) {
 		s.requests++
