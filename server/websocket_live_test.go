@@ -27,15 +27,7 @@ import (
 // committed and announced as serve --harvest-every does.
 func TestSubscriptionHearsHarvest(t *testing.T) {
 	records := oaitest.SampleRecords(t, "../demo/data/kaggle-arxiv-sample.jsonl.gz")
-	var want []string
-	for _, r := range records {
-		_, rest, _ := strings.Cut(r.Metadata, "<categories>")
-		cats, _, _ := strings.Cut(rest, "</categories>")
-		if slices.Contains(strings.Fields(cats), "hep-th") {
-			want = append(want, r.ID)
-		}
-	}
-	slices.Sort(want)
+	want := hepTh(records)
 	if len(want) == 0 || len(want) == len(records) {
 		t.Fatalf("%d of the %d records are in hep-th: the test needs some in and some out", len(want), len(records))
 	}
@@ -49,16 +41,7 @@ func TestSubscriptionHearsHarvest(t *testing.T) {
 		c.subscribe("hep", `subscription { papersAdded(filter: {categories: ["hep-th"]}) { arxivId categories { code } } }`)
 		waitSubscribers(t, ctx, bus, 1)
 
-		oai := oaitest.NewServer(t, records, 30)
-		harvested := make(chan error, 1)
-		go func() {
-			_, err := ingest.Harvest(ctx, bdb, ingest.HarvestOptions{URL: oai.URL, Delay: time.Millisecond, OnCommit: func(papers, researchers []int64) {
-				if err := bus.Publish(ctx, papers, researchers); err != nil {
-					t.Error(err)
-				}
-			}})
-			harvested <- err
-		}()
+		harvested := harvestLive(t, ctx, bdb, bus, records)
 		var got []string
 		for len(got) < len(want) {
 			var p struct {
@@ -89,6 +72,37 @@ func TestSubscriptionHearsHarvest(t *testing.T) {
 			t.Errorf("after the harvest: got %s, want 0704.9999", last.PapersAdded.ArxivID)
 		}
 	})
+}
+
+// harvestLive starts a harvest of records, served by an OAI-PMH
+// repository 30 to a page, that announces each commit on bus as serve
+// --harvest-every does; its error comes on the channel when it ends.
+func harvestLive(t *testing.T, ctx context.Context, bdb *bun.DB, bus *notify.Bus, records []oaitest.Record) <-chan error {
+	oai := oaitest.NewServer(t, records, 30)
+	harvested := make(chan error, 1)
+	go func() {
+		_, err := ingest.Harvest(ctx, bdb, ingest.HarvestOptions{URL: oai.URL, Delay: time.Millisecond, OnCommit: func(papers, researchers []int64) {
+			if err := bus.Publish(ctx, papers, researchers); err != nil {
+				t.Error(err)
+			}
+		}})
+		harvested <- err
+	}()
+	return harvested
+}
+
+// hepTh are the ids of records filed under hep-th, sorted.
+func hepTh(records []oaitest.Record) []string {
+	var ids []string
+	for _, r := range records {
+		_, rest, _ := strings.Cut(r.Metadata, "<categories>")
+		cats, _, _ := strings.Cut(rest, "</categories>")
+		if slices.Contains(strings.Fields(cats), "hep-th") {
+			ids = append(ids, r.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // A WebSocket upgrade from a browser page is taken from the server's
