@@ -296,7 +296,7 @@ type ComplexityRoot struct {
 		CitedByCount            func(childComplexity int) int
 		Coauthors               func(childComplexity int, first *int, after *string, last *int, before *string) int
 		Fields                  func(childComplexity int, first *int) int
-		FiguresSource           func(childComplexity int) int
+		Figures                 func(childComplexity int) int
 		HIndex                  func(childComplexity int) int
 		ID                      func(childComplexity int) int
 		Institutions            func(childComplexity int) int
@@ -414,8 +414,6 @@ type PaperResolver interface {
 	ReportNo(ctx context.Context, obj *model.Paper) (*string, error)
 	License(ctx context.Context, obj *model.Paper) (*string, error)
 
-	CitedByCountSource(ctx context.Context, obj *model.Paper) (*model.FiguresSource, error)
-
 	References(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	CitationNetwork(ctx context.Context, obj *model.Paper, depth *int, maxNodes *int) (*model.CitationNetwork, error)
@@ -437,8 +435,6 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 }
 type ResearcherResolver interface {
-	FiguresSource(ctx context.Context, obj *model.Researcher) (*model.FiguresSource, error)
-
 	Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error)
 	SameName(ctx context.Context, obj *model.Researcher, first *int) ([]*model.Researcher, error)
 	MostCitedPaper(ctx context.Context, obj *model.Researcher) (*model.Paper, error)
@@ -1571,11 +1567,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Researcher.Fields(childComplexity, args["first"].(*int)), true
 	case "Researcher.figuresSource":
-		if e.ComplexityRoot.Researcher.FiguresSource == nil {
+		if e.ComplexityRoot.Researcher.Figures == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Researcher.FiguresSource(childComplexity), true
+		return e.ComplexityRoot.Researcher.Figures(childComplexity), true
 	case "Researcher.hIndex":
 		if e.ComplexityRoot.Researcher.HIndex == nil {
 			break
@@ -7810,7 +7806,7 @@ func (ec *executionContext) _Paper_citedByCountSource(ctx context.Context, field
 			return ec.fieldContext_Paper_citedByCountSource(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Paper().CitedByCountSource(ctx, obj)
+			return obj.CitedByCountSource(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.FiguresSource) graphql.Marshaler {
@@ -7825,7 +7821,7 @@ func (ec *executionContext) fieldContext_Paper_citedByCountSource(_ context.Cont
 		Object:     "Paper",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FiguresSource(ctx, field)
 		},
@@ -9361,7 +9357,7 @@ func (ec *executionContext) _Researcher_figuresSource(ctx context.Context, field
 			return ec.fieldContext_Researcher_figuresSource(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Researcher().FiguresSource(ctx, obj)
+			return obj.Figures(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.FiguresSource) graphql.Marshaler {
@@ -9376,7 +9372,7 @@ func (ec *executionContext) fieldContext_Researcher_figuresSource(_ context.Cont
 		Object:     "Researcher",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FiguresSource(ctx, field)
 		},
@@ -13068,11 +13064,10 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "citedByCountSource":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_citedByCountSource(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_citedByCountSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "archiveCitationCount":
 			out.Values[i] = ec._Paper_archiveCitationCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -13509,11 +13504,10 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "figuresSource":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Researcher_figuresSource(ctx, field, obj)
-				})
+			out.Values[i] = ec._Researcher_figuresSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "archiveHIndex":
 			out.Values[i] = ec._Researcher_archiveHIndex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

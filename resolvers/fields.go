@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -336,19 +335,4 @@ func paperText(ctx context.Context, p *model.Paper, field func(*db.Paper) *strin
 		return nil, err
 	}
 	return model.Nullable(field(full)), nil
-}
-
-// figuresSource is the FiguresSource of figures written from source
-// (db.SourceOpenAlex, db.SourceS2) at at; nil for an unknown source.
-func figuresSource(source string, at time.Time) *model.FiguresSource {
-	var s model.ExternalSource
-	switch source {
-	case db.SourceOpenAlex:
-		s = model.ExternalSourceOpenalex
-	case db.SourceS2:
-		s = model.ExternalSourceSemanticScholar
-	default:
-		return nil
-	}
-	return &model.FiguresSource{Source: s, UpdatedAt: at}
 }

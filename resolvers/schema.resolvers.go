@@ -148,14 +148,6 @@ func (r *paperResolver) License(ctx context.Context, obj *model.Paper) (*string,
 	return paperText(ctx, obj, func(p *db.Paper) *string { return &p.License })
 }
 
-// CitedByCountSource is the resolver for the citedByCountSource field.
-func (r *paperResolver) CitedByCountSource(ctx context.Context, obj *model.Paper) (*model.FiguresSource, error) {
-	if obj.Paper.CitedByCount == nil {
-		return nil, nil
-	}
-	return figuresSource(obj.Paper.CitedBySource, obj.Paper.CitedByAt), nil
-}
-
 // References is the resolver for the references field.
 func (r *paperResolver) References(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
 	return paperList(ctx, db.References, paperParent{id: obj.Paper.ID}, first, after, last, before, nil, sort)
@@ -239,11 +231,6 @@ func (r *queryResolver) CollaborationPath(ctx context.Context, from string, to s
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return r.viewer(ctx), nil
-}
-
-// FiguresSource is the resolver for the figuresSource field.
-func (r *researcherResolver) FiguresSource(ctx context.Context, obj *model.Researcher) (*model.FiguresSource, error) {
-	return figuresSource(obj.Researcher.FiguresSource, obj.Researcher.FiguresAt), nil
 }
 
 // Fields is the resolver for the fields field.
