@@ -26,6 +26,11 @@ type Paper struct {
 	PrimaryCategory string    `bun:"primary_category,nullzero"`
 	Byline          string    `bun:"byline,nullzero"`
 	CitedByCount    *int      `bun:"cited_by_count"`
+	// CitedBySource is the source of CitedByCount (SourceOpenAlex,
+	// SourceS2), CitedByAt when it was written from it; empty and zero
+	// when CitedByCount is nil or was written before they were kept.
+	CitedBySource   string    `bun:"cited_by_source,nullzero"`
+	CitedByAt       time.Time `bun:"cited_by_at,nullzero"`
 	OpenAlexID      string    `bun:"openalex_id,nullzero"`
 	S2ID            string    `bun:"s2_id,nullzero"`
 	AuthorCount     int       `bun:"author_count,notnull"`
@@ -55,6 +60,13 @@ type PaperCategory struct {
 	Category string `bun:"category,notnull"`
 }
 
+// The external sources of figures, as papers.cited_by_source and
+// researchers.figures_source name them.
+const (
+	SourceOpenAlex = "openalex"
+	SourceS2       = "s2"
+)
+
 // Researcher is one author profile.
 type Researcher struct {
 	bun.BaseModel `bun:"table:researchers"`
@@ -70,6 +82,12 @@ type Researcher struct {
 	HIndex        *int   `bun:"h_index"`
 	CitationCount *int   `bun:"citation_count"`
 	WorksCount    *int   `bun:"works_count"`
+	// FiguresSource is the source of HIndex, CitationCount and
+	// WorksCount (SourceOpenAlex, SourceS2), FiguresAt when they were
+	// written from it; empty and zero when none is known or they were
+	// written before these were kept.
+	FiguresSource string    `bun:"figures_source,nullzero"`
+	FiguresAt     time.Time `bun:"figures_at,nullzero"`
 
 	// Derived after each import.
 	PaperCount         int   `bun:"paper_count,notnull"`

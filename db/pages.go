@@ -246,7 +246,7 @@ const categoryFilter = " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE 
 // number, licence) and the external ids, which pages rarely show and which
 // would cost most of the page's reading.
 const paperListColumns = "p.id, p.arxiv_id, p.version, p.doi, p.title, p.published, p.updated, p.primary_category, " +
-	"p.cited_by_count, p.author_count, p.authors_complete, p.archive_citation_count, p.citation_count"
+	"p.cited_by_count, p.cited_by_source, p.cited_by_at, p.author_count, p.authors_complete, p.archive_citation_count, p.citation_count"
 
 // PaperPages reads one page of the list of each parent. The papers are
 // Partial.

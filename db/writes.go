@@ -60,7 +60,7 @@ func PapersByKeys(ctx context.Context, idb bun.IDB, k PaperKeys) ([]*Paper, erro
 var paperColumns = []string{
 	"arxiv_id", "version", "doi", "title", "abstract", "comments", "journal_ref", "report_no", "license",
 	"published", "updated", "primary_category", "byline", "cited_by_count", "openalex_id", "s2_id",
-	"author_count", "authors_complete", "authors_score",
+	"author_count", "authors_complete", "authors_score", "cited_by_source", "cited_by_at",
 }
 
 // InsertPapers inserts new papers and returns the id, arXiv id, DOI,
@@ -76,10 +76,10 @@ func paperValues(rows []*Paper) []any {
 	n := len(rows)
 	text := func() []*string { return make([]*string, n) }
 	arxiv, doi, abstract, comments, journal, report, license := text(), text(), text(), text(), text(), text(), text()
-	primary, byline, oa, s2 := text(), text(), text(), text()
+	primary, byline, oa, s2, citedBy := text(), text(), text(), text(), text()
 	title := make([]string, n)
 	version, authors, score := make([]int64, n), make([]int64, n), make([]int64, n)
-	published, updated := make([]*time.Time, n), make([]*time.Time, n)
+	published, updated, citedAt := make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
 	cited := make([]*int64, n)
 	complete := make([]bool, n)
 	for i, r := range rows {
@@ -90,10 +90,11 @@ func paperValues(rows []*Paper) []any {
 		version[i], authors[i], score[i] = int64(r.Version), int64(r.AuthorCount), int64(r.AuthorsScore)
 		published[i], updated[i] = nullTime(r.Published), nullTime(r.Updated)
 		cited[i] = nullInt(r.CitedByCount)
+		citedBy[i], citedAt[i] = nullText(r.CitedBySource), nullTime(r.CitedByAt)
 		complete[i] = r.AuthorsComplete
 	}
 	return []any{arxiv, version, doi, title, abstract, comments, journal, report, license,
-		published, updated, primary, byline, cited, oa, s2, authors, complete, score}
+		published, updated, primary, byline, cited, oa, s2, authors, complete, score, citedBy, citedAt}
 }
 
 func nullText(s string) *string {
@@ -214,7 +215,8 @@ func UpdateResearcherProfiles(ctx context.Context, idb bun.IDB, rows []*Research
 		return nil
 	}
 	slices.SortFunc(rows, func(a, b *Researcher) int { return cmp.Compare(a.ID, b.ID) })
-	return upsertByID(ctx, idb, &rows, []string{"orcid", "openalex_id", "s2_id", "h_index", "citation_count", "works_count"})
+	return upsertByID(ctx, idb, &rows, []string{"orcid", "openalex_id", "s2_id", "h_index", "citation_count", "works_count",
+		"figures_source", "figures_at"})
 }
 
 // InstitutionsByKeys reads the institutions with any of the ROR ids or

@@ -53,6 +53,13 @@ type Options struct {
 	Bad func(*ingest.RecordError)
 	// Log is told about each batch done.
 	Log func(format string, args ...any)
+	// OnCommit, when set, is told after each committed write the ids of
+	// the researchers it changed: those whose profile figures or ids
+	// changed and the authors of the papers whose figures or ids
+	// changed. It is never told papers: enrich adds no paper, version or
+	// metadata, only what the sources say about papers already stored,
+	// which papersAdded's subscribers do not wait for.
+	OnCommit func(researchers []int64)
 
 	// sleep replaces the waits in tests.
 	sleep func(context.Context, time.Duration) error
@@ -209,6 +216,7 @@ func (r *run) write(ctx context.Context, f ingest.Format, lines []byte) error {
 	sum, err := ingest.Import(ctx, r.db, ingest.Options{
 		Format: pageFormat(f, bad), FS: pageFS{name: name, data: lines}, Paths: []string{name},
 		SkipDerive: true,
+		OnCommit:   r.onCommit(),
 		FileError: func(_ string, ferr error) {
 			bad(&ingest.RecordError{Pos: ingest.Position{File: name}, Reason: ferr.Error()})
 		},
@@ -222,6 +230,19 @@ func (r *run) write(ctx context.Context, f ingest.Format, lines []byte) error {
 		r.wrote = true
 	}
 	return err
+}
+
+// onCommit is the ingest OnCommit of the run's writes: the researchers
+// only, to Options.OnCommit; nil without one.
+func (r *run) onCommit() func(papers, researchers []int64) {
+	if r.o.OnCommit == nil {
+		return nil
+	}
+	return func(_, researchers []int64) {
+		if len(researchers) > 0 {
+			r.o.OnCommit(researchers)
+		}
+	}
 }
 
 // pageFormat is f reporting each malformed object to bad itself. Import

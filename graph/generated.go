@@ -118,6 +118,11 @@ type ComplexityRoot struct {
 		Researcher func(childComplexity int) int
 	}
 
+	FiguresSource struct {
+		Source    func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
 	Following struct {
 		Categories  func(childComplexity int) int
 		Researchers func(childComplexity int) int
@@ -224,6 +229,7 @@ type ComplexityRoot struct {
 		CitationNetwork      func(childComplexity int, depth *int, maxNodes *int) int
 		Citations            func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
 		CitedByCount         func(childComplexity int) int
+		CitedByCountSource   func(childComplexity int) int
 		Comments             func(childComplexity int) int
 		DOI                  func(childComplexity int) int
 		ID                   func(childComplexity int) int
@@ -290,6 +296,7 @@ type ComplexityRoot struct {
 		CitedByCount            func(childComplexity int) int
 		Coauthors               func(childComplexity int, first *int, after *string, last *int, before *string) int
 		Fields                  func(childComplexity int, first *int) int
+		Figures                 func(childComplexity int) int
 		HIndex                  func(childComplexity int) int
 		ID                      func(childComplexity int) int
 		Institutions            func(childComplexity int) int
@@ -700,6 +707,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CollaborationStep.Researcher(childComplexity), true
+
+	case "FiguresSource.source":
+		if e.ComplexityRoot.FiguresSource.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FiguresSource.Source(childComplexity), true
+	case "FiguresSource.updatedAt":
+		if e.ComplexityRoot.FiguresSource.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FiguresSource.UpdatedAt(childComplexity), true
 
 	case "Following.categories":
 		if e.ComplexityRoot.Following.Categories == nil {
@@ -1165,6 +1185,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.CitedByCount(childComplexity), true
+	case "Paper.citedByCountSource":
+		if e.ComplexityRoot.Paper.CitedByCountSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Paper.CitedByCountSource(childComplexity), true
 	case "Paper.comments":
 		if e.ComplexityRoot.Paper.Comments == nil {
 			break
@@ -1540,6 +1566,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.Fields(childComplexity, args["first"].(*int)), true
+	case "Researcher.figuresSource":
+		if e.ComplexityRoot.Researcher.Figures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Researcher.Figures(childComplexity), true
 	case "Researcher.hIndex":
 		if e.ComplexityRoot.Researcher.HIndex == nil {
 			break
@@ -2350,6 +2382,11 @@ type Paper implements Node {
   pdfUrl: String
   "The citation count an external source (OpenAlex, Semantic Scholar) reports, null if unknown."
   citedByCount: Int
+  """
+  Where ` + "`" + `citedByCount` + "`" + ` comes from, and when papergraph wrote it; null when
+  ` + "`" + `citedByCount` + "`" + ` is, or was written before papergraph kept its source.
+  """
+  citedByCountSource: FiguresSource
   "How many papers of this archive cite the paper."
   archiveCitationCount: Int!
   "The larger of ` + "`" + `citedByCount` + "`" + ` and ` + "`" + `archiveCitationCount` + "`" + `: the best count known."
@@ -2522,6 +2559,12 @@ type Researcher implements Node {
   citedByCount: Int
   "The number of works an external source knows for the person, null if unknown."
   worksCount: Int
+  """
+  Where ` + "`" + `hIndex` + "`" + `, ` + "`" + `citedByCount` + "`" + ` and ` + "`" + `worksCount` + "`" + ` come from, and when
+  papergraph wrote them; null when all three are, or were written before
+  papergraph kept their source.
+  """
+  figuresSource: FiguresSource
   "The h-index over this archive's papers and their ` + "`" + `citationCount` + "`" + `."
   archiveHIndex: Int!
   "How often the researcher is first, middle, last or sole author, one row per role in that order, over papers with a complete author list."
@@ -2904,12 +2947,33 @@ type Subscription {
   ): Paper!
   """
   The researcher, given in any form ` + "`" + `researcher(id:)` + "`" + ` accepts, each time a
-  write adds or changes one of their papers.
+  write adds or changes one of their papers, or changes their profile (its
+  external ids or figures, as ` + "`" + `papergraph enrich` + "`" + ` does).
   """
   researcherUpdated(
     "The researcher, in any form ` + "`" + `researcher(id:)` + "`" + ` accepts."
     id: String!
   ): Researcher!
+}
+
+"An external source of bibliometric figures."
+enum ExternalSource {
+  "OpenAlex (openalex.org), from its snapshot or its API."
+  OPENALEX
+  "Semantic Scholar (semanticscholar.org), from its datasets (S2AG) or its Graph API."
+  SEMANTIC_SCHOLAR
+}
+
+"Where external figures come from."
+type FiguresSource {
+  "The source."
+  source: ExternalSource!
+  """
+  When papergraph wrote the figures from the source: an import of its
+  snapshot, or a ` + "`" + `papergraph enrich` + "`" + ` run that found them changed (a run
+  that finds the same figures leaves this as it was).
+  """
+  updatedAt: Time!
 }
 `, BuiltIn: false},
 }
@@ -3061,6 +3125,16 @@ func (ec *executionContext) childFields_CollaborationStep(ctx context.Context, f
 		return ec.fieldContext_CollaborationStep_papers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CollaborationStep", field.Name)
+}
+
+func (ec *executionContext) childFields_FiguresSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_FiguresSource_source(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_FiguresSource_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FiguresSource", field.Name)
 }
 
 func (ec *executionContext) childFields_Following(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3279,6 +3353,8 @@ func (ec *executionContext) childFields_Paper(ctx context.Context, field graphql
 		return ec.fieldContext_Paper_pdfUrl(ctx, field)
 	case "citedByCount":
 		return ec.fieldContext_Paper_citedByCount(ctx, field)
+	case "citedByCountSource":
+		return ec.fieldContext_Paper_citedByCountSource(ctx, field)
 	case "archiveCitationCount":
 		return ec.fieldContext_Paper_archiveCitationCount(ctx, field)
 	case "citationCount":
@@ -3371,6 +3447,8 @@ func (ec *executionContext) childFields_Researcher(ctx context.Context, field gr
 		return ec.fieldContext_Researcher_citedByCount(ctx, field)
 	case "worksCount":
 		return ec.fieldContext_Researcher_worksCount(ctx, field)
+	case "figuresSource":
+		return ec.fieldContext_Researcher_figuresSource(ctx, field)
 	case "archiveHIndex":
 		return ec.fieldContext_Researcher_archiveHIndex(ctx, field)
 	case "authorPositions":
@@ -5606,6 +5684,52 @@ func (ec *executionContext) fieldContext_CollaborationStep_papers(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _FiguresSource_source(ctx context.Context, field graphql.CollectedField, obj *model.FiguresSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FiguresSource_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ExternalSource) graphql.Marshaler {
+			return ec.marshalNExternalSource2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐExternalSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FiguresSource_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FiguresSource", field, false, false, "ExternalSource")
+}
+
+func (ec *executionContext) _FiguresSource_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.FiguresSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FiguresSource_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FiguresSource_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FiguresSource", field, false, false, "Time")
+}
+
 func (ec *executionContext) _Following_researchers(ctx context.Context, field graphql.CollectedField, obj *model.Following) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7673,6 +7797,38 @@ func (ec *executionContext) fieldContext_Paper_citedByCount(_ context.Context, f
 	return graphql.NewScalarFieldContext("Paper", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Paper_citedByCountSource(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_citedByCountSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CitedByCountSource(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FiguresSource) graphql.Marshaler {
+			return ec.marshalOFiguresSource2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐFiguresSource(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_citedByCountSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Paper",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FiguresSource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Paper_archiveCitationCount(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9190,6 +9346,38 @@ func (ec *executionContext) _Researcher_worksCount(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Researcher_worksCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Researcher", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Researcher_figuresSource(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Researcher_figuresSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Figures(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FiguresSource) graphql.Marshaler {
+			return ec.marshalOFiguresSource2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐFiguresSource(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Researcher_figuresSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Researcher",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FiguresSource(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Researcher_archiveHIndex(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
@@ -12051,6 +12239,44 @@ func (ec *executionContext) _CollaborationStep(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var figuresSourceImplementors = []string{"FiguresSource"}
+
+func (ec *executionContext) _FiguresSource(ctx context.Context, sel ast.SelectionSet, obj *model.FiguresSource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, figuresSourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FiguresSource")
+		case "source":
+			out.Values[i] = ec._FiguresSource_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._FiguresSource_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var followingImplementors = []string{"Following"}
 
 func (ec *executionContext) _Following(ctx context.Context, sel ast.SelectionSet, obj *model.Following) graphql.Marshaler {
@@ -12837,6 +13063,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "citedByCountSource":
+			out.Values[i] = ec._Paper_citedByCountSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "archiveCitationCount":
 			out.Values[i] = ec._Paper_archiveCitationCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -13269,6 +13500,11 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 			}
 		case "worksCount":
 			out.Values[i] = ec._Researcher_worksCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "figuresSource":
+			out.Values[i] = ec._Researcher_figuresSource(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -14333,6 +14569,16 @@ func (ec *executionContext) marshalNCollaborationStep2ᚖgithubᚗcomᚋpapergra
 	return ec._CollaborationStep(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNExternalSource2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐExternalSource(ctx context.Context, v any) (model.ExternalSource, error) {
+	var res model.ExternalSource
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNExternalSource2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐExternalSource(ctx context.Context, sel ast.SelectionSet, v model.ExternalSource) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNFollowing2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐFollowing(ctx context.Context, sel ast.SelectionSet, v *model.Following) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Following!")
@@ -15135,6 +15381,13 @@ func (ec *executionContext) marshalOCollaborationPath2ᚖgithubᚗcomᚋpapergra
 		return graphql.Null
 	}
 	return ec._CollaborationPath(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOFiguresSource2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐFiguresSource(ctx context.Context, sel ast.SelectionSet, v *model.FiguresSource) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FiguresSource(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx context.Context, sel ast.SelectionSet, v *model.Institution) graphql.Marshaler {

@@ -19,7 +19,15 @@ import (
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/ingest/oaitest"
 )
+
+// kaggleSample is the sample of arXiv's metadata the tests' repository
+// lists (see oaitest.SampleRecords).
+const kaggleSample = "../demo/data/kaggle-arxiv-sample.jsonl.gz"
+
+// sampleRecords are the repository's records of kaggleSample.
+func sampleRecords(t *testing.T) []oaitest.Record { return oaitest.SampleRecords(t, kaggleSample) }
 
 // testDelay is the pause between requests the tests ask for; their
 // Sleep only records it.
@@ -39,7 +47,7 @@ func (w *waits) sleep(ctx context.Context, d time.Duration) error {
 }
 
 // harvestOptions are the options of a test harvest from s.
-func harvestOptions(s *oaiServer, w *waits, sets ...string) ingest.HarvestOptions {
+func harvestOptions(s *oaitest.Server, w *waits, sets ...string) ingest.HarvestOptions {
 	return ingest.HarvestOptions{URL: s.URL, Sets: sets, Delay: testDelay, Backoff: time.Minute, Sleep: w.sleep}
 }
 
@@ -61,8 +69,8 @@ func withoutHarvestState(dump []string) []string {
 // what importing the same records from the Kaggle snapshot stores.
 func TestHarvestMatchesImport(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
-		s := newOAIServer(t, sampleRecords(t), 30)
-		s.busy[3] = "7"
+		s := oaitest.NewServer(t, sampleRecords(t), 30)
+		s.Busy[3] = "7"
 		var w waits
 		sum := harvest(t, bdb, harvestOptions(s, &w))
 		if sum.Records != 200 || sum.Pages != 7 || sum.Requests != 8 || sum.Retries != 1 || sum.Bad != 0 || sum.Deleted != 0 {
@@ -75,7 +83,7 @@ func TestHarvestMatchesImport(t *testing.T) {
 		if !slices.Equal(w.d, wantWaits) {
 			t.Errorf("waits %v, want %v", w.d, wantWaits)
 		}
-		qs := s.queries()
+		qs := s.Queries()
 		if got := qs[0].Encode(); got != "metadataPrefix=arXivRaw&verb=ListRecords" {
 			t.Errorf("first request %s, want ListRecords of arXivRaw, all sets, all dates", got)
 		}
@@ -100,10 +108,10 @@ func TestHarvestIncremental(t *testing.T) {
 		ctx := context.Background()
 		records := sampleRecords(t)
 		first := append(slices.Clone(records),
-			oaiFixture{id: "0704.9999", datestamp: "2009-01-01", set: "physics:hep-th",
-				metadata: strings.Replace(records[0].metadata, "<id>0704.0001</id>", "<id>not-an-id</id>", 1)},
-			oaiFixture{id: "0704.9998", datestamp: "2009-01-01", set: "physics:hep-th", deleted: true})
-		s := newOAIServer(t, first, 50)
+			oaitest.Record{ID: "0704.9999", Datestamp: "2009-01-01", Set: "physics:hep-th",
+				Metadata: strings.Replace(records[0].Metadata, "<id>0704.0001</id>", "<id>not-an-id</id>", 1)},
+			oaitest.Record{ID: "0704.9998", Datestamp: "2009-01-01", Set: "physics:hep-th", Deleted: true})
+		s := oaitest.NewServer(t, first, 50)
 		var w waits
 		o := harvestOptions(s, &w)
 		var bad []string
@@ -118,16 +126,16 @@ func TestHarvestIncremental(t *testing.T) {
 
 		// On the 30th, 0704.0001 has a third version and 0704.0002 is
 		// deleted; nothing else changed.
-		updated := strings.Replace(records[0].metadata, "</version>\n<title>",
+		updated := strings.Replace(records[0].Metadata, "</version>\n<title>",
 			"</version>\n<version version=\"v3\"><date>Sun, 29 Nov 2026 09:00:00 GMT</date><size>38kb</size><source_type>D</source_type></version>\n<title>", 1)
 		updated = strings.Replace(updated, "published version", "published version, erratum added", 1)
 		second := slices.Clone(records)
-		second[0] = oaiFixture{id: "0704.0001", datestamp: "2026-11-29", set: "physics:hep-ph", metadata: updated}
-		second[1] = oaiFixture{id: "0704.0002", datestamp: "2026-11-29", set: "math", deleted: true}
-		s.setRecords(second, "2026-11-30T12:00:00Z")
-		before := len(s.queries())
+		second[0] = oaitest.Record{ID: "0704.0001", Datestamp: "2026-11-29", Set: "physics:hep-ph", Metadata: updated}
+		second[1] = oaitest.Record{ID: "0704.0002", Datestamp: "2026-11-29", Set: "math", Deleted: true}
+		s.SetRecords(second, "2026-11-30T12:00:00Z")
+		before := len(s.Queries())
 		sum = harvest(t, bdb, o)
-		qs := s.queries()[before:]
+		qs := s.Queries()[before:]
 		if len(qs) != 1 || qs[0].Get("from") != "2026-11-28" {
 			t.Errorf("second run asked %v, want one request from 2026-11-28", qs)
 		}
@@ -162,7 +170,7 @@ func TestHarvestStoppedRerunMatchesUninterrupted(t *testing.T) {
 	sets := []string{"math", "physics", "cs"}
 	records := sampleRecords(t)
 	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
-		clean := newOAIServer(t, records, 20)
+		clean := oaitest.NewServer(t, records, 20)
 		var w waits
 		full := harvest(t, bdb, harvestOptions(clean, &w, sets...))
 		want := dbtest.Dump(t, bdb)
@@ -180,10 +188,10 @@ func TestHarvestStoppedRerunMatchesUninterrupted(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				stopped := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
-				s := newOAIServer(t, records, 20)
+				s := oaitest.NewServer(t, records, 20)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				s.onRequest = func(n int) {
+				s.OnRequest = func(n int) {
 					if tt.stop(0, n) {
 						cancel()
 					}
@@ -202,7 +210,7 @@ func TestHarvestStoppedRerunMatchesUninterrupted(t *testing.T) {
 					t.Fatalf("stopped harvest stored %d papers, want some", got)
 				}
 				o.Page = nil
-				s.onRequest = nil
+				s.OnRequest = nil
 				harvest(t, stopped, o)
 				dbtest.SameDump(t, dbtest.Dump(t, stopped), want)
 			})
@@ -213,7 +221,7 @@ func TestHarvestStoppedRerunMatchesUninterrupted(t *testing.T) {
 // One harvest or import writes at a time.
 func TestHarvestWaitsForNoImport(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		s := newOAIServer(t, sampleRecords(t), 50)
+		s := oaitest.NewServer(t, sampleRecords(t), 50)
 		release, err := db.LockImport(context.Background(), bdb)
 		if err != nil {
 			t.Fatal(err)
@@ -225,7 +233,7 @@ func TestHarvestWaitsForNoImport(t *testing.T) {
 		if !errors.As(err, &running) {
 			t.Errorf("harvest under an import: %v, want an ImportRunningError", err)
 		}
-		if n := len(s.queries()); n != 0 {
+		if n := len(s.Queries()); n != 0 {
 			t.Errorf("harvest under an import sent %d requests, want none", n)
 		}
 	})
@@ -293,7 +301,7 @@ func childHarvest(dsn, url string) int {
 func TestKilledHarvestRerunMatchesUninterrupted(t *testing.T) {
 	records := sampleRecords(t)
 	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
-		s := newOAIServer(t, records, 20)
+		s := oaitest.NewServer(t, records, 20)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childHarvestEnv+"="+dsn, childURLEnv+"="+s.URL)
 		err := cmd.Run()
@@ -308,7 +316,7 @@ func TestKilledHarvestRerunMatchesUninterrupted(t *testing.T) {
 		harvest(t, bdb, harvestOptions(s, &w, "math", "physics", "cs"))
 
 		clean := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
-		harvest(t, clean, harvestOptions(newOAIServer(t, records, 20), &w, "math", "physics", "cs"))
+		harvest(t, clean, harvestOptions(oaitest.NewServer(t, records, 20), &w, "math", "physics", "cs"))
 		dbtest.SameDump(t, dbtest.Dump(t, bdb), dbtest.Dump(t, clean))
 	})
 }
@@ -316,8 +324,8 @@ func TestKilledHarvestRerunMatchesUninterrupted(t *testing.T) {
 // How a harvest meets the repository's other answers.
 func TestHarvestAnswers(t *testing.T) {
 	records := sampleRecords(t)
-	oaiError := func(s *oaiServer, code string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) { s.oaiError(w, r, code, "as the test asks") }
+	oaiError := func(s *oaitest.Server, code string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { s.Error(w, r, code, "as the test asks") }
 	}
 	status := func(code int) http.HandlerFunc {
 		return func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "down for a moment", code) }
@@ -325,7 +333,7 @@ func TestHarvestAnswers(t *testing.T) {
 	garbled := func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "<html><body>maintenance</body></html>") }
 	tests := []struct {
 		name  string
-		setup func(s *oaiServer, o *ingest.HarvestOptions)
+		setup func(s *oaitest.Server, o *ingest.HarvestOptions)
 		// want: the error (empty for none), records written, requests
 		// and the waits before them, the day recorded.
 		err      string
@@ -336,23 +344,23 @@ func TestHarvestAnswers(t *testing.T) {
 	}{
 		{
 			name:  "an expired token starts the set again",
-			setup: func(s *oaiServer, _ *ingest.HarvestOptions) { s.fail[3] = oaiError(s, "badResumptionToken") },
+			setup: func(s *oaitest.Server, _ *ingest.HarvestOptions) { s.Fail[3] = oaiError(s, "badResumptionToken") },
 			// pages 1 and 2, the expired token, then all 4 pages
 			records: 50 + 50 + 200, requests: 7, through: "2026-11-28",
 		},
 		{
 			name: "server errors back off, doubling",
-			setup: func(s *oaiServer, _ *ingest.HarvestOptions) {
-				s.fail[2], s.fail[3] = status(http.StatusBadGateway), status(http.StatusInternalServerError)
+			setup: func(s *oaitest.Server, _ *ingest.HarvestOptions) {
+				s.Fail[2], s.Fail[3] = status(http.StatusBadGateway), status(http.StatusInternalServerError)
 			},
 			records: 200, requests: 6, through: "2026-11-28",
 			waits: []time.Duration{testDelay, time.Minute, 2 * time.Minute, testDelay, testDelay},
 		},
 		{
 			name: "garbled pages, as many as attempts",
-			setup: func(s *oaiServer, o *ingest.HarvestOptions) {
+			setup: func(s *oaitest.Server, o *ingest.HarvestOptions) {
 				o.Attempts = 3
-				s.fail[2], s.fail[3], s.fail[4] = garbled, garbled, garbled
+				s.Fail[2], s.Fail[3], s.Fail[4] = garbled, garbled, garbled
 			},
 			err:     "all sets: not an OAI-PMH response: a <html> document",
 			records: 50, requests: 4,
@@ -360,26 +368,26 @@ func TestHarvestAnswers(t *testing.T) {
 		},
 		{
 			name:    "a protocol error is not asked again",
-			setup:   func(s *oaiServer, _ *ingest.HarvestOptions) { s.fail[1] = oaiError(s, "badArgument") },
+			setup:   func(s *oaitest.Server, _ *ingest.HarvestOptions) { s.Fail[1] = oaiError(s, "badArgument") },
 			err:     "all sets: OAI-PMH error badArgument: as the test asks",
 			records: 0, requests: 1,
 		},
 		{
 			name:    "a 404 is not asked again",
-			setup:   func(s *oaiServer, _ *ingest.HarvestOptions) { s.fail[1] = status(http.StatusNotFound) },
+			setup:   func(s *oaitest.Server, _ *ingest.HarvestOptions) { s.Fail[1] = status(http.StatusNotFound) },
 			err:     "all sets: HTTP 404 Not Found",
 			records: 0, requests: 1,
 		},
 		{
 			name:    "nothing changed",
-			setup:   func(_ *oaiServer, o *ingest.HarvestOptions) { o.From = "2026-01-01" },
+			setup:   func(_ *oaitest.Server, o *ingest.HarvestOptions) { o.From = "2026-01-01" },
 			records: 0, requests: 1, through: "2026-11-28",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
-			s := newOAIServer(t, records, 50)
+			s := oaitest.NewServer(t, records, 50)
 			var w waits
 			o := harvestOptions(s, &w)
 			tt.setup(s, &o)

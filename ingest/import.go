@@ -38,7 +38,8 @@ type Options struct {
 	Progress func(Progress)
 	// OnCommit, when set, is told after each committed batch the ids of
 	// the papers it wrote (new or changed) and of the researchers whose
-	// papers it wrote; a live server publishes them (see package notify).
+	// papers or profile (external ids, figures) it wrote; a live server
+	// publishes them (see package notify).
 	OnCommit func(papers, researchers []int64)
 	// SkipDerive leaves the derived figures for a later import or Derive
 	// call, for a run of several imports.

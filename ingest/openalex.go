@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/papergraph/papergraph/arxivid"
+	"github.com/papergraph/papergraph/db"
 )
 
 // OpenAlex reads OpenAlex works, authors and institutions: the snapshot's
@@ -115,6 +116,7 @@ func (o *openAlexEntity) work(id string) (*Paper, error) {
 		Title:           o.Title,
 		Published:       published,
 		CitedByCount:    o.CitedByCount,
+		CitedBySource:   sourceOf(db.SourceOpenAlex, o.CitedByCount),
 		AuthorsComplete: !o.IsAuthorsTruncated,
 	}
 	if p.Title == "" {
@@ -193,6 +195,7 @@ func (o *openAlexEntity) researcher(id string) *Researcher {
 		HIndex:        o.SummaryStats.HIndex,
 		CitationCount: o.CitedByCount,
 		WorksCount:    o.WorksCount,
+		FiguresSource: sourceOf(db.SourceOpenAlex, o.SummaryStats.HIndex, o.CitedByCount, o.WorksCount),
 	}
 	return r
 }

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/papergraph/papergraph/db"
 )
 
 // openAlexJason is the author A5023888391 as testdata/openalex.jsonl has it.
 var openAlexJason = &Researcher{
 	Name: "Jason Priem", OpenAlexID: "A5023888391", ORCID: "0000-0001-6187-6610",
-	HIndex: new(17), CitationCount: new(3890), WorksCount: new(62),
+	HIndex: new(17), CitationCount: new(3890), WorksCount: new(62), FiguresSource: db.SourceOpenAlex,
 }
 
 func TestOpenAlex(t *testing.T) {
@@ -40,6 +42,7 @@ func TestOpenAlex(t *testing.T) {
 		Title:           "The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles",
 		Published:       time.Date(2018, 2, 13, 0, 0, 0, 0, time.UTC),
 		CitedByCount:    new(962),
+		CitedBySource:   db.SourceOpenAlex,
 		AuthorsComplete: true,
 	}
 	if !reflect.DeepEqual(w, wantWork) {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -261,6 +262,9 @@ func newPaperRow(p *Paper) *db.Paper {
 		AuthorsComplete: p.AuthorsComplete && len(p.Authors) > 0,
 		AuthorsScore:    authorsScore(p),
 	}
+	if p.CitedByCount != nil && p.CitedBySource != "" {
+		r.CitedBySource, r.CitedByAt = p.CitedBySource, day(time.Now())
+	}
 	if d, ok := arxivid.NormalizeDOI(p.DOI); ok {
 		r.DOI = d
 	}
@@ -312,6 +316,10 @@ func mergeRow(old, in *db.Paper) (changed, newer, betterAuthors bool) {
 	if in.CitedByCount != nil && (old.CitedByCount == nil || *in.CitedByCount > *old.CitedByCount) {
 		v := *in.CitedByCount
 		old.CitedByCount = &v
+		old.CitedBySource, old.CitedByAt = in.CitedBySource, in.CitedByAt
+	} else if in.CitedByCount != nil && *in.CitedByCount == *old.CitedByCount && old.CitedBySource == "" {
+		// The same count, from a source now known.
+		old.CitedBySource, old.CitedByAt = in.CitedBySource, in.CitedByAt
 	}
 	if in.AuthorsScore > old.AuthorsScore {
 		old.AuthorsScore = in.AuthorsScore

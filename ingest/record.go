@@ -38,8 +38,11 @@ type Paper struct {
 	Categories []string
 	// CitedByCount is an external citation count (OpenAlex, S2), nil if unknown.
 	CitedByCount *int
-	OpenAlexID   string // "W2741809807"
-	S2ID         string // Semantic Scholar paper id (sha or corpus id)
+	// CitedBySource is the source of CitedByCount: db.SourceOpenAlex or
+	// db.SourceS2.
+	CitedBySource string
+	OpenAlexID    string // "W2741809807"
+	S2ID          string // Semantic Scholar paper id (sha or corpus id)
 	// Byline is the author line as printed, when the source has one.
 	Byline string
 	// Authors in byline order. AuthorsComplete says the list is the paper's
@@ -81,6 +84,9 @@ type Researcher struct {
 	HIndex        *int
 	CitationCount *int
 	WorksCount    *int
+	// FiguresSource is the source of HIndex, CitationCount and
+	// WorksCount: db.SourceOpenAlex or db.SourceS2.
+	FiguresSource string
 }
 
 // Institution is one organisation, typically a ROR record.
@@ -148,4 +154,15 @@ func prepare(r Record) {
 		a := &p.Authors[i]
 		a.key, a.family = names.Keys(a.Name)
 	}
+}
+
+// sourceOf is source when any of the figures is known, "" otherwise: a
+// record names the source of the figures it carries only.
+func sourceOf(source string, figures ...*int) string {
+	for _, f := range figures {
+		if f != nil {
+			return source
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -264,6 +265,10 @@ func (w *writer) writeResearchers(ctx context.Context, tx bun.Tx, in []*Research
 		fillInt(&e.row.HIndex, ref.profile.HIndex)
 		fillInt(&e.row.CitationCount, ref.profile.CitationCount)
 		fillInt(&e.row.WorksCount, ref.profile.WorksCount)
+		if p := ref.profile; p.FiguresSource != "" && (p.HIndex != nil || p.CitationCount != nil || p.WorksCount != nil) &&
+			(!sameFigures(before, e.row) || e.row.FiguresSource == "") {
+			e.row.FiguresSource, e.row.FiguresAt = p.FiguresSource, day(time.Now())
+		}
 		if sameResearcher(before, e.row) {
 			if !ref.created {
 				c.Unchanged++
@@ -280,6 +285,11 @@ func (w *writer) writeResearchers(ctx context.Context, tx bun.Tx, in []*Research
 	}
 	if err := db.UpdateResearcherProfiles(ctx, tx, rows); err != nil {
 		return c, err
+	}
+	// A changed profile (its figures, its ids) is news for the
+	// researcher's subscribers (see Options.OnCommit).
+	for _, r := range rows {
+		w.people = append(w.people, r.ID)
 	}
 	// A new or changed profile can make or break same-name links.
 	ids := make([]int64, 0, len(refs))
@@ -299,7 +309,12 @@ func fillInt(dst **int, src *int) {
 }
 
 func sameResearcher(a, b db.Researcher) bool {
-	eq := func(x, y *int) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
 	return a.ORCID == b.ORCID && a.OpenAlexID == b.OpenAlexID && a.S2ID == b.S2ID &&
-		eq(a.HIndex, b.HIndex) && eq(a.CitationCount, b.CitationCount) && eq(a.WorksCount, b.WorksCount)
+		sameFigures(a, b) && a.FiguresSource == b.FiguresSource
+}
+
+// sameFigures reports whether a and b have the same external figures.
+func sameFigures(a, b db.Researcher) bool {
+	eq := func(x, y *int) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	return eq(a.HIndex, b.HIndex) && eq(a.CitationCount, b.CitationCount) && eq(a.WorksCount, b.WorksCount)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/papergraph/papergraph/arxivid"
+	"github.com/papergraph/papergraph/db"
 )
 
 // S2AG reads the Semantic Scholar Academic Graph "papers" and "authors"
@@ -122,6 +123,7 @@ func (r *s2Record) paper() (*Paper, error) {
 		Title:           r.Title,
 		Published:       published,
 		CitedByCount:    r.CitationCount,
+		CitedBySource:   sourceOf(db.SourceS2, r.CitationCount),
 		AuthorsComplete: true,
 	}
 	if r.ExternalIDs.ArXiv != "" {
@@ -144,5 +146,6 @@ func (r *s2Record) researcher() *Researcher {
 		HIndex:        r.HIndex,
 		CitationCount: r.CitationCount,
 		WorksCount:    r.PaperCount,
+		FiguresSource: sourceOf(db.SourceS2, r.HIndex, r.CitationCount, r.PaperCount),
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/papergraph/papergraph/db"
 )
 
 func TestS2AG(t *testing.T) {
@@ -18,7 +20,7 @@ func TestS2AG(t *testing.T) {
 			DOI:          "10.3760/cma.j.issn.2095-1485.2006.01.019",
 			Title:        "Attaching Importance to Mental Quality Education in Clinical Practice",
 			Published:    time.Date(2006, 2, 28, 0, 0, 0, 0, time.UTC),
-			CitedByCount: new(0),
+			CitedByCount: new(0), CitedBySource: db.SourceS2,
 			Authors: []Author{
 				{Name: "粟毅", S2ID: "101039255"},
 				{Name: "吴亚梅", S2ID: "2096896523"},
@@ -28,15 +30,15 @@ func TestS2AG(t *testing.T) {
 		&Paper{ // no DOI, and a year but no date
 			S2ID:         "173519558",
 			Title:        "Der Trust als Kläger im deutschen Zivilprozess",
-			CitedByCount: new(0),
+			CitedByCount: new(0), CitedBySource: db.SourceS2,
 			Authors: []Author{
 				{Name: "Stephan Wilske", S2ID: "2037399204"},
 				{Name: "S. Meyer", S2ID: "143671376"},
 			},
 			AuthorsComplete: true,
 		},
-		&Researcher{Name: "Christina Cottiero", S2ID: "119387837", HIndex: new(2), CitationCount: new(41), WorksCount: new(3)},
-		&Researcher{Name: "M. Amano", S2ID: "83553366", HIndex: new(2), CitationCount: new(31), WorksCount: new(5)},
+		&Researcher{Name: "Christina Cottiero", S2ID: "119387837", HIndex: new(2), CitationCount: new(41), WorksCount: new(3), FiguresSource: db.SourceS2},
+		&Researcher{Name: "M. Amano", S2ID: "83553366", HIndex: new(2), CitationCount: new(31), WorksCount: new(5), FiguresSource: db.SourceS2},
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("got %d records, want %d", len(recs), len(want))

@@ -39,6 +39,11 @@ type Bus struct {
 	// publish sends an event to the bus's listeners; nil delivers it in
 	// process.
 	publish func(ctx context.Context, e Event) error
+	// stop and listening are Start's listener: stop ends it, listening
+	// is closed once it has.
+	stop      context.CancelFunc
+	listening chan struct{}
+	closed    bool
 }
 
 // NewLocal returns a bus that delivers what is published on it, in this
@@ -75,12 +80,38 @@ func (b *Bus) deliver(e Event) {
 	}
 }
 
+// Close stops the listener Start started, if any, and waits for it to
+// end, so that no goroutine or connection of the bus is left; then it
+// ends every subscription (their channels are closed, Err is nil). A
+// closed bus delivers nothing more. Close may be called more than once.
+func (b *Bus) Close() {
+	b.mu.Lock()
+	stop, listening := b.stop, b.listening
+	b.stop = nil
+	b.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-listening
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	for s := range b.subs {
+		delete(b.subs, s)
+		close(s.c)
+	}
+}
+
 // Subscribe starts a subscription; Close ends it.
 func (b *Bus) Subscribe() *Subscription {
 	s := &Subscription{bus: b, c: make(chan Event, Buffer)}
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		close(s.c)
+		return s
+	}
 	b.subs[s] = struct{}{}
-	b.mu.Unlock()
 	return s
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -86,4 +87,54 @@ func TestPostgresNotify(t *testing.T) {
 			t.Errorf("got %d papers and researchers %v, want the %d published and [7]", len(got.Papers), got.Researchers, len(papers))
 		}
 	})
+}
+
+// Close stops the bus's listener and returns once it has ended: no
+// goroutine of the bus is left; every subscription is ended, and a bus
+// closed delivers nothing more. On SQLite the bus has no listener to
+// stop, and Close ends the subscriptions alike.
+func TestCloseAwaitsListener(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		bus := notify.NewLocal()
+		if strings.HasPrefix(dsn, "postgres") {
+			bus = notify.NewPostgres(bdb)
+			ready := make(chan struct{}, 1)
+			bus.Start(dsn, slog.New(slog.NewTextHandler(t.Output(), nil)), func() { ready <- struct{}{} })
+			select {
+			case <-ready:
+			case <-time.After(time.Minute):
+				t.Fatal("the listener did not start within a minute")
+			}
+			if !listening() {
+				t.Fatal("no listener goroutine while the bus listens: the check below would prove nothing")
+			}
+		}
+		sub := bus.Subscribe()
+		bus.Close()
+		if listening() {
+			t.Errorf("a listener goroutine is left after Close:\n%s", stacks())
+		}
+		if _, ok := <-sub.Events(); ok || sub.Err() != nil {
+			t.Errorf("the subscription was not ended cleanly by Close (err %v)", sub.Err())
+		}
+		if err := bus.Publish(t.Context(), []int64{1}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if late := bus.Subscribe(); func() bool { _, ok := <-late.Events(); return ok }() {
+			t.Error("a subscription to a closed bus heard an event")
+		}
+		bus.Close()
+	})
+}
+
+// stacks is every goroutine's stack.
+func stacks() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// listening reports whether a goroutine runs a bus's listener.
+func listening() bool {
+	s := stacks()
+	return strings.Contains(s, "notify.(*Bus).Listen") || strings.Contains(s, "papergraph/db.Listen(")
 }

@@ -61,6 +61,24 @@ func chunks(e Event) []Event {
 	return out
 }
 
+// Start runs Listen on a goroutine of its own until Close, which waits
+// for it to end. It starts one listener at most: a second call, one
+// after Close or one on a bus NewPostgres did not make does nothing.
+func (b *Bus) Start(dsn string, log *slog.Logger, ready func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.publish == nil || b.stop != nil || b.closed {
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	listening := make(chan struct{})
+	b.stop, b.listening = stop, listening
+	go func() {
+		defer close(listening)
+		b.Listen(ctx, dsn, log, ready)
+	}()
+}
+
 // Listen delivers the events published on the PostgreSQL database dsn to
 // b's subscribers until ctx ends, on a connection of its own that it
 // opens again, after a growing wait, whenever it fails. Events published

@@ -100,6 +100,10 @@ type Config struct {
 	// MaxServerSubscriptions bounds the subscriptions open at once over
 	// the whole server (DefaultMaxServerSubscriptions when zero).
 	MaxServerSubscriptions int
+	// WebsocketWriteTimeout bounds one write to a WebSocket: a client
+	// that stops reading has its connection closed once a write has
+	// waited that long (DefaultWebsocketWriteTimeout when zero).
+	WebsocketWriteTimeout time.Duration
 	// MaxTokens, MaxFields, MaxAliases, MaxRootFields and MaxDirectives
 	// bound a document before it is validated.
 	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives int
@@ -205,7 +209,7 @@ func New(cfg Config) (*Server, error) {
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
 	if cfg.Bus != nil {
 		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts(cfg.MaxServerSubscriptions))
-		api = upgradeOr(rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
+		api = upgradeOr(cors, rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
 	}
 	mux := routes(cfg, es, api)
 
@@ -252,6 +256,9 @@ func (cfg *Config) setDefaults() {
 	}
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if cfg.WebsocketWriteTimeout <= 0 {
+		cfg.WebsocketWriteTimeout = DefaultWebsocketWriteTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/coder/websocket"
 	"github.com/uptrace/bun"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -29,6 +33,9 @@ const (
 	// a connection's buffers and a statement per commit, so clients from
 	// many addresses cannot together exhaust them.
 	DefaultMaxServerSubscriptions = 1000
+	// DefaultWebsocketWriteTimeout is how long one write to a WebSocket
+	// may wait for its client to read before the connection is closed.
+	DefaultWebsocketWriteTimeout = 10 * time.Second
 	// wsPingInterval is how often the server pings an idle connection.
 	wsPingInterval = 15 * time.Second
 	// wsInitTimeout is how long a new connection has to send its
@@ -48,10 +55,17 @@ const (
 // limits on documents, depth and cost, its introspection switch and its
 // error presenter; each answer gets fresh loaders over bdb. It serves
 // outside the query timeout and body limit of the HTTP chain, since a
-// connection lives for as long as its client keeps it.
+// connection lives for as long as its client keeps it; but each write
+// has cfg.WebsocketWriteTimeout to go out (see deadlineConn).
 func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *trustedDocuments, streams *streamCounts) *handler.Server {
 	srv := handler.New(es)
 	srv.AddTransport(transport.Websocket{
+		Implementation: writeDeadline{
+			// upgradeOr has checked the Origin against the CORS
+			// origins already.
+			inner:   transport.CoderWebsocketImplementation{AcceptOptions: websocket.AcceptOptions{InsecureSkipVerify: true}},
+			timeout: cfg.WebsocketWriteTimeout,
+		},
 		KeepAlivePingInterval: wsPingInterval,
 		InitTimeout:           wsInitTimeout,
 	})
@@ -82,11 +96,18 @@ func isUpgrade(r *http.Request) bool {
 
 // upgradeOr sends WebSocket upgrades to ws, with a count of the
 // connection's subscriptions and without the HTTP server's read and
-// write deadlines, and every other request to next.
-func upgradeOr(ws, next http.Handler) http.Handler {
+// write deadlines, and every other request to next. An upgrade from a
+// browser page of an origin that is neither the server's own nor one
+// cors allows is refused with 403, since a WebSocket is not bound by
+// the browser's same-origin rules as a fetch is.
+func upgradeOr(cors *corsPolicy, ws, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isUpgrade(r) {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) && !cors.allows(origin) {
+			http.Error(w, "WebSocket refused: the origin "+strconv.Quote(origin)+" is not allowed to call this API", http.StatusForbidden)
 			return
 		}
 		rc := http.NewResponseController(w)
@@ -95,6 +116,71 @@ func upgradeOr(ws, next http.Handler) http.Handler {
 		ctx := context.WithValue(r.Context(), connStreamsKey{}, new(int))
 		ws.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// sameOrigin reports whether origin is of host, the host (and port) the
+// request was sent to.
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
+}
+
+// writeDeadline accepts connections through inner and bounds each write
+// to them by timeout: gqlgen's transport writes without a deadline, so a
+// client that never reads would hold the writing goroutine, and what it
+// holds, for as long as the connection stays up.
+type writeDeadline struct {
+	inner   transport.WebsocketImplementation
+	timeout time.Duration
+}
+
+func (d writeDeadline) Accept(w http.ResponseWriter, r *http.Request, o transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	c, err := d.inner.Accept(w, r, o)
+	if err != nil {
+		return nil, err
+	}
+	return &deadlineConn{WebsocketConn: c, timeout: d.timeout}, nil
+}
+
+// deadlineConn closes its connection when a write has not gone out
+// within timeout, which ends the write with an error and the connection
+// with it.
+type deadlineConn struct {
+	transport.WebsocketConn
+	timeout time.Duration
+}
+
+var (
+	_ transport.WebsocketReadLimiter   = (*deadlineConn)(nil)
+	_ transport.WebsocketReadDeadliner = (*deadlineConn)(nil)
+)
+
+func (c *deadlineConn) WriteJSON(v any) error {
+	timer := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
+	err := c.WebsocketConn.WriteJSON(v)
+	if !timer.Stop() && err == nil {
+		err = errWriteTimeout
+	}
+	return err
+}
+
+// errWriteTimeout ends a connection whose client did not read a write
+// within the write timeout.
+var errWriteTimeout = errors.New("websocket write timed out: the client does not read")
+
+// SetReadLimit and SetReadDeadline pass the transport's read bounds on
+// to the connection, when it has them.
+func (c *deadlineConn) SetReadLimit(limit int64) {
+	if l, ok := c.WebsocketConn.(transport.WebsocketReadLimiter); ok {
+		l.SetReadLimit(limit)
+	}
+}
+
+func (c *deadlineConn) SetReadDeadline(t time.Time) error {
+	if d, ok := c.WebsocketConn.(transport.WebsocketReadDeadliner); ok {
+		return d.SetReadDeadline(t)
+	}
+	return nil
 }
 
 // subscriptionsOnly refuses queries and mutations over the WebSocket:

@@ -283,7 +283,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.Writer != nil {
 		publish = cfg.Writer
 	}
-	cfg.Bus = serveBus(ctx, *dsn, publish, logger)
+	cfg.Bus = serveBus(*dsn, publish, logger)
+	defer cfg.Bus.Close()
 	var hm *harvestMetrics
 	if *harvestEveryFlag > 0 {
 		hm = newHarvestMetrics()

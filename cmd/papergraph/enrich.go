@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"slices"
@@ -49,11 +50,17 @@ func cmdEnrich(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer release()
+	announce := publisher(ctx, writerBus(*dsn, bdb), slog.New(slog.NewTextHandler(stderr, nil)))
+	var onCommit func([]int64)
+	if announce != nil {
+		onCommit = func(researchers []int64) { announce(nil, researchers) }
+	}
 	sum, err := enrich.Run(ctx, bdb, enrich.Options{
 		OpenAlexURL: *openAlexURL, S2URL: *s2URL, Mailto: *mailto, S2Key: os.Getenv("PAPERGRAPH_S2_KEY"),
 		Delay: *delay, Tries: *tries, MaxRequests: *maxRequests, RefreshAge: *refresh,
-		Bad: func(e *ingest.RecordError) { fmt.Fprintln(stderr, "malformed:", e) },
-		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
+		Bad:      func(e *ingest.RecordError) { fmt.Fprintln(stderr, "malformed:", e) },
+		Log:      func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
+		OnCommit: onCommit,
 	})
 	var asked []string
 	for _, src := range slices.Sorted(maps.Keys(sum.Checked)) {

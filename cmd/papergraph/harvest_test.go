@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -168,6 +169,11 @@ func serveUntil(t *testing.T, dsn, oaiURL, line string) string {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v\n%s", err, errOut.String())
+	}
+	// serve waits for its bus's listener (PostgreSQL's LISTEN) to end.
+	buf := make([]byte, 1<<20)
+	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "notify.(*Bus).Listen") {
+		t.Errorf("serve returned with its bus still listening:\n%s", stacks)
 	}
 	return metrics
 }

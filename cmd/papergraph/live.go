@@ -22,15 +22,16 @@ func writerBus(dsn string, bdb *bun.DB) *notify.Bus {
 }
 
 // serveBus is serve's bus: on PostgreSQL one that publishes through
-// publish and listens on dsn until ctx ends, so that the server hears
-// every writer of the database; on SQLite one in process, which hears
-// the server's own harvest only.
-func serveBus(ctx context.Context, dsn string, publish bun.IDB, logger *slog.Logger) *notify.Bus {
+// publish and listens on dsn until it is closed, so that the server
+// hears every writer of the database; on SQLite one in process, which
+// hears the server's own harvest only. Serve closes it once the server
+// has shut down, which waits for its listener to end.
+func serveBus(dsn string, publish bun.IDB, logger *slog.Logger) *notify.Bus {
 	if !db.IsPostgresDSN(dsn) {
 		return notify.NewLocal()
 	}
 	bus := notify.NewPostgres(publish)
-	go bus.Listen(ctx, dsn, logger, nil)
+	bus.Start(dsn, logger, nil)
 	return bus
 }
 

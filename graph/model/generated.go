@@ -60,6 +60,16 @@ type CollaborationStep struct {
 	Papers []*Paper `json:"papers"`
 }
 
+// Where external figures come from.
+type FiguresSource struct {
+	// The source.
+	Source ExternalSource `json:"source"`
+	// When papergraph wrote the figures from the source: an import of its
+	// snapshot, or a `papergraph enrich` run that found them changed (a run
+	// that finds the same figures leaves this as it was).
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
 // An institution another shares papers with.
 type InstitutionCollaborator struct {
 	// The other institution.
@@ -266,6 +276,64 @@ func (e *AuthorRole) UnmarshalJSON(b []byte) error {
 }
 
 func (e AuthorRole) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// An external source of bibliometric figures.
+type ExternalSource string
+
+const (
+	// OpenAlex (openalex.org), from its snapshot or its API.
+	ExternalSourceOpenalex ExternalSource = "OPENALEX"
+	// Semantic Scholar (semanticscholar.org), from its datasets (S2AG) or its Graph API.
+	ExternalSourceSemanticScholar ExternalSource = "SEMANTIC_SCHOLAR"
+)
+
+var AllExternalSource = []ExternalSource{
+	ExternalSourceOpenalex,
+	ExternalSourceSemanticScholar,
+}
+
+func (e ExternalSource) IsValid() bool {
+	switch e {
+	case ExternalSourceOpenalex, ExternalSourceSemanticScholar:
+		return true
+	}
+	return false
+}
+
+func (e ExternalSource) String() string {
+	return string(e)
+}
+
+func (e *ExternalSource) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ExternalSource(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ExternalSource", str)
+	}
+	return nil
+}
+
+func (e ExternalSource) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ExternalSource) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ExternalSource) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -230,6 +230,30 @@ func Nullable(s *string) *string {
 // Paper is a stored paper as GraphQL shows it.
 type Paper struct{ *db.Paper }
 
+// CitedByCountSource is where CitedByCount comes from, nil if it is nil
+// or its source unknown.
+func (p Paper) CitedByCountSource() *FiguresSource {
+	if p.Paper.CitedByCount == nil {
+		return nil
+	}
+	return figuresSource(p.Paper.CitedBySource, p.Paper.CitedByAt)
+}
+
+// figuresSource is the FiguresSource of figures written from source
+// (db.SourceOpenAlex, db.SourceS2) at at; nil for an unknown source.
+func figuresSource(source string, at time.Time) *FiguresSource {
+	var s ExternalSource
+	switch source {
+	case db.SourceOpenAlex:
+		s = ExternalSourceOpenalex
+	case db.SourceS2:
+		s = ExternalSourceSemanticScholar
+	default:
+		return nil
+	}
+	return &FiguresSource{Source: s, UpdatedAt: at}
+}
+
 // ID is the paper's global id.
 func (p Paper) ID() string { return GlobalID(KindPaper, p.Paper.ID) }
 
@@ -305,6 +329,12 @@ var roles = [...]AuthorRole{AuthorRoleFirst, AuthorRoleMiddle, AuthorRoleLast, A
 
 // Researcher is a stored researcher profile as GraphQL shows it.
 type Researcher struct{ *db.Researcher }
+
+// Figures is where the researcher's external figures come from, nil if
+// unknown (the figuresSource field).
+func (r Researcher) Figures() *FiguresSource {
+	return figuresSource(r.Researcher.FiguresSource, r.Researcher.FiguresAt)
+}
 
 // ID is the profile's global id.
 func (r Researcher) ID() string { return GlobalID(KindResearcher, r.Researcher.ID) }

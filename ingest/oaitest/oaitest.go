@@ -1,4 +1,8 @@
-package ingest_test
+// Package oaitest is a small OAI-PMH repository for tests: it serves
+// ListRecords pages in arXiv's arXivRaw format, as oaipmh.arxiv.org does,
+// through resumption tokens, and answers with the 503s and failures a
+// test asks for.
+package oaitest
 
 import (
 	"bufio"
@@ -17,12 +21,9 @@ import (
 	"testing"
 )
 
-// The tests harvest from oaiServer, a small OAI-PMH repository that serves
-// ListRecords pages in arXiv's arXivRaw format, as oaipmh.arxiv.org does:
-// the records are those of kaggleSample (arXiv's own metadata, which the
-// Kaggle snapshot and arXivRaw carry alike), turned into arXivRaw XML by
-// arxivRaw below.
-const kaggleSample = "../demo/data/kaggle-arxiv-sample.jsonl.gz"
+// SampleRecords turns the Kaggle snapshot lines at path (gzipped), arXiv's
+// own metadata, which the Kaggle snapshot and arXivRaw carry alike, into
+// the repository's records in arXivRaw XML.
 
 // kaggleFull is a line of the Kaggle snapshot, all of it that arXivRaw has.
 type kaggleFull struct {
@@ -44,18 +45,18 @@ type kaggleFull struct {
 	UpdateDate string `json:"update_date"`
 }
 
-// oaiFixture is one record the server lists.
-type oaiFixture struct {
-	id, datestamp, set string
-	deleted            bool
-	metadata           string // the arXivRaw element
+// Record is one record the server lists.
+type Record struct {
+	ID, Datestamp, Set string
+	Deleted            bool
+	Metadata           string // the arXivRaw element
 }
 
-// sampleRecords reads kaggleSample as the server's records, each dated by
-// its last update, in the set of its primary category's archive.
-func sampleRecords(t *testing.T) []oaiFixture {
+// Each record is dated by its last update, in the set of its primary
+// category's archive.
+func SampleRecords(t testing.TB, path string) []Record {
 	t.Helper()
-	f, err := os.Open(kaggleSample)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func sampleRecords(t *testing.T) []oaiFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []oaiFixture
+	var recs []Record
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -72,7 +73,7 @@ func sampleRecords(t *testing.T) []oaiFixture {
 		if err := json.Unmarshal(sc.Bytes(), &k); err != nil {
 			t.Fatal(err)
 		}
-		recs = append(recs, oaiFixture{id: k.ID, datestamp: k.UpdateDate, set: setOf(k.Categories), metadata: arxivRaw(k)})
+		recs = append(recs, Record{ID: k.ID, Datestamp: k.UpdateDate, Set: SetOf(k.Categories), Metadata: arxivRaw(k)})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -80,10 +81,10 @@ func sampleRecords(t *testing.T) []oaiFixture {
 	return recs
 }
 
-// setOf returns arXiv's OAI-PMH set of a paper's primary category: the
+// SetOf returns arXiv's OAI-PMH set of a paper's primary category: the
 // group for the groups without archives of their own, physics:ARCHIVE
 // for the physics archives.
-func setOf(categories string) string {
+func SetOf(categories string) string {
 	primary, _, _ := strings.Cut(categories, " ")
 	archive, _, _ := strings.Cut(primary, ".")
 	switch archive {
@@ -132,54 +133,57 @@ func escape(s string) string {
 	return b.String()
 }
 
-// oaiServer is the repository. Tokens are "set|from|until|offset", as
-// arXiv's are opaque strings of its own.
-type oaiServer struct {
+// Server is the repository. Tokens are "set|from|until|offset", as
+// arXiv's are opaque strings of its own. Set Busy, Fail and OnRequest
+// before the requests they concern are sent.
+type Server struct {
 	*httptest.Server
 	mu           sync.Mutex
-	records      []oaiFixture
+	records      []Record
 	pageSize     int
 	responseDate string
-	// busy holds the Retry-After a 503 answers the request of that
+	// Busy holds the Retry-After a 503 answers the request of that
 	// number (1-based) with.
-	busy map[int]string
-	// fail answers the request of that number (1-based) instead of the
+	Busy map[int]string
+	// Fail answers the request of that number (1-based) instead of the
 	// repository.
-	fail map[int]http.HandlerFunc
+	Fail map[int]http.HandlerFunc
 	// requests are the queries received, 503s included.
 	requests []url.Values
-	// onRequest, when set, is called with the number of each request
+	// OnRequest, when set, is called with the number of each request
 	// before it is answered.
-	onRequest func(n int)
+	OnRequest func(n int)
 }
 
-func newOAIServer(t *testing.T, records []oaiFixture, pageSize int) *oaiServer {
-	s := &oaiServer{records: records, pageSize: pageSize, responseDate: "2026-11-28T12:00:00Z", busy: map[int]string{}, fail: map[int]http.HandlerFunc{}}
+// NewServer starts a repository of records, pageSize to a page, that
+// says it is 2026-11-28; it stops when the test ends.
+func NewServer(t testing.TB, records []Record, pageSize int) *Server {
+	s := &Server{records: records, pageSize: pageSize, responseDate: "2026-11-28T12:00:00Z", Busy: map[int]string{}, Fail: map[int]http.HandlerFunc{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
 }
 
-// setRecords replaces the records and the day the server says it is.
-func (s *oaiServer) setRecords(records []oaiFixture, responseDate string) {
+// SetRecords replaces the records and the day the server says it is.
+func (s *Server) SetRecords(records []Record, responseDate string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.records, s.responseDate = records, responseDate
 }
 
-// queries returns the queries received so far.
-func (s *oaiServer) queries() []url.Values {
+// Queries returns the queries received so far.
+func (s *Server) Queries() []url.Values {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.requests)
 }
 
-func (s *oaiServer) serve(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	q := r.URL.Query()
 	s.requests = append(s.requests, q)
 	n := len(s.requests)
-	hook, retryAfter, busy, fail := s.onRequest, s.busy[n], s.busy[n] != "", s.fail[n]
+	hook, retryAfter, busy, fail := s.OnRequest, s.Busy[n], s.Busy[n] != "", s.Fail[n]
 	s.mu.Unlock()
 	if hook != nil {
 		hook(n)
@@ -199,28 +203,28 @@ func (s *oaiServer) serve(w http.ResponseWriter, r *http.Request) {
 	if token := q.Get("resumptionToken"); token != "" {
 		parts := strings.Split(token, "|")
 		if len(parts) != 4 || len(q) != 2 {
-			s.oaiError(w, r, "badResumptionToken", "bad token")
+			s.Error(w, r, "badResumptionToken", "bad token")
 			return
 		}
 		set, from, until = parts[0], parts[1], parts[2]
 		offset, _ = strconv.Atoi(parts[3])
 	} else if q.Get("metadataPrefix") != "arXivRaw" {
-		s.oaiError(w, r, "cannotDisseminateFormat", "unknown format")
+		s.Error(w, r, "cannotDisseminateFormat", "unknown format")
 		return
 	}
 	if q.Get("verb") != "ListRecords" {
-		s.oaiError(w, r, "badVerb", "not a verb")
+		s.Error(w, r, "badVerb", "not a verb")
 		return
 	}
-	var list []oaiFixture
+	var list []Record
 	for _, rec := range s.records {
-		inSet := set == "" || rec.set == set || strings.HasPrefix(rec.set, set+":")
-		if inSet && (from == "" || rec.datestamp >= from) && (until == "" || rec.datestamp <= until) {
+		inSet := set == "" || rec.Set == set || strings.HasPrefix(rec.Set, set+":")
+		if inSet && (from == "" || rec.Datestamp >= from) && (until == "" || rec.Datestamp <= until) {
 			list = append(list, rec)
 		}
 	}
 	if len(list) == 0 {
-		s.oaiError(w, r, "noRecordsMatch", "no records")
+		s.Error(w, r, "noRecordsMatch", "no records")
 		return
 	}
 	end := min(offset+s.pageSize, len(list))
@@ -228,13 +232,13 @@ func (s *oaiServer) serve(w http.ResponseWriter, r *http.Request) {
 	b.WriteString(s.head(r) + "<ListRecords>\n")
 	for _, rec := range list[offset:end] {
 		status := ""
-		if rec.deleted {
+		if rec.Deleted {
 			status = ` status="deleted"`
 		}
 		fmt.Fprintf(&b, "<record><header%s><identifier>oai:arXiv.org:%s</identifier><datestamp>%s</datestamp><setSpec>%s</setSpec></header>\n",
-			status, rec.id, rec.datestamp, rec.set)
-		if !rec.deleted {
-			b.WriteString("<metadata>\n" + rec.metadata + "\n</metadata>\n")
+			status, rec.ID, rec.Datestamp, rec.Set)
+		if !rec.Deleted {
+			b.WriteString("<metadata>\n" + rec.Metadata + "\n</metadata>\n")
 		}
 		b.WriteString("</record>\n")
 	}
@@ -249,7 +253,7 @@ func (s *oaiServer) serve(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, b.String())
 }
 
-func (s *oaiServer) head(r *http.Request) string {
+func (s *Server) head(r *http.Request) string {
 	return `<?xml version="1.0" encoding="UTF-8"?>
 <OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
 		`xsi:schemaLocation="http://www.openarchives.org/OAI/2.0/ http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd">
@@ -257,7 +261,8 @@ func (s *oaiServer) head(r *http.Request) string {
 <request verb="ListRecords">` + escape("http://"+r.Host+r.URL.Path) + "</request>\n"
 }
 
-func (s *oaiServer) oaiError(w http.ResponseWriter, r *http.Request, code, msg string) {
+// Error answers with an OAI-PMH error of code.
+func (s *Server) Error(w http.ResponseWriter, r *http.Request, code, msg string) {
 	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 	fmt.Fprintf(w, "%s<error code=\"%s\">%s</error>\n</OAI-PMH>\n", s.head(r), code, msg)
 }
