@@ -154,12 +154,12 @@ func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (
 	if a.Order == Relevance {
 		k = relevanceKeyset
 	}
-	q, args := k.pageSQL("p.*", "p.parent", from, args, a)
+	q, args := k.pageSQL("p.*", "p.parent", from, args, a, false)
 	var rows []*searchRow
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return Page[*Paper]{}, err
 	}
-	pg := split(rows, func(r *searchRow) int64 { return r.Parent }, a)[0]
+	pg := split(rows, func(r *searchRow) int64 { return r.Parent }, nil, a)[0]
 	out := Page[*Paper]{Items: make([]*Paper, len(pg.Items)), HasNext: pg.HasNext, HasPrev: pg.HasPrev}
 	for i, r := range pg.Items {
 		r.Paper.Partial, r.Paper.Score = true, r.Score

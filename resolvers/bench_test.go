@@ -21,7 +21,7 @@ import (
 // fixtures imported, with the look-ahead on and, to record what
 // it saves, off (the loaders' miss wait alone batches):
 //
-//	lookahead=on   16 statements at first=5 and at first=50
+//	lookahead=on   11 statements at first=5 and at first=50
 //	lookahead=off  18–19 at first=5, 23–24 at first=50, varying run to run
 //
 // gqlgen's batch resolvers (@goField(batch: true), measured on
