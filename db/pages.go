@@ -167,6 +167,24 @@ func (k keyset) pageSQL(cols, parent, from string, args []any, a PageArgs, count
 	return q, append(args, a.size()+1)
 }
 
+// limitSQL is pageSQL for a list of one parent (a search): a plain
+// ORDER BY … LIMIT, which PostgreSQL and SQLite can stop early, along an
+// index or with a top-n sort, where the window numbers every row first.
+func (k keyset) limitSQL(cols, from string, args []any, a PageArgs) (string, []any) {
+	backward := a.First == 0 && a.Last > 0
+	for _, c := range []struct {
+		c    Cursor
+		back bool
+	}{{a.After, false}, {a.Before, true}} {
+		if c.c.Set {
+			cond, ca := k.beyond(c.c, c.back)
+			from += " AND " + cond
+			args = append(args, ca...)
+		}
+	}
+	return "SELECT " + cols + " " + from + " ORDER BY " + k.orderBy(backward) + " LIMIT ?", append(args, a.size()+1)
+}
+
 func (a PageArgs) size() int {
 	if a.First > 0 || a.Last == 0 {
 		return a.First
