@@ -108,6 +108,11 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 		n, exact, err := db.SearchCount(ctx, r.db, s)
 		return searchCount{n, exact}, err
 	})
+	// Both facets are read in one statement, when either is asked for.
+	facets := sync.OnceValues(func() (searchFacets, error) {
+		cats, years, err := db.SearchFacets(ctx, r.db, s)
+		return searchFacets{cats, years}, err
+	})
 	conn := &model.PaperConnection{
 		PageInfo: &model.PageInfo{},
 		Total: func(context.Context) (int, error) {
@@ -119,13 +124,13 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 			return c.exact, err
 		},
 		FacetCounts: &model.PaperFacets{
-			CategoryCounts: func(ctx context.Context) ([]db.CategoryCount, error) {
-				m, err := db.CategoryFacets[int64](ctx, r.db, s.Set(r.db))
-				return m[0], err
+			CategoryCounts: func(context.Context) ([]db.CategoryCount, error) {
+				f, err := facets()
+				return f.categories, err
 			},
-			YearCounts: func(ctx context.Context) ([]db.YearCount, error) {
-				m, err := db.YearFacets[int64](ctx, r.db, s.Set(r.db))
-				return m[0], err
+			YearCounts: func(context.Context) ([]db.YearCount, error) {
+				f, err := facets()
+				return f.years, err
 			},
 		},
 	}
@@ -145,6 +150,12 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 type searchCount struct {
 	n     int
 	exact bool
+}
+
+// searchFacets are a search's facets, read together (see db.SearchFacets).
+type searchFacets struct {
+	categories []db.CategoryCount
+	years      []db.YearCount
 }
 
 // nameListArgs checks the arguments of a list searched by name: the
