@@ -1,7 +1,9 @@
 package db
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/uptrace/bun"
 )
@@ -99,4 +101,60 @@ func YearFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSet) (
 		out[r.Parent] = append(out[r.Parent], r.YearCount)
 	}
 	return out, nil
+}
+
+// SearchFacets counts the papers s selects (its Set: a query's
+// RelevanceCandidates) per category and per year in one statement, which
+// reads the set once for both: a common word's candidates are the costly
+// part of its facets. The orders are CategoryFacets' and YearFacets'.
+func SearchFacets(ctx context.Context, idb bun.IDB, s PaperSearch) ([]CategoryCount, []YearCount, error) {
+	set := s.Set(idb)
+	year := "CAST(strftime('%Y', p.published) AS INTEGER)"
+	if IsPostgres(idb) {
+		year = "CAST(EXTRACT(YEAR FROM p.published AT TIME ZONE 'UTC') AS INTEGER)"
+	}
+	var rows []struct {
+		Kind int  `bun:"kind"`
+		N    int  `bun:"n"`
+		Year *int `bun:"year"`
+		Category
+	}
+	err := idb.NewRaw(`WITH f AS MATERIALIZED (`+set.sql+`)
+		SELECT 0 AS kind, t.n, NULL AS year, c.code, c.name, c.archive, c.group_name, c.active, c.in_taxonomy FROM (
+		  SELECT pc.category, COUNT(DISTINCT f.id) AS n FROM f JOIN paper_categories AS pc ON pc.paper_id = f.id
+		  GROUP BY pc.category) AS t
+		JOIN categories AS c ON c.code = t.category
+		UNION ALL
+		SELECT 1, COUNT(*), t.year, NULL, NULL, NULL, NULL, NULL, NULL FROM (
+		  SELECT `+year+` AS year FROM f JOIN papers AS p ON p.id = f.id) AS t
+		GROUP BY t.year`, set.args...).Scan(ctx, &rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cats []CategoryCount
+	var years []YearCount
+	for _, r := range rows {
+		if r.Kind == 0 {
+			cats = append(cats, CategoryCount{Count: r.N, Category: r.Category})
+		} else {
+			years = append(years, YearCount{Year: r.Year, Count: r.N})
+		}
+	}
+	slices.SortFunc(cats, func(a, b CategoryCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Code, b.Code))
+	})
+	slices.SortFunc(years, func(a, b YearCount) int {
+		if a.Year == nil || b.Year == nil {
+			return cmp.Compare(boolRank(a.Year == nil), boolRank(b.Year == nil))
+		}
+		return cmp.Compare(*a.Year, *b.Year)
+	})
+	return cats, years, nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -52,11 +52,18 @@ type PageArgs struct {
 	Category      string
 }
 
-// Page is one page of a parent's list.
+// Page is one page of a parent's list. A page read without a cursor also
+// knows the length of the whole list: Total, when Counted.
 type Page[T any] struct {
 	Items            []T
 	HasNext, HasPrev bool
+	Total            int
+	Counted          bool
 }
+
+// Counted tells whether a page read with a's arguments counts its whole
+// list as well (see pageSQL): one read without a cursor.
+func (a PageArgs) Counted() bool { return !a.After.Set && !a.Before.Set }
 
 // keyset describes a list order: a sort key and a unique id breaking ties.
 type keyset struct {
@@ -131,8 +138,11 @@ func (k keyset) beyond(c Cursor, backward bool) (string, []any) {
 }
 
 // pageSQL wraps the rows of from (a FROM … WHERE …) in the window that
-// keeps the page of each parent; cols must name the parent "parent".
-func (k keyset) pageSQL(cols, parent, from string, args []any, a PageArgs) (string, []any) {
+// keeps the page of each parent; cols must name the parent "parent". With
+// count and no cursor (a.Counted), each row also carries the number of
+// rows of its parent, "total", so that the page's statement answers the
+// list's totalCount too.
+func (k keyset) pageSQL(cols, parent, from string, args []any, a PageArgs, count bool) (string, []any) {
 	backward := a.First == 0 && a.Last > 0
 	var where []string
 	if a.After.Set {
@@ -149,9 +159,30 @@ func (k keyset) pageSQL(cols, parent, from string, args []any, a PageArgs) (stri
 	if len(where) > 0 {
 		cond = " AND " + strings.Join(where, " AND ")
 	}
+	if count && a.Counted() {
+		cols += ", COUNT(*) OVER (PARTITION BY " + parent + ") AS total"
+	}
 	q := fmt.Sprintf(`SELECT t.* FROM (SELECT %s, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn %s%s) AS t
 		WHERE t.rn <= ? ORDER BY t.parent, t.rn`, cols, parent, k.orderBy(backward), from, cond)
 	return q, append(args, a.size()+1)
+}
+
+// limitSQL is pageSQL for a list of one parent (a search): a plain
+// ORDER BY … LIMIT, which PostgreSQL and SQLite can stop early, along an
+// index or with a top-n sort, where the window numbers every row first.
+func (k keyset) limitSQL(cols, from string, args []any, a PageArgs) (string, []any) {
+	backward := a.First == 0 && a.Last > 0
+	for _, c := range []struct {
+		c    Cursor
+		back bool
+	}{{a.After, false}, {a.Before, true}} {
+		if c.c.Set {
+			cond, ca := k.beyond(c.c, c.back)
+			from += " AND " + cond
+			args = append(args, ca...)
+		}
+	}
+	return "SELECT " + cols + " " + from + " ORDER BY " + k.orderBy(backward) + " LIMIT ?", append(args, a.size()+1)
 }
 
 func (a PageArgs) size() int {
@@ -161,8 +192,9 @@ func (a PageArgs) size() int {
 	return a.Last
 }
 
-// split cuts rows (ordered by parent, then rank) into a page per parent.
-func split[T any, P comparable](rows []T, parent func(T) P, a PageArgs) map[P]Page[T] {
+// split cuts rows (ordered by parent, then rank) into a page per parent;
+// total, when not nil, reads the list's length off a row (see pageSQL).
+func split[T any, P comparable](rows []T, parent func(T) P, total func(T) int, a PageArgs) map[P]Page[T] {
 	out := map[P]Page[T]{}
 	n, backward := a.size(), a.First == 0 && a.Last > 0
 	for i := 0; i < len(rows); {
@@ -177,6 +209,9 @@ func split[T any, P comparable](rows []T, parent func(T) P, a PageArgs) map[P]Pa
 			items = items[:n]
 		}
 		pg := Page[T]{Items: items, HasNext: more || a.Before.Set, HasPrev: a.After.Set}
+		if total != nil && a.Counted() {
+			pg.Total, pg.Counted = total(rows[i]), true
+		}
 		if backward {
 			slices.Reverse(items)
 			pg.HasNext, pg.HasPrev = a.Before.Set, more || a.After.Set
@@ -249,7 +284,8 @@ const paperListColumns = "p.id, p.arxiv_id, p.version, p.doi, p.title, p.publish
 	"p.cited_by_count, p.cited_by_source, p.cited_by_at, p.author_count, p.authors_complete, p.archive_citation_count, p.citation_count"
 
 // PaperPages reads one page of the list of each parent. The papers are
-// Partial.
+// Partial. Read without a cursor, each page is Counted; a parent with no
+// papers is absent.
 func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
 	q, args := pairs(list, parents)
 	from := "FROM (" + q + ") AS s JOIN papers AS p ON p.id = s.child WHERE 1 = 1"
@@ -257,12 +293,12 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 		from += categoryFilter
 		args = append(args, a.Category)
 	}
-	q, args = paperKeysets[a.Order].pageSQL("s.parent, "+paperListColumns, "s.parent", from, args, a)
+	q, args = paperKeysets[a.Order].pageSQL("s.parent, "+paperListColumns, "s.parent", from, args, a, true)
 	var rows []*pageRow[P]
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
-	pages := split(rows, func(r *pageRow[P]) P { return r.Parent }, a)
+	pages := split(rows, func(r *pageRow[P]) P { return r.Parent }, func(r *pageRow[P]) int { return r.Total }, a)
 	out := make(map[P]Page[*Paper], len(pages))
 	for parent, pg := range pages {
 		papers := make([]*Paper, len(pg.Items))
@@ -270,7 +306,7 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 			r.Partial = true
 			papers[i] = &r.Paper
 		}
-		out[parent] = Page[*Paper]{Items: papers, HasNext: pg.HasNext, HasPrev: pg.HasPrev}
+		out[parent] = Page[*Paper]{Items: papers, HasNext: pg.HasNext, HasPrev: pg.HasPrev, Total: pg.Total, Counted: pg.Counted}
 	}
 	return out, nil
 }
@@ -278,6 +314,7 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 type pageRow[P PaperParent] struct {
 	Parent P     `bun:"parent"`
 	RN     int64 `bun:"rn"`
+	Total  int   `bun:"total"`
 	Paper
 }
 
@@ -327,20 +364,23 @@ type CoauthorRow struct {
 	Parent int64 `bun:"parent"`
 	Shared int   `bun:"shared"`
 	RN     int64 `bun:"rn"`
+	// Total is the number of co-authors of Parent when the page was read
+	// without a cursor (see Page.Counted).
+	Total int `bun:"total"`
 	Researcher
 }
 
 // CoauthorPages reads one page of the co-authors of each researcher, most
-// shared papers first.
+// shared papers first; read without a cursor, each page is Counted.
 func CoauthorPages(ctx context.Context, idb bun.IDB, researchers []int64, a PageArgs) (map[int64]Page[*CoauthorRow], error) {
 	q, args := coauthorKeyset.pageSQL("c.researcher_id AS parent, c.paper_count AS shared, r.*", "c.researcher_id",
 		"FROM coauthors AS c JOIN researchers AS r ON r.id = c.coauthor_id WHERE c.researcher_id IN (?)",
-		[]any{bun.List(researchers)}, a)
+		[]any{bun.List(researchers)}, a, true)
 	var rows []*CoauthorRow
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
-	return split(rows, func(r *CoauthorRow) int64 { return r.Parent }, a), nil
+	return split(rows, func(r *CoauthorRow) int64 { return r.Parent }, func(r *CoauthorRow) int { return r.Total }, a), nil
 }
 
 // CoauthorTotals counts the co-authors of each researcher. Researchers
@@ -379,12 +419,12 @@ const institutionResearchers = `SELECT af.institution_id AS parent, a.researcher
 func InstitutionResearcherPages(ctx context.Context, idb bun.IDB, institutions []int64, a PageArgs) (map[int64]Page[*InstitutionResearcherRow], error) {
 	q, args := institutionResearcherKeyset.pageSQL("c.parent, c.institution_paper_count, r.*", "c.parent",
 		"FROM ("+institutionResearchers+") AS c JOIN researchers AS r ON r.id = c.researcher_id WHERE 1 = 1",
-		[]any{bun.List(institutions)}, a)
+		[]any{bun.List(institutions)}, a, false)
 	var rows []*InstitutionResearcherRow
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
-	return split(rows, func(r *InstitutionResearcherRow) int64 { return r.Parent }, a), nil
+	return split(rows, func(r *InstitutionResearcherRow) int64 { return r.Parent }, nil, a), nil
 }
 
 // InstitutionResearcherTotals counts the researchers of each institution.

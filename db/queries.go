@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"reflect"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -69,6 +70,47 @@ func AuthorshipsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, w
 		return nil, err
 	}
 	return groupBy(rows, func(a *Authorship) int64 { return a.PaperID }, row[Authorship]), nil
+}
+
+// AuthorshipsWithResearchers is AuthorshipsByPaperIDs that also reads, in
+// the same statement, the researchers the authorships name, keyed by id.
+func AuthorshipsWithResearchers(ctx context.Context, idb bun.IDB, paperIDs []int64, w Window) (map[int64][]Authorship, map[int64]*Researcher, error) {
+	type joined struct {
+		Authorship
+		R Researcher `bun:"embed:r_"`
+	}
+	var rows []joined
+	err := idb.NewSelect().
+		ColumnExpr("a.*").
+		ColumnExpr(researcherColumns(idb, "r", "r_")).
+		TableExpr("authorships AS a").
+		Join("LEFT JOIN researchers AS r ON r.id = a.researcher_id").
+		Where("a.paper_id IN (?)", bun.List(paperIDs)).
+		Where("a.position > ? AND a.position <= ?", w.After, int64(w.After)+int64(w.First)).
+		Order("a.paper_id", "a.position").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	researchers := map[int64]*Researcher{}
+	bylines := groupBy(rows, func(r *joined) int64 { return r.PaperID }, func(r *joined) Authorship {
+		if r.R.ID != 0 && researchers[r.R.ID] == nil {
+			researchers[r.R.ID] = &r.R
+		}
+		return r.Authorship
+	})
+	return bylines, researchers, nil
+}
+
+// researcherColumns selects every column of the researchers table under
+// alias, each named with prefix (for a `bun:"embed:prefix"` field).
+func researcherColumns(idb bun.IDB, alias, prefix string) string {
+	t := idb.Dialect().Tables().Get(reflect.TypeFor[Researcher]())
+	cols := make([]string, len(t.Fields))
+	for i, f := range t.Fields {
+		cols[i] = alias + "." + f.Name + " AS " + prefix + f.Name
+	}
+	return strings.Join(cols, ", ")
 }
 
 // PaperCategoryRow is a category of a paper, with the category's names.

@@ -154,12 +154,12 @@ func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (
 	if a.Order == Relevance {
 		k = relevanceKeyset
 	}
-	q, args := k.pageSQL("p.*", "p.parent", from, args, a)
+	q, args := k.limitSQL("p.*", from, args, a)
 	var rows []*searchRow
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return Page[*Paper]{}, err
 	}
-	pg := split(rows, func(r *searchRow) int64 { return r.Parent }, a)[0]
+	pg := split(rows, func(r *searchRow) int64 { return r.Parent }, nil, a)[0]
 	out := Page[*Paper]{Items: make([]*Paper, len(pg.Items)), HasNext: pg.HasNext, HasPrev: pg.HasPrev}
 	for i, r := range pg.Items {
 		r.Paper.Partial, r.Paper.Score = true, r.Score
@@ -186,7 +186,30 @@ func MatchPapers(ctx context.Context, idb bun.IDB, s PaperSearch) ([]*Paper, err
 	return ps, nil
 }
 
-// SearchTotal counts the papers s selects.
+// SearchCountCap is the most matches SearchCount counts: a query's
+// RelevanceCandidates, the papers its facets count, so that the years
+// facet of a capped search adds up to its count.
+const SearchCountCap = RelevanceCandidates
+
+// SearchCount counts the papers s selects, up to SearchCountCap when s
+// has a query: a common word ("the", "a") then stops counting at the cap
+// instead of counting most of the archive (that took up to 0.7 s on
+// PostgreSQL). exact is false when s selects more than the cap; n is then
+// the cap, a lower bound. Filters alone are counted exactly.
+func SearchCount(ctx context.Context, idb bun.IDB, s PaperSearch) (n int, exact bool, err error) {
+	if s.Query.IsZero() {
+		n, err = SearchTotal(ctx, idb, s)
+		return n, true, err
+	}
+	_, from, args := s.filtered(idb)
+	err = idb.NewRaw("SELECT COUNT(*) FROM (SELECT 1 "+from+" LIMIT ?) AS m", append(args, SearchCountCap+1)...).Scan(ctx, &n)
+	if n > SearchCountCap {
+		return SearchCountCap, false, err
+	}
+	return n, true, err
+}
+
+// SearchTotal counts the papers s selects, every one of them.
 func SearchTotal(ctx context.Context, idb bun.IDB, s PaperSearch) (int, error) {
 	_, from, args := s.filtered(idb)
 	var n int

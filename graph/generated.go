@@ -247,11 +247,12 @@ type ComplexityRoot struct {
 	}
 
 	PaperConnection struct {
-		Edges      func(childComplexity int) int
-		Facets     func(childComplexity int) int
-		Nodes      func(childComplexity int) int
-		PageInfo   func(childComplexity int) int
-		TotalCount func(childComplexity int) int
+		Edges             func(childComplexity int) int
+		Facets            func(childComplexity int) int
+		Nodes             func(childComplexity int) int
+		PageInfo          func(childComplexity int) int
+		TotalCount        func(childComplexity int) int
+		TotalCountIsExact func(childComplexity int) int
 	}
 
 	PaperEdge struct {
@@ -1311,6 +1312,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PaperConnection.TotalCount(childComplexity), true
+	case "PaperConnection.totalCountIsExact":
+		if e.ComplexityRoot.PaperConnection.TotalCountIsExact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperConnection.TotalCountIsExact(childComplexity), true
 
 	case "PaperEdge.cursor":
 		if e.ComplexityRoot.PaperEdge.Cursor == nil {
@@ -2310,8 +2317,18 @@ type PaperConnection {
   nodes: [Paper!]!
   "Where the page lies in the whole list."
   pageInfo: PageInfo!
-  "The number of papers in the whole list, over all pages."
+  """
+  The number of papers in the whole list, over all pages. For a
+  ` + "`" + `searchPapers` + "`" + ` query matching more than 1,000 papers it is 1,000, a lower
+  bound (see ` + "`" + `totalCountIsExact` + "`" + `): the papers ` + "`" + `facets` + "`" + ` count.
+  """
   totalCount: Int!
+  """
+  Whether ` + "`" + `totalCount` + "`" + ` is the exact number of papers: false only for a
+  ` + "`" + `searchPapers` + "`" + ` query matching more than 1,000, whose count stops there so
+  that a common word ("the", "a") costs no count of the whole archive.
+  """
+  totalCountIsExact: Boolean!
   "Counts by category and year over the whole list."
   facets: PaperFacets!
 }
@@ -3379,6 +3396,8 @@ func (ec *executionContext) childFields_PaperConnection(ctx context.Context, fie
 		return ec.fieldContext_PaperConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_PaperConnection_totalCount(ctx, field)
+	case "totalCountIsExact":
+		return ec.fieldContext_PaperConnection_totalCountIsExact(ctx, field)
 	case "facets":
 		return ec.fieldContext_PaperConnection_facets(ctx, field)
 	}
@@ -8124,6 +8143,29 @@ func (ec *executionContext) _PaperConnection_totalCount(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_PaperConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PaperConnection", field, true, false, "Int")
+}
+
+func (ec *executionContext) _PaperConnection_totalCountIsExact(ctx context.Context, field graphql.CollectedField, obj *model.PaperConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperConnection_totalCountIsExact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCountIsExact(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperConnection_totalCountIsExact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperConnection", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _PaperConnection_facets(ctx context.Context, field graphql.CollectedField, obj *model.PaperConnection) (ret graphql.Marshaler) {
@@ -13144,6 +13186,12 @@ func (ec *executionContext) _PaperConnection(ctx context.Context, sel ast.Select
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._PaperConnection_totalCount(ctx, field, obj)
+				})
+		case "totalCountIsExact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PaperConnection_totalCountIsExact(ctx, field, obj)
 				})
 		case "facets":
 			out.Values[i] = ec._PaperConnection_facets(ctx, field, obj)

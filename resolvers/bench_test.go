@@ -16,11 +16,12 @@ import (
 )
 
 // BenchmarkContractQuery serves the researcher page's query in process
-// (handler and middleware, no network, no client-side decoding) on SQLite
-// with the fixtures imported, with the look-ahead on and, to record what
+// (handler and middleware, no network, no client-side decoding) on SQLite,
+// and on PostgreSQL when the tests run there (dbtest.Kinds), with the
+// fixtures imported, with the look-ahead on and, to record what
 // it saves, off (the loaders' miss wait alone batches):
 //
-//	lookahead=on   16 statements at first=5 and at first=50
+//	lookahead=on   11 statements at first=5 and at first=50
 //	lookahead=off  18–19 at first=5, 23–24 at first=50, varying run to run
 //
 // gqlgen's batch resolvers (@goField(batch: true), measured on
@@ -31,19 +32,23 @@ import (
 //
 //	go test ./resolvers -run '^$' -bench ContractQuery -benchmem
 func BenchmarkContractQuery(b *testing.B) {
-	bdb := dbtest.Open(b, dbtest.New(b, "sqlite"))
-	importFixtures(b, bdb)
-	counter := &db.StatementCounter{}
-	bdb.AddQueryHook(counter)
-	h := newHandler(bdb)
-	id := busiestPaper(b, bdb)
-	for _, on := range []bool{true, false} {
-		for _, first := range []int{5, 50} {
-			b.Run(fmt.Sprintf("lookahead=%s/first=%d", onOff(on), first), func(b *testing.B) {
-				defer resolvers.SetLookAhead(resolvers.SetLookAhead(on))
-				benchQuery(b, h, counter, map[string]any{"query": contractQuery, "variables": map[string]any{"paper": id, "first": first}})
-			})
-		}
+	for _, kind := range dbtest.Kinds() {
+		b.Run(kind, func(b *testing.B) {
+			bdb := dbtest.Open(b, dbtest.New(b, kind))
+			importFixtures(b, bdb)
+			counter := &db.StatementCounter{}
+			bdb.AddQueryHook(counter)
+			h := newHandler(bdb)
+			id := busiestPaper(b, bdb)
+			for _, on := range []bool{true, false} {
+				for _, first := range []int{5, 50} {
+					b.Run(fmt.Sprintf("lookahead=%s/first=%d", onOff(on), first), func(b *testing.B) {
+						defer resolvers.SetLookAhead(resolvers.SetLookAhead(on))
+						benchQuery(b, h, counter, map[string]any{"query": contractQuery, "variables": map[string]any{"paper": id, "first": first}})
+					})
+				}
+			}
+		})
 	}
 }
 

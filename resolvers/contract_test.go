@@ -39,22 +39,20 @@ func TestREADMEFirstQuery(t *testing.T) {
 // costs, whatever the page size and however many authors and papers:
 //
 //  1. papers by arXiv id or DOI (the paper itself)
-//  2. authorships of the paper
+//  2. authorships of the paper, joined with their researchers
 //  3. categories of the paper, with names (categories and primaryCategory)
-//  4. citations: one page per paper (window query)
-//  5. citations: totals per paper (GROUP BY)
-//  6. references: totals per paper (GROUP BY; no nodes asked, no page read)
-//  7. researchers of the paper's authors
-//  8. researcher_categories of those researchers (fields)
-//  9. same_name profiles of those researchers, joined with researchers
-//  10. papers by id (mostCitedPaper of those researchers)
-//  11. papers of those researchers: one page each (window query)
-//  12. papers of those researchers: totals (GROUP BY)
-//  13. coauthors of those researchers: one page each, joined with researchers
-//  14. coauthors of those researchers: totals (GROUP BY)
-//  15. authorships of all the papers of all the pages of step 11
-//  16. researchers of those authorships not already read
-const contractStatements = 16
+//  4. citations: one page per paper (window query), which also counts
+//     each paper's citations (COUNT(*) OVER, read without a cursor)
+//  5. references: totals per paper (GROUP BY; no nodes asked, no page read)
+//  6. researcher_categories of the authors' researchers (fields)
+//  7. same_name profiles of those researchers, joined with researchers
+//  8. papers by id (mostCitedPaper of those researchers)
+//  9. papers of those researchers: one page each (window query), counted
+//  10. coauthors of those researchers: one page each, joined with
+//     researchers, counted
+//  11. authorships of all the papers of all the pages of step 9, joined
+//     with their researchers
+const contractStatements = 11
 
 type contractResponse struct {
 	Paper struct {

@@ -208,6 +208,7 @@ type Loaders struct {
 	researchers                 *loader[int64, *db.Researcher]
 	institutions                *loader[int64, *db.Institution]
 	authorships                 *loader[bylineKey, []db.Authorship]
+	bylines                     *loader[bylineKey, []db.Authorship]
 	categories                  *loader[int64, []db.Category]
 	affiliations                *loader[bylineKey, []db.AffiliationRow]
 	fields                      *loader[int64, []db.ResearcherFieldRow]
@@ -262,6 +263,51 @@ func bylineLoader[V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int
 
 // NewLoaders returns fresh loaders reading from idb.
 func NewLoaders(idb bun.IDB) *Loaders {
+	l := newLoaders(idb)
+	// Bylines are authorships read with their researchers, for a level
+	// that asks for both: one statement fills both caches.
+	l.bylines = bylineLoader(idb, func(ctx context.Context, idb bun.IDB, papers []int64, w db.Window) (map[int64][]db.Authorship, error) {
+		rows, rs, err := db.AuthorshipsWithResearchers(ctx, idb, papers, w)
+		for id, r := range rs {
+			l.researchers.put(ctx, id, r)
+		}
+		for _, p := range papers {
+			l.authorships.put(ctx, bylineKey{paper: p, window: w}, rows[p])
+		}
+		return rows, err
+	})
+	// A page read without a cursor counts its list too (db.Page.Counted):
+	// its totalCount is then cached with it, and the look-ahead reads pages
+	// before totals (see walker.walk).
+	l.paperPages = newLoader(counting(l.paperPages.fetch, func(ctx context.Context, k paperPageKey, n int) {
+		l.paperTotals.put(ctx, k.total(), n)
+	}, func(k paperPageKey) db.PageArgs { return k.args }))
+	l.coauthorPages = newLoader(counting(l.coauthorPages.fetch, func(ctx context.Context, k pageKey, n int) {
+		l.coauthorTotals.put(ctx, k.parent, n)
+	}, func(k pageKey) db.PageArgs { return k.args }))
+	return l
+}
+
+// counting wraps the fetch of pages so that each page read without a
+// cursor also caches its list's length through total; a parent absent
+// from the rows has an empty list.
+func counting[K comparable, T any](fetch func(context.Context, []K) (map[K]db.Page[T], error),
+	total func(context.Context, K, int), args func(K) db.PageArgs) func(context.Context, []K) (map[K]db.Page[T], error) {
+	return func(ctx context.Context, keys []K) (map[K]db.Page[T], error) {
+		rows, err := fetch(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if args(k).Counted() {
+				total(ctx, k, rows[k].Total)
+			}
+		}
+		return rows, nil
+	}
+}
+
+func newLoaders(idb bun.IDB) *Loaders {
 	return &Loaders{
 		papers:                 newLoader(bind(idb, db.PapersByIDs)),
 		researchers:            newLoader(bind(idb, db.ResearchersByIDs)),

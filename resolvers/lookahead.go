@@ -1,7 +1,9 @@
 package resolvers
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -35,6 +37,10 @@ var lookAheadOn = true
 type step struct {
 	next string
 	read func(ctx context.Context, l *Loaders, parents []any, args map[string]any) ([]any, error)
+	// readAsking, when set, is read for a field whose selection asks for
+	// the field of next named asking: a read that fetches that too.
+	asking     string
+	readAsking func(ctx context.Context, l *Loaders, parents []any, args map[string]any) ([]any, error)
 }
 
 // follow is the step of a field whose resolver reads through a loader:
@@ -168,20 +174,27 @@ func lookAheadTable() map[string]step {
 		return follow(func(l *Loaders) *loader[bylineKey, []db.AffiliationRow] { return l.affiliations },
 			plain(always(func(a *model.Authorship) bylineKey { return bylineKey{paper: a.PaperID, window: a.Window} })), next, children)
 	}
+	// A byline whose selection asks for researchers reads them with the
+	// authorships, in one statement (Loaders.bylines).
+	byline := func(of func(*Loaders) *loader[bylineKey, []db.Authorship]) step {
+		return follow(of, func(args map[string]any) (func(*db.Paper) (bylineKey, bool), error) {
+			ia := intArgs(args, "first", "after")
+			w, err := authorWindow(ia[0], ia[1])
+			return always(func(p *db.Paper) bylineKey { return bylineKey{paper: p.ID, window: w} }), err
+		}, "Authorship", func(out []any, k bylineKey, as []db.Authorship) []any {
+			ms := make([]model.Authorship, len(as))
+			for i, a := range as {
+				ms[i] = model.Authorship{Authorship: a, Window: k.window}
+				out = append(out, &ms[i])
+			}
+			return out
+		})
+	}
+	authors := byline(func(l *Loaders) *loader[bylineKey, []db.Authorship] { return l.authorships })
+	authors.asking = "researcher"
+	authors.readAsking = byline(func(l *Loaders) *loader[bylineKey, []db.Authorship] { return l.bylines }).read
 	t := map[string]step{
-		"Paper.authors": follow(func(l *Loaders) *loader[bylineKey, []db.Authorship] { return l.authorships },
-			func(args map[string]any) (func(*db.Paper) (bylineKey, bool), error) {
-				ia := intArgs(args, "first", "after")
-				w, err := authorWindow(ia[0], ia[1])
-				return always(func(p *db.Paper) bylineKey { return bylineKey{paper: p.ID, window: w} }), err
-			}, "Authorship", func(out []any, k bylineKey, as []db.Authorship) []any {
-				ms := make([]model.Authorship, len(as))
-				for i, a := range as {
-					ms[i] = model.Authorship{Authorship: a, Window: k.window}
-					out = append(out, &ms[i])
-				}
-				return out
-			}),
+		"Paper.authors":         authors,
 		"Paper.categories":      categories,
 		"Paper.primaryCategory": categories,
 		"Paper.citations":       paperConnection(db.Citations, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
@@ -322,12 +335,23 @@ func (w *walker) walk(ctx context.Context, typ string, objs []any, sel ast.Selec
 	if types == nil {
 		types = []string{typ}
 	}
-	for _, f := range graphql.CollectFields(w.op, sel, types) {
+	fields := graphql.CollectFields(w.op, sel, types)
+	// A connection's totalCount comes last: the page read without a
+	// cursor counts the list too (see counting), so its total is then
+	// cached and costs no statement of its own.
+	slices.SortStableFunc(fields, func(a, b graphql.CollectedField) int {
+		return cmp.Compare(boolInt(a.Name == "totalCount"), boolInt(b.Name == "totalCount"))
+	})
+	for _, f := range fields {
 		s, ok := lookAheads[typ+"."+f.Name]
 		if !ok {
 			continue
 		}
-		next, err := s.read(ctx, w.l, objs, f.ArgumentMap(w.op.Variables))
+		read := s.read
+		if s.readAsking != nil && w.asks(f.Selections, s.next, s.asking) {
+			read = s.readAsking
+		}
+		next, err := read(ctx, w.l, objs, f.ArgumentMap(w.op.Variables))
 		if err == nil && s.next != "" {
 			err = w.walk(ctx, s.next, next, f.Selections)
 		}
@@ -336,6 +360,24 @@ func (w *walker) walk(ctx context.Context, typ string, objs []any, sel ast.Selec
 		}
 	}
 	return nil
+}
+
+// asks tells whether sel, a selection on objects of type typ, asks for
+// their field name.
+func (w *walker) asks(sel ast.SelectionSet, typ, name string) bool {
+	for _, f := range graphql.CollectFields(w.op, sel, []string{typ}) {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // remember caches by id the researchers a level holds, read whole by

@@ -23,7 +23,10 @@ var readsItsOwn = []string{"Paper.citationNetwork", "Researcher.network", "Insti
 	"Mutation.followResearcher", "Mutation.unfollowResearcher", "Mutation.followCategory", "Mutation.unfollowCategory",
 	// A subscription reads each event's matches in one statement of its
 	// own; the fields below them use the event's fresh loaders.
-	"Subscription.papersAdded", "Subscription.researcherUpdated"}
+	"Subscription.papersAdded", "Subscription.researcherUpdated",
+	// A list's count is always exact; searchPapers' count, shared with its
+	// totalCount, is one statement of that root's.
+	"PaperConnection.totalCountIsExact"}
 
 // codeFields are the fields of schema's object types that gqlgen resolves
 // by calling code that may read: the methods of the field resolvers, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/uptrace/bun"
 
@@ -101,17 +102,35 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	if err != nil {
 		return nil, err
 	}
+	// totalCount and totalCountIsExact share one count, read when either
+	// is asked for.
+	count := sync.OnceValues(func() (searchCount, error) {
+		n, exact, err := db.SearchCount(ctx, r.db, s)
+		return searchCount{n, exact}, err
+	})
+	// Both facets are read in one statement, when either is asked for.
+	facets := sync.OnceValues(func() (searchFacets, error) {
+		cats, years, err := db.SearchFacets(ctx, r.db, s)
+		return searchFacets{cats, years}, err
+	})
 	conn := &model.PaperConnection{
 		PageInfo: &model.PageInfo{},
-		Total:    func(ctx context.Context) (int, error) { return db.SearchTotal(ctx, r.db, s) },
+		Total: func(context.Context) (int, error) {
+			c, err := count()
+			return c.n, err
+		},
+		Exact: func(context.Context) (bool, error) {
+			c, err := count()
+			return c.exact, err
+		},
 		FacetCounts: &model.PaperFacets{
-			CategoryCounts: func(ctx context.Context) ([]db.CategoryCount, error) {
-				m, err := db.CategoryFacets[int64](ctx, r.db, s.Set(r.db))
-				return m[0], err
+			CategoryCounts: func(context.Context) ([]db.CategoryCount, error) {
+				f, err := facets()
+				return f.categories, err
 			},
-			YearCounts: func(ctx context.Context) ([]db.YearCount, error) {
-				m, err := db.YearFacets[int64](ctx, r.db, s.Set(r.db))
-				return m[0], err
+			YearCounts: func(context.Context) ([]db.YearCount, error) {
+				f, err := facets()
+				return f.years, err
 			},
 		},
 	}
@@ -124,6 +143,19 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	}
 	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg, paperCursor(order), wrapPaper, paperEdge)
 	return conn, lookAheadPage(ctx, "PaperConnection", "Paper", "PaperEdge", pg.Items)
+}
+
+// searchCount is a search's count of its matches, up to a cap (see
+// db.SearchCount).
+type searchCount struct {
+	n     int
+	exact bool
+}
+
+// searchFacets are a search's facets, read together (see db.SearchFacets).
+type searchFacets struct {
+	categories []db.CategoryCount
+	years      []db.YearCount
 }
 
 // nameListArgs checks the arguments of a list searched by name: the

@@ -53,6 +53,36 @@ func TestSearchDemo(t *testing.T) {
 		c := newClient(bdb)
 		t.Run(kind+"/known-items", func(t *testing.T) { knownItems(t, c) })
 		t.Run(kind+"/topical", func(t *testing.T) { topical(t, c) })
+		t.Run(kind+"/capped-count", func(t *testing.T) { cappedCount(t, bdb, c) })
+	}
+}
+
+// cappedCount checks totalCount and totalCountIsExact against every match
+// of a query: exact up to db.SearchCountCap matches, the cap and not exact
+// past it, with the years facet adding up to totalCount either way.
+func cappedCount(t *testing.T, bdb *bun.DB, c *client.Client) {
+	for _, q := range []string{"the", "a", "of the", "a b", "theory", "monopole condensation confinement", "fivebrane"} {
+		var resp struct {
+			SearchPapers struct {
+				TotalCount        int
+				TotalCountIsExact bool
+				Facets            struct{ Years []struct{ Count int } }
+			}
+		}
+		c.MustPost(`query($q: String!) { searchPapers(query: $q, first: 1) { totalCount totalCountIsExact facets { years { count } } } }`,
+			&resp, client.Var("q", q))
+		got, all := resp.SearchPapers, len(matches(t, bdb, q))
+		want, exact := all, true
+		if all > db.SearchCountCap {
+			want, exact = db.SearchCountCap, false
+		}
+		sum := 0
+		for _, y := range got.Facets.Years {
+			sum += y.Count
+		}
+		if got.TotalCount != want || got.TotalCountIsExact != exact || sum != want {
+			t.Errorf("%q (%d matches): totalCount %d, exact %v, years add up to %d; want %d, %v", q, all, got.TotalCount, got.TotalCountIsExact, sum, want, exact)
+		}
 	}
 }
 

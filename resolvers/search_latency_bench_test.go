@@ -22,6 +22,7 @@ var searchLatencyQueries = []struct{ name, query string }{
 	{"stop/of-the", "of the"},
 	{"letter/a", "a"},
 	{"letter/x", "x"},
+	{"letters/a-b", "a b"},
 	{"prefix/th*", "th*"},
 	{"prefix/co*", "co*"},
 	{"prefix/chromo*", "chromo*"},
@@ -40,13 +41,13 @@ var searchLatencyQueries = []struct{ name, query string }{
 var searchLatencyPrefixes = []string{"a", "t", "the", "wit", "quantum gra", "monopole con"}
 
 const searchLatencyPaper = `query($q: String!) { searchPapers(query: $q, first: 20) {
-	totalCount facets { categories { category { code } count } years { year count } }
+	totalCount totalCountIsExact facets { categories { category { code } count } years { year count } }
 	nodes { arxivId title citationCount authors { name } } } }`
 
 const searchLatencyFiltered = `query($q: String!) { searchPapers(query: $q, filter: {categories: ["hep-th"]}, sort: MOST_CITED, first: 20) {
 	totalCount facets { categories { category { code } count } years { year count } } nodes { arxivId } } }`
 
-const searchLatencySuggest = `query($q: String!) { suggest(prefix: $q) { type label id } }`
+const searchLatencySuggest = `query($q: String!) { suggest(prefix: $q) { type label } }`
 
 // BenchmarkSearchLatency serves searchLatencyQueries (plain, and filtered
 // to hep-th sorted by citations) and searchLatencyPrefixes over the demo

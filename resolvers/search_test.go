@@ -450,15 +450,14 @@ func TestSuggestPapersByTitle(t *testing.T) {
 //
 //  1. the page of the search
 //  2. the total of the search
-//  3. the category facets of the search
-//  4. the year facets of the search
-//  5. the authorships of the papers of the search's page
-//  6. the researcher, by id
-//  7. the page of their papers
-//  8. the category facets of their papers, primed from the look-ahead
-//  9. the year facets of their papers, primed from the look-ahead
-//  10. the authorships of the papers of that page
-const facetStatements = 10
+//  3. the category and year facets of the search, together
+//  4. the authorships of the papers of the search's page
+//  5. the researcher, by id
+//  6. the page of their papers
+//  7. the category facets of their papers, primed from the look-ahead
+//  8. the year facets of their papers, primed from the look-ahead
+//  9. the authorships of the papers of that page
+const facetStatements = 9
 
 // facetQuery asks for the newest and the oldest papers of a researcher,
 // with facets, as a search and as their list.

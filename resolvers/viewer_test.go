@@ -116,7 +116,8 @@ const feedQuery = `query($first: Int, $after: String) { viewer { name following 
 //  2. the researchers followed
 //  3. the categories followed
 //  4. the feed's page (window query over the followed lists' papers)
-//  5. the feed's total (GROUP BY)
+//  5. the feed's total (GROUP BY), after the first page only: the
+//     first page, read without a cursor, counts the feed too
 //  6. authorships of the page's papers
 const feedStatements = 6
 
@@ -149,8 +150,12 @@ func TestViewerFeed(t *testing.T) {
 			if errs != nil {
 				t.Fatalf("feed: %+v", errs)
 			}
-			if n := counter.Count() - before; n != feedStatements {
-				t.Errorf("page %d: %d statements, want %d", page, n, feedStatements)
+			want := feedStatements
+			if page == 0 {
+				want--
+			}
+			if n := counter.Count() - before; n != int64(want) {
+				t.Errorf("page %d: %d statements, want %d", page, n, want)
 			}
 			var p feedPage
 			if err := json.Unmarshal(data, &p); err != nil {

@@ -58,12 +58,24 @@ type PaperConnection struct {
 	Nodes    []*Paper
 	PageInfo *PageInfo
 	Total    func(context.Context) (int, error)
+	// Exact, when not nil, tells whether Total is exact (a search's count
+	// stops at a cap); nil is exact.
+	Exact func(context.Context) (bool, error)
 	// FacetCounts are read by Facets.
 	FacetCounts *PaperFacets
 }
 
 // TotalCount counts the papers of the whole list.
 func (c *PaperConnection) TotalCount(ctx context.Context) (int, error) { return c.Total(ctx) }
+
+// TotalCountIsExact tells whether TotalCount is the exact length of the
+// list rather than a lower bound.
+func (c *PaperConnection) TotalCountIsExact(ctx context.Context) (bool, error) {
+	if c.Exact == nil {
+		return true, nil
+	}
+	return c.Exact(ctx)
+}
 
 // Facets are the counts over the whole list, each read when asked for.
 func (c *PaperConnection) Facets() *PaperFacets { return c.FacetCounts }
