@@ -47,16 +47,34 @@ func QueueAuthorsOf(ctx context.Context, idb bun.IDB, paperIDs []int64) error {
 	return err
 }
 
-// DeriveQueue returns the researchers on the derive queue.
-func DeriveQueue(ctx context.Context, idb bun.IDB) ([]int64, error) {
+// DeriveBatch returns the researchers of the derive batch.
+func DeriveBatch(ctx context.Context, idb bun.IDB) ([]int64, error) {
 	var ids []int64
-	err := idb.NewSelect().Table("derive_queue").Column("researcher_id").Scan(ctx, &ids)
+	err := idb.NewSelect().Table("derive_batch").Column("researcher_id").Scan(ctx, &ids)
 	return ids, err
+}
+
+// FillDeriveBatch makes the derive batch the first n queued researchers
+// after the id after and returns how many it holds and the last id.
+func FillDeriveBatch(ctx context.Context, idb bun.IDB, after int64, n int) (int, int64, error) {
+	if err := execAll(ctx, idb, `DELETE FROM derive_batch`); err != nil {
+		return 0, 0, err
+	}
+	if _, err := idb.NewRaw(`INSERT INTO derive_batch (researcher_id)
+		SELECT researcher_id FROM derive_queue WHERE researcher_id > ? ORDER BY researcher_id LIMIT ?`, after, n).Exec(ctx); err != nil {
+		return 0, 0, err
+	}
+	var got struct {
+		N    int   `bun:"n"`
+		Last int64 `bun:"last"`
+	}
+	err := idb.NewRaw(`SELECT COUNT(*) AS n, COALESCE(MAX(researcher_id), 0) AS last FROM derive_batch`).Scan(ctx, &got)
+	return got.N, got.Last, err
 }
 
 // ClearDeriveQueue empties the derive queue.
 func ClearDeriveQueue(ctx context.Context, idb bun.IDB) error {
-	return execAll(ctx, idb, `DELETE FROM derive_queue`)
+	return execAll(ctx, idb, `DELETE FROM derive_queue`, `DELETE FROM derive_batch`)
 }
 
 // DeriveSortMemory gives the grouped rebuilds of a derive step room to
@@ -185,8 +203,9 @@ func MoveAuthorships(ctx context.Context, idb bun.IDB, from, to int64) error {
 	return QueueResearchers(ctx, idb, []int64{to})
 }
 
-// queued is the set of researchers derive recomputes.
-const queued = `(SELECT researcher_id FROM derive_queue)`
+// queued is the set of researchers one transaction of derive recomputes:
+// the derive batch, a part of the queue.
+const queued = `(SELECT researcher_id FROM derive_batch)`
 
 // ClearQueuedDerived deletes the co-authors, fields and same-name links
 // of the queued researchers, and the queued researchers left with no
@@ -230,7 +249,7 @@ func EachQueuedAuthorship(ctx context.Context, idb bun.IDB, fn func(QueuedAuthor
 // QueuedWithoutPapers returns the queued researchers with no authorship.
 func QueuedWithoutPapers(ctx context.Context, idb bun.IDB) ([]int64, error) {
 	var ids []int64
-	err := idb.NewSelect().TableExpr("derive_queue AS q").Column("q.researcher_id").
+	err := idb.NewSelect().TableExpr("derive_batch AS q").Column("q.researcher_id").
 		Where("NOT EXISTS (SELECT 1 FROM authorships a WHERE a.researcher_id = q.researcher_id)").
 		Scan(ctx, &ids)
 	return ids, err
@@ -284,7 +303,7 @@ func EachQueuedCoauthorship(ctx context.Context, idb bun.IDB, fn func(paper, res
 	}, `SELECT a.paper_id, a.researcher_id FROM authorships a
 		JOIN papers p ON p.id = a.paper_id
 		WHERE a.researcher_id IS NOT NULL AND p.author_count <= ?
-		  AND a.paper_id IN (SELECT x.paper_id FROM authorships x JOIN derive_queue q ON q.researcher_id = x.researcher_id)
+		  AND a.paper_id IN (SELECT x.paper_id FROM authorships x JOIN derive_batch q ON q.researcher_id = x.researcher_id)
 		ORDER BY a.paper_id, a.position`, MaxCoauthorPaperAuthors)
 }
 

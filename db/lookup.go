@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -163,17 +164,29 @@ type ResearcherCount struct {
 }
 
 // CategoryTopResearchers reads, for each category, the n researchers with
-// most papers filed under it.
+// most papers filed under it: for each category one SELECT … LIMIT n over
+// the researcher_categories_rank index (so that the cost is n rows, not
+// the category's researchers), joined by UNION ALL, and the researchers
+// of those rows.
 func CategoryTopResearchers(ctx context.Context, idb bun.IDB, codes []string, n int) (map[string][]*ResearcherCount, error) {
 	var rows []*ResearcherCount
-	err := idb.NewRaw(`SELECT t.* FROM (
-		  SELECT rc.category AS parent, rc.paper_count AS n, r.*,
-		    ROW_NUMBER() OVER (PARTITION BY rc.category ORDER BY rc.paper_count DESC, rc.researcher_id) AS rn
-		  FROM researcher_categories AS rc JOIN researchers AS r ON r.id = rc.researcher_id
-		  WHERE rc.category IN (?)) AS t
-		WHERE t.rn <= ? ORDER BY t.parent, t.rn`, bun.List(codes), n).Scan(ctx, &rows)
-	if err != nil {
-		return nil, err
+	for lo := 0; lo < len(codes); lo += categoryBranches {
+		part := codes[lo:min(lo+categoryBranches, len(codes))]
+		branches := make([]string, len(part))
+		args := make([]any, 0, 2*len(part))
+		for i, code := range part {
+			branches[i] = fmt.Sprintf(`SELECT * FROM (SELECT rc.category AS parent, rc.paper_count AS n, rc.researcher_id AS rid
+				FROM researcher_categories AS rc WHERE rc.category = ?
+				ORDER BY rc.paper_count DESC, rc.researcher_id LIMIT ?) AS b%d`, i)
+			args = append(args, code, n)
+		}
+		var got []*ResearcherCount
+		err := idb.NewRaw(`SELECT t.parent, t.n, r.* FROM (`+strings.Join(branches, " UNION ALL ")+`) AS t
+			JOIN researchers AS r ON r.id = t.rid ORDER BY t.parent, t.n DESC, t.rid`, args...).Scan(ctx, &got)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, got...)
 	}
 	out := map[string][]*ResearcherCount{}
 	for _, r := range rows {

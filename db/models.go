@@ -58,6 +58,9 @@ type PaperCategory struct {
 	PaperID  int64  `bun:"paper_id,pk"`
 	Position int    `bun:"position,pk"`
 	Category string `bun:"category,notnull"`
+	// Published is the paper's, kept equal to papers.published by the
+	// writer so that a category's pages are ranges of one index.
+	Published time.Time `bun:"published,nullzero"`
 }
 
 // The external sources of figures, as papers.cited_by_source and

@@ -256,7 +256,8 @@ var listPairs = map[PaperList]string{
 	Citations:         "SELECT DISTINCT cited_id AS parent, citing_id AS child FROM paper_references WHERE cited_id IN (?)",
 	References:        "SELECT DISTINCT citing_id AS parent, cited_id AS child FROM paper_references WHERE citing_id IN (?) AND cited_id IS NOT NULL",
 	InstitutionPapers: "SELECT DISTINCT institution_id AS parent, paper_id AS child FROM affiliations WHERE institution_id IN (?)",
-	CategoryPapers:    "SELECT DISTINCT category AS parent, paper_id AS child FROM paper_categories WHERE category IN (?)",
+	// The writer files a paper under a category once.
+	CategoryPapers: "SELECT category AS parent, paper_id AS child FROM paper_categories WHERE category IN (?)",
 	FeedPapers: `SELECT f.api_key_id AS parent, a.paper_id AS child FROM followed_researchers AS f
 		  JOIN authorships AS a ON a.researcher_id = f.researcher_id WHERE f.api_key_id IN (?)
 		UNION SELECT f.api_key_id, pc.paper_id FROM followed_categories AS f
@@ -287,6 +288,9 @@ const paperListColumns = "p.id, p.arxiv_id, p.version, p.doi, p.title, p.publish
 // Partial. Read without a cursor, each page is Counted; a parent with no
 // papers is absent.
 func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
+	if list == CategoryPapers && categoryRange(a) {
+		return categoryPages(ctx, idb, parents, a)
+	}
 	q, args := pairs(list, parents)
 	from := "FROM (" + q + ") AS s JOIN papers AS p ON p.id = s.child WHERE 1 = 1"
 	if a.Category != "" {
@@ -321,6 +325,11 @@ type pageRow[P PaperParent] struct {
 // PaperTotals counts the papers of each parent's list, only those filed
 // under category when it is not empty. Parents with none are absent.
 func PaperTotals[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, category string) (map[P]int, error) {
+	if list == CategoryPapers && category == "" {
+		// A range count of the category index.
+		return totals[P](ctx, idb, "SELECT category AS parent, COUNT(*) AS n FROM paper_categories WHERE category IN (?) GROUP BY category",
+			[]any{bun.List(parents)})
+	}
 	q, args := pairs(list, parents)
 	q = "SELECT s.parent, COUNT(*) AS n FROM (" + q + ") AS s"
 	if category != "" {
@@ -438,4 +447,85 @@ func InstitutionResearcherTotals(ctx context.Context, idb bun.IDB, institutions 
 // an institution's researchers.
 func InstitutionResearcherCursor(r *InstitutionResearcherRow) Cursor {
 	return Cursor{Set: true, Key: int64(r.PaperCount), ID: r.ID}
+}
+
+// categoryKeyset is the date order of a category's papers on
+// paper_categories, whose category index is (category, published,
+// paper_id).
+var categoryKeyset = map[PaperOrder]keyset{
+	Newest: {key: "pc.published", id: "pc.paper_id", keyDesc: true, idDesc: true, nullable: true, isTime: true},
+	Oldest: {key: "pc.published", id: "pc.paper_id", nullable: true, isTime: true},
+}
+
+// categoryRange reports whether a page of a category's papers is a range
+// of the category index: a date order, read forward, with no category
+// filter.
+func categoryRange(a PageArgs) bool {
+	_, dated := categoryKeyset[a.Order]
+	return dated && a.Category == "" && (a.First > 0 || a.Last == 0)
+}
+
+// categoryBranches is the most categories read in one statement: each
+// takes two SELECTs of a UNION ALL, and SQLite allows 500.
+const categoryBranches = 200
+
+// categoryPages reads a page of each category's papers as ranges of the
+// category index, so that a page costs the rows it shows whatever the
+// category's size: for each category one SELECT … ORDER BY … LIMIT over
+// the dated rows and one over the undated ones (which come last in both
+// orders and which no index order puts there on both databases), joined
+// by UNION ALL.
+func categoryPages[P PaperParent](ctx context.Context, idb bun.IDB, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
+	k := categoryKeyset[a.Order]
+	var cond string
+	var condArgs []any
+	for _, c := range []struct {
+		cur      Cursor
+		backward bool
+	}{{a.After, false}, {a.Before, true}} {
+		if c.cur.Set {
+			w, wa := k.beyond(c.cur, c.backward)
+			cond += " AND " + w
+			condArgs = append(condArgs, wa...)
+		}
+	}
+	dir := dir(k.keyDesc, false)
+	// A page read without a cursor counts its category too, as pageSQL's
+	// do: a range count of the category index, once per SELECT.
+	total := "0"
+	if a.Counted() {
+		total = "(SELECT COUNT(*) FROM paper_categories AS c2 WHERE c2.category = ?)"
+	}
+	out := make(map[P]Page[*Paper], len(parents))
+	for lo := 0; lo < len(parents); lo += categoryBranches {
+		part := parents[lo:min(lo+categoryBranches, len(parents))]
+		var branches []string
+		var args []any
+		for _, parent := range part {
+			for nulls, dated := range []string{"pc.published IS NOT NULL", "pc.published IS NULL"} {
+				branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT pc.category AS parent, %d AS rn, %s AS total, %s
+					FROM paper_categories AS pc JOIN papers AS p ON p.id = pc.paper_id
+					WHERE pc.category = ? AND %s%s ORDER BY pc.published %s, pc.paper_id %s LIMIT ?) AS b%d`,
+					nulls, total, paperListColumns, dated, cond, dir, dir, len(branches)))
+				if a.Counted() {
+					args = append(args, parent)
+				}
+				args = append(append(append(args, parent), condArgs...), a.size()+1)
+			}
+		}
+		q := "SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") AS t ORDER BY t.parent, t.rn, t.published " + dir + ", t.id " + dir
+		var rows []*pageRow[P]
+		if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+			return nil, err
+		}
+		for parent, pg := range split(rows, func(r *pageRow[P]) P { return r.Parent }, func(r *pageRow[P]) int { return r.Total }, a) {
+			papers := make([]*Paper, len(pg.Items))
+			for i, r := range pg.Items {
+				r.Partial = true
+				papers[i] = &r.Paper
+			}
+			out[parent] = Page[*Paper]{Items: papers, HasNext: pg.HasNext, HasPrev: pg.HasPrev, Total: pg.Total, Counted: pg.Counted}
+		}
+	}
+	return out, nil
 }

@@ -131,14 +131,28 @@ func AddCategories(ctx context.Context, idb bun.IDB, cats []Category) error {
 }
 
 // ReplacePaperCategories deletes the category lists of the stored papers
-// and inserts the rows given column by column.
-func ReplacePaperCategories(ctx context.Context, tx bun.Tx, stored []int64, paper, position []int64, code []string) error {
+// and inserts the rows given column by column, each with its paper's
+// first-version date (nil when unknown).
+func ReplacePaperCategories(ctx context.Context, tx bun.Tx, stored []int64, paper, position []int64, code []string, published []*time.Time) error {
 	if len(stored) > 0 {
 		if _, err := tx.NewDelete().Model((*PaperCategory)(nil)).Where("paper_id IN (?)", bun.List(stored)).Exec(ctx); err != nil {
 			return err
 		}
 	}
-	return InsertColumns(ctx, tx, "paper_categories", []string{"paper_id", "position", "category"}, paper, position, code)
+	return InsertColumns(ctx, tx, "paper_categories", []string{"paper_id", "position", "category", "published"}, paper, position, code, published)
+}
+
+// SyncCategoryDates copies the first-version date of the given stored
+// papers to their category rows where it differs (a merge can move it
+// without changing the list).
+func SyncCategoryDates(ctx context.Context, idb bun.IDB, papers []int64) error {
+	if len(papers) == 0 {
+		return nil
+	}
+	_, err := idb.NewRaw(`UPDATE paper_categories SET published = (SELECT p.published FROM papers AS p WHERE p.id = paper_categories.paper_id)
+		WHERE paper_id IN (?) AND published IS DISTINCT FROM (SELECT p.published FROM papers AS p WHERE p.id = paper_categories.paper_id)`,
+		bun.List(papers)).Exec(ctx)
+	return err
 }
 
 // AddReferences inserts the references not stored yet.

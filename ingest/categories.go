@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -40,23 +41,38 @@ func (w *writer) ensureCategories(ctx context.Context, tx bun.Tx, ps []*pending)
 	return db.AddCategories(ctx, tx, unknown)
 }
 
-// writeCategories replaces the category lists of papers whose list changed.
+// writeCategories replaces the category lists of papers whose list
+// changed, and brings the date on the category rows of the other stored
+// papers up to their paper's.
 func writeCategories(ctx context.Context, tx bun.Tx, ps []*pending) error {
-	var ids []int64 // stored papers whose old list goes
+	var ids []int64   // stored papers whose old list goes
+	var dated []int64 // stored papers whose list stays
 	var paper, position []int64
 	var code []string
+	var published []*time.Time
 	for _, p := range ps {
 		if !p.writeCats {
+			if !p.isNew {
+				dated = append(dated, p.row.ID)
+			}
 			continue
 		}
 		if !p.isNew {
 			ids = append(ids, p.row.ID)
 		}
+		var date *time.Time
+		if !p.row.Published.IsZero() {
+			date = &p.row.Published
+		}
 		for i, c := range p.cats {
 			paper = append(paper, p.row.ID)
 			position = append(position, int64(i))
 			code = append(code, c)
+			published = append(published, date)
 		}
 	}
-	return db.ReplacePaperCategories(ctx, tx, ids, paper, position, code)
+	if err := db.ReplacePaperCategories(ctx, tx, ids, paper, position, code, published); err != nil {
+		return err
+	}
+	return db.SyncCategoryDates(ctx, tx, dated)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/papergraph/papergraph/db"
 )
 
-// deriveCoauthors writes the co-author rows of the queued researchers
+// deriveCoauthors writes the co-author rows of the derive batch's researchers
 // (deriveResearchers has deleted their old ones): every other researcher
 // on one of their papers, with the number of papers shared. Papers of
 // more than db.MaxCoauthorPaperAuthors authors tie no one.
@@ -20,7 +20,7 @@ import (
 // and PostgreSQL about 16 s to group and insert, and Go a few tenths of a
 // second to sort; the rows then go in as bound parameters in that order.
 func deriveCoauthors(ctx context.Context, tx bun.Tx) error {
-	queue, err := db.DeriveQueue(ctx, tx)
+	queue, err := db.DeriveBatch(ctx, tx)
 	if err != nil || len(queue) == 0 {
 		return err
 	}

@@ -48,17 +48,13 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 	} else {
 		done <- nil
 	}
-	steps := []struct {
-		name string
-		fn   func(ctx context.Context, tx bun.Tx) error
-	}{
-		{"initials", mergeInitials},
-		{"researchers", deriveResearchers},
-		{"same-name", deriveSameName},
-		{"affiliations", matchAffiliations},
-	}
-	for _, s := range steps {
-		if err = deriveStep(ctx, bdb, s.name, s.fn); err != nil {
+	for _, s := range deriveSteps {
+		if s.batched {
+			err = deriveBatches(ctx, bdb, s.name, s.fn)
+		} else {
+			err = deriveStep(ctx, bdb, s.name, s.fn)
+		}
+		if err != nil {
 			break
 		}
 	}
@@ -71,6 +67,46 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 	return deriveStep(ctx, bdb, "queue", func(ctx context.Context, tx bun.Tx) error {
 		return db.ClearDeriveQueue(ctx, tx)
 	})
+}
+
+// deriveSteps are the steps of Derive after the citations, in order, each
+// in a transaction of its own.
+var deriveSteps = []struct {
+	name    string
+	fn      func(ctx context.Context, tx bun.Tx) error
+	batched bool // run on the queue a batch at a time (deriveBatches)
+}{
+	{"initials", mergeInitials, false},
+	{"researchers", deriveResearchers, true},
+	{"same-name", deriveSameName, false},
+	{"affiliations", matchAffiliations, false},
+}
+
+// deriveBatchSize is the most researchers one transaction of a batched
+// step recomputes. What such a step holds in memory (every co-author pair
+// of the batch's researchers, their figures) grows with the batch, not
+// with the archive.
+var deriveBatchSize = 20_000
+
+// deriveBatches runs fn over the derive queue a batch at a time, each
+// batch (derive_batch, in id order) in a transaction of its own. The queue
+// itself is emptied only at the end of Derive, so a derive stopped between
+// two batches is done again in full by the next import or migrate.
+func deriveBatches(ctx context.Context, bdb *bun.DB, name string, fn func(ctx context.Context, tx bun.Tx) error) error {
+	var after int64
+	for {
+		var n int
+		err := deriveStep(ctx, bdb, name, func(ctx context.Context, tx bun.Tx) error {
+			var err error
+			if n, after, err = db.FillDeriveBatch(ctx, tx, after, deriveBatchSize); err != nil || n == 0 {
+				return err
+			}
+			return fn(ctx, tx)
+		})
+		if err != nil || n == 0 {
+			return err
+		}
+	}
 }
 
 // deriveStep runs one step of Derive in a transaction of its own.
