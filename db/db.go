@@ -116,13 +116,20 @@ func open(dsn string, conns int, read bool) (*bun.DB, error) {
 		}
 		conns = 1
 	}
-	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+params+pragmas)
+	sqldb, err := sql.Open("sqlite", "file:"+uriPath(path)+"?"+params+pragmas)
 	if err != nil {
 		return nil, err
 	}
 	sqldb.SetMaxOpenConns(conns)
 	sqldb.SetMaxIdleConns(conns)
 	return newDB(sqldb, sqlitedialect.New()), nil
+}
+
+// uriPath escapes what SQLite's URI filenames read as syntax in a file
+// path: % (an escape) and # (the start of a fragment, which cut a path
+// such as "runs#2/papergraph.db" short and opened another file).
+func uriPath(path string) string {
+	return strings.NewReplacer("%", "%25", "#", "%23").Replace(path)
 }
 
 // newDB wraps sqldb for bun, with the hook that keeps each context to its

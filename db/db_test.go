@@ -2,6 +2,8 @@ package db_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -98,4 +100,36 @@ func TestUnrecordedMigrationRunsAgain(t *testing.T) {
 			t.Errorf("Ping: %v", err)
 		}
 	})
+}
+
+// A file path is opened as it is written, whatever URI syntax it holds: a
+// # once cut it short (a fragment) and opened another file.
+func TestOpenPathWithURISyntax(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs#2 100%")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "a#b%41.db")
+	bdb, err := db.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bdb.Close()
+	if _, err := bdb.ExecContext(t.Context(), "CREATE TABLE probe (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) == 0 || entries[0].Name() != "a#b%41.db" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files in %s: %q, want a#b%%41.db (and its journal)", dir, names)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "runs")); err == nil {
+		t.Error("a file named runs was made beside the directory: the path was cut at #")
+	}
 }
