@@ -84,6 +84,9 @@ func newResearcherIndex() *researcherIndex {
 	}
 }
 
+// size is the number of researchers and looked-up keys cached.
+func (x *researcherIndex) size() int { return len(x.byID) + len(x.loaded) }
+
 func (x *researcherIndex) add(e *resEntry) {
 	x.byName[e.row.NameKey] = append(x.byName[e.row.NameKey], e)
 	x.index(e)
