@@ -159,7 +159,6 @@ func SuggestCategories(ctx context.Context, idb bun.IDB, prefix string, n int) (
 type ResearcherCount struct {
 	Parent string `bun:"parent"`
 	Count  int    `bun:"n"`
-	RN     int64  `bun:"rn"`
 	Researcher
 }
 
