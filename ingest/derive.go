@@ -22,6 +22,10 @@ import (
 // so running it again, or after a crash, gives the same result; the cost
 // follows what an import changed, not the size of the archive.
 func Derive(ctx context.Context, bdb *bun.DB) error {
+	bulk, err := db.InBulk(ctx, bdb)
+	if err != nil {
+		return err
+	}
 	// The steps below read the indexes a bulk load deferred, but for the
 	// full-text ones.
 	fullText, err := db.EndBulkIndexes(ctx, bdb)
@@ -64,9 +68,18 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 	if err := <-done; err != nil {
 		return err
 	}
-	return deriveStep(ctx, bdb, "queue", func(ctx context.Context, tx bun.Tx) error {
+	if err := deriveStep(ctx, bdb, "queue", func(ctx context.Context, tx bun.Tx) error {
 		return db.ClearDeriveQueue(ctx, tx)
-	})
+	}); err != nil {
+		return err
+	}
+	// After a bulk load, PostgreSQL's tables are vacuumed and analysed
+	// before the first request (db.VacuumAnalyze); an increment leaves
+	// that to autovacuum.
+	if bulk {
+		return db.VacuumAnalyze(ctx, bdb)
+	}
+	return nil
 }
 
 // deriveSteps are the steps of Derive after the citations, in order, each
