@@ -18,11 +18,11 @@ type PaperSet struct {
 
 // ListSet is the papers of list for each parent, only those filed under
 // category when it is not empty.
-func ListSet[P PaperParent](list PaperList, parents []P, category string) PaperSet {
+func ListSet[P PaperParent](idb bun.IDB, list PaperList, parents []P, category string) PaperSet {
 	q, args := pairs(list, parents)
 	q = "SELECT s.parent, s.child AS id FROM (" + q + ") AS s"
 	if category != "" {
-		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter
+		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter(idb)
 		args = append(args, category)
 	}
 	return PaperSet{sql: q, args: args}
@@ -108,6 +108,9 @@ func YearFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSet) (
 // reads the set once for both: a common word's candidates are the costly
 // part of its facets. The orders are CategoryFacets' and YearFacets'.
 func SearchFacets(ctx context.Context, idb bun.IDB, s PaperSearch) ([]CategoryCount, []YearCount, error) {
+	if s.cand != nil {
+		return candidateFacets(ctx, idb, s.cand)
+	}
 	set := s.Set(idb)
 	year := "CAST(strftime('%Y', p.published) AS INTEGER)"
 	if IsPostgres(idb) {
@@ -140,6 +143,13 @@ func SearchFacets(ctx context.Context, idb bun.IDB, s PaperSearch) ([]CategoryCo
 			years = append(years, YearCount{Year: r.Year, Count: r.N})
 		}
 	}
+	sortFacets(cats, years)
+	return cats, years, nil
+}
+
+// sortFacets puts facets in their orders: categories most papers first
+// (then by code), years oldest first with the undated last.
+func sortFacets(cats []CategoryCount, years []YearCount) {
 	slices.SortFunc(cats, func(a, b CategoryCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Code, b.Code))
 	})
@@ -149,7 +159,6 @@ func SearchFacets(ctx context.Context, idb bun.IDB, s PaperSearch) ([]CategoryCo
 		}
 		return cmp.Compare(*a.Year, *b.Year)
 	})
-	return cats, years, nil
 }
 
 func boolRank(b bool) int {
@@ -157,4 +166,39 @@ func boolRank(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// candidateFacets is SearchFacets over a search's candidates: the years
+// from c itself, the categories in one statement over c's ids (none when
+// there are no candidates), which reads the categories' index and no
+// paper.
+func candidateFacets(ctx context.Context, idb bun.IDB, c *Candidates) ([]CategoryCount, []YearCount, error) {
+	if len(c.IDs) == 0 {
+		return nil, nil, nil
+	}
+	var cats []CategoryCount
+	err := idb.NewRaw(`SELECT t.n AS count, c.* FROM (
+		  SELECT pc.category, COUNT(*) AS n FROM paper_categories AS pc WHERE pc.paper_id IN (?) GROUP BY pc.category) AS t
+		JOIN categories AS c ON c.code = t.category`, bun.List(c.IDs)).Scan(ctx, &cats)
+	if err != nil {
+		return nil, nil, err
+	}
+	perYear := map[int]int{}
+	undated := 0
+	for _, r := range c.rows {
+		if r.Published.IsZero() {
+			undated++
+		} else {
+			perYear[r.Published.UTC().Year()]++
+		}
+	}
+	years := make([]YearCount, 0, len(perYear)+1)
+	for y, n := range perYear {
+		years = append(years, YearCount{Year: &y, Count: n})
+	}
+	if undated > 0 {
+		years = append(years, YearCount{Count: undated})
+	}
+	sortFacets(cats, years)
+	return cats, years, nil
 }

@@ -1,8 +1,10 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -28,6 +30,123 @@ type PaperSearch struct {
 	// RankAll ranks every match in a relevance order, not only the
 	// RelevanceCandidates: an export streams a search whole.
 	RankAll bool
+
+	// cand, when not nil, is the search's candidates as read by
+	// SearchCandidates: a relevance page, the count and the facets read
+	// them from it instead of finding them again.
+	cand *Candidates
+}
+
+// Candidates are a search's RelevanceCandidates most cited matches (most
+// cited first, newest id first among equals), as SearchCandidates reads
+// them once for a request, with what its count, year facet and relevance
+// page need of each.
+type Candidates struct {
+	// IDs are the candidates, all the matches when More is false.
+	IDs []int64
+	// More reports that the search matches more papers than IDs holds.
+	More bool
+	// rows are the candidates in IDs' order.
+	rows []candidate
+	// scored tells that the rows carry their relevance score.
+	scored bool
+}
+
+// candidate is one of a search's Candidates.
+type candidate struct {
+	ID        int64     `bun:"id"`
+	Published time.Time `bun:"published,nullzero"`
+	Score     float64   `bun:"score"`
+}
+
+// SearchCandidates reads the candidates of s, which has a query, in one
+// statement: its RelevanceCandidates most cited matches, whether there are
+// more, their dates and, when scored, their relevance. A common word's
+// candidates are the costly part of a search (a walk down the citation
+// order until a thousand match), so that a request asking for a relevance
+// page, the count and the facets finds them once; see WithCandidates.
+func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bool) (Candidates, error) {
+	score, from, args := s.filtered(idb)
+	if !scored {
+		score = "0.0"
+	}
+	var rows []candidate
+	err := idb.NewRaw("SELECT p.id, p.published, "+score+" AS score "+from+" ORDER BY p.citation_count DESC, p.id DESC LIMIT ?",
+		append(args, RelevanceCandidates+1)...).Scan(ctx, &rows)
+	if err != nil {
+		return Candidates{}, err
+	}
+	c := Candidates{scored: scored}
+	if len(rows) > RelevanceCandidates {
+		rows, c.More = rows[:RelevanceCandidates], true
+	}
+	c.rows, c.IDs = rows, make([]int64, len(rows))
+	for i, r := range rows {
+		c.IDs[i] = r.ID
+	}
+	return c, nil
+}
+
+// WithCandidates is s reading its candidates from c, which
+// SearchCandidates read for s: SearchCount then sends no statement,
+// SearchFacets counts categories over c's ids and years from c, and
+// SearchPapers in relevance order (when c is scored) orders c itself and
+// reads only the page's papers.
+func (s PaperSearch) WithCandidates(c Candidates) PaperSearch {
+	s.cand = &c
+	return s
+}
+
+// relevancePage reads page a, in relevance order, of the scored
+// candidates c: c sorted as relevanceKeyset orders (score first, then id
+// ascending), cut at a's cursors, then the page's papers read by id in one
+// statement (none when the page is empty).
+func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) (Page[*Paper], error) {
+	rows := slices.Clone(c.rows)
+	less := func(x, y candidate) int { // relevance order: -1 when x comes first
+		if x.Score != y.Score {
+			if x.Score > y.Score {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(x.ID, y.ID)
+	}
+	slices.SortFunc(rows, less)
+	if a.After.Set {
+		at := candidate{ID: a.After.ID, Score: keyScore(a.After.Key)}
+		rows = slices.DeleteFunc(rows, func(r candidate) bool { return less(r, at) <= 0 })
+	}
+	if a.Before.Set {
+		at := candidate{ID: a.Before.ID, Score: keyScore(a.Before.Key)}
+		rows = slices.DeleteFunc(rows, func(r candidate) bool { return less(r, at) >= 0 })
+	}
+	if a.First == 0 && a.Last > 0 { // read backward, as limitSQL does
+		slices.Reverse(rows)
+	}
+	rows = rows[:min(len(rows), a.size()+1)]
+	if len(rows) == 0 {
+		return searchPage(nil, a), nil
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var ps []*Paper
+	if err := idb.NewRaw("SELECT "+paperListColumns+" FROM papers AS p WHERE p.id IN (?)", bun.List(ids)).Scan(ctx, &ps); err != nil {
+		return Page[*Paper]{}, err
+	}
+	byID := make(map[int64]*Paper, len(ps))
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+	ordered := make([]*searchRow, 0, len(rows))
+	for _, r := range rows {
+		if p := byID[r.ID]; p != nil { // a paper deleted since: left out
+			ordered = append(ordered, &searchRow{Score: r.Score, Paper: *p})
+		}
+	}
+	return searchPage(ordered, a), nil
 }
 
 // relevanceKeyset orders by the score searchFrom computes, best first.
@@ -110,7 +229,7 @@ func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
 		args = append(args, bun.List(s.IDs))
 	}
 	if len(s.Categories) > 0 {
-		from += " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND pc.category IN (?))"
+		from += " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND " + categoryColumn(idb) + " IN (?))"
 		args = append(args, bun.List(s.Categories))
 	}
 	if !s.From.IsZero() {
@@ -149,6 +268,9 @@ type searchRow struct {
 // SearchPapers reads one page of the papers s selects, in a.Order. The
 // papers are Partial and carry their Score.
 func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (Page[*Paper], error) {
+	if a.Order == Relevance && s.cand != nil && s.cand.scored && !s.RankAll {
+		return relevancePage(ctx, idb, s.cand, a)
+	}
 	from, args := s.searchFrom(idb, a.Order == Relevance)
 	k := paperKeysets[a.Order]
 	if a.Order == Relevance {
@@ -159,13 +281,19 @@ func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (
 	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return Page[*Paper]{}, err
 	}
+	return searchPage(rows, a), nil
+}
+
+// searchPage is the page of a search read as rows (a's page and one more,
+// in the order read), its papers Partial and carrying their Score.
+func searchPage(rows []*searchRow, a PageArgs) Page[*Paper] {
 	pg := split(rows, func(r *searchRow) int64 { return r.Parent }, nil, a)[0]
 	out := Page[*Paper]{Items: make([]*Paper, len(pg.Items)), HasNext: pg.HasNext, HasPrev: pg.HasPrev}
 	for i, r := range pg.Items {
 		r.Paper.Partial, r.Paper.Score = true, r.Score
 		out.Items[i] = &r.Paper
 	}
-	return out, nil
+	return out
 }
 
 // MatchPapers reads the papers among s.IDs that s selects, in id order,
@@ -200,6 +328,9 @@ func SearchCount(ctx context.Context, idb bun.IDB, s PaperSearch) (n int, exact 
 	if s.Query.IsZero() {
 		n, err = SearchTotal(ctx, idb, s)
 		return n, true, err
+	}
+	if s.cand != nil {
+		return len(s.cand.IDs), !s.cand.More, nil
 	}
 	_, from, args := s.filtered(idb)
 	err = idb.NewRaw("SELECT COUNT(*) FROM (SELECT 1 "+from+" LIMIT ?) AS m", append(args, SearchCountCap+1)...).Scan(ctx, &n)

@@ -336,17 +336,17 @@ func newLoaders(idb bun.IDB) *Loaders {
 			})),
 		categoryFacets: newLoader(paperListFetch(
 			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64][]db.CategoryCount, error) {
-				return db.CategoryFacets[int64](ctx, idb, db.ListSet(g.list, ids, g.category))
+				return db.CategoryFacets[int64](ctx, idb, db.ListSet(idb, g.list, ids, g.category))
 			},
 			func(ctx context.Context, g paperTotalKey, codes []string) (map[string][]db.CategoryCount, error) {
-				return db.CategoryFacets[string](ctx, idb, db.ListSet(g.list, codes, g.category))
+				return db.CategoryFacets[string](ctx, idb, db.ListSet(idb, g.list, codes, g.category))
 			})),
 		yearFacets: newLoader(paperListFetch(
 			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64][]db.YearCount, error) {
-				return db.YearFacets[int64](ctx, idb, db.ListSet(g.list, ids, g.category))
+				return db.YearFacets[int64](ctx, idb, db.ListSet(idb, g.list, ids, g.category))
 			},
 			func(ctx context.Context, g paperTotalKey, codes []string) (map[string][]db.YearCount, error) {
-				return db.YearFacets[string](ctx, idb, db.ListSet(g.list, codes, g.category))
+				return db.YearFacets[string](ctx, idb, db.ListSet(idb, g.list, codes, g.category))
 			})),
 		coauthorPages:               pageLoader(idb, db.CoauthorPages),
 		coauthorTotals:              newLoader(bind(idb, db.CoauthorTotals)),

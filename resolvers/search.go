@@ -102,14 +102,32 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	if err != nil {
 		return nil, err
 	}
+	// A query's candidates (its most cited matches, db.SearchCandidates)
+	// are read once, when the first of a relevance page, the count and the
+	// facets needs them, and serve all three.
+	withCandidates := sync.OnceValues(func() (db.PaperSearch, error) {
+		if s.Query.IsZero() {
+			return s, nil
+		}
+		c, err := db.SearchCandidates(ctx, r.db, s, order == db.Relevance)
+		return s.WithCandidates(c), err
+	})
 	// totalCount and totalCountIsExact share one count, read when either
 	// is asked for.
 	count := sync.OnceValues(func() (searchCount, error) {
+		s, err := withCandidates()
+		if err != nil {
+			return searchCount{}, err
+		}
 		n, exact, err := db.SearchCount(ctx, r.db, s)
 		return searchCount{n, exact}, err
 	})
 	// Both facets are read in one statement, when either is asked for.
 	facets := sync.OnceValues(func() (searchFacets, error) {
+		s, err := withCandidates()
+		if err != nil {
+			return searchFacets{}, err
+		}
 		cats, years, err := db.SearchFacets(ctx, r.db, s)
 		return searchFacets{cats, years}, err
 	})
@@ -137,7 +155,13 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	if !asksPage(ctx, "PaperConnection") {
 		return conn, nil
 	}
-	pg, err := db.SearchPapers(ctx, r.db, s, args)
+	page := s
+	if order == db.Relevance {
+		if page, err = withCandidates(); err != nil {
+			return nil, err
+		}
+	}
+	pg, err := db.SearchPapers(ctx, r.db, page, args)
 	if err != nil {
 		return nil, err
 	}

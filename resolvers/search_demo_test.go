@@ -54,6 +54,101 @@ func TestSearchDemo(t *testing.T) {
 		t.Run(kind+"/known-items", func(t *testing.T) { knownItems(t, c) })
 		t.Run(kind+"/topical", func(t *testing.T) { topical(t, c) })
 		t.Run(kind+"/capped-count", func(t *testing.T) { cappedCount(t, bdb, c) })
+		t.Run(kind+"/candidates", func(t *testing.T) { candidatePages(t, bdb, c) })
+	}
+}
+
+// candidatePages checks what a search with a query reads from its
+// candidates, found once per request (db.SearchCandidates), against the
+// statements that find them afresh: relevance pages walked forward
+// and backward (7 or 97 a page) against db.SearchPapers ranking the candidates in SQL, and
+// totalCount and both facets against the candidates counted in Go, for
+// common words (capped), rarer ones and no match, plain and in hep-th.
+func candidatePages(t *testing.T, bdb *bun.DB, c *client.Client) {
+	ctx := context.Background()
+	f := readFacts(t, bdb)
+	for _, q := range []string{"the", "of the", "theory", "quantum gravity", "fivebrane", "xyzzyplugh"} {
+		for _, cats := range [][]string{nil, {"hep-th"}} {
+			name := q + " " + strings.Join(cats, ",")
+			sq, err := db.ParseSearchQuery(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := db.PaperSearch{Query: sq, Categories: cats}
+			cited, err := db.SearchPapers(ctx, bdb, s, db.PageArgs{First: db.RelevanceCandidates, Order: db.MostCited})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranked, err := db.SearchPapers(ctx, bdb, s, db.PageArgs{First: db.RelevanceCandidates, Order: db.Relevance})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, p := range cited.Items {
+				ids = append(ids, p.ID)
+			}
+			var want []string
+			for _, p := range ranked.Items {
+				want = append(want, p.ArxivID)
+			}
+			filter := map[string]any{"categories": cats}
+			type page struct {
+				SearchPapers struct {
+					TotalCount int
+					Facets     facetsFields
+					PageInfo   struct {
+						HasNextPage, HasPreviousPage bool
+						StartCursor, EndCursor       *string
+					}
+					Nodes []struct{ ArxivID string }
+				}
+			}
+			const pageQuery = `query($q: String!, $f: PaperFilter, $first: Int, $after: String, $last: Int, $before: String) {
+				searchPapers(query: $q, filter: $f, first: $first, after: $after, last: $last, before: $before) { ` + facetFields + `
+				pageInfo { hasNextPage hasPreviousPage startCursor endCursor } nodes { arxivId } } }`
+			size := 7 // pages of 97 through a thousand candidates
+			if len(want) > 100 {
+				size = 97
+			}
+			var forward []string
+			var after *string
+			for range len(want) + 1 {
+				var resp page
+				c.MustPost(pageQuery, &resp, client.Var("q", q), client.Var("f", filter), client.Var("first", size), client.Var("after", after))
+				if after == nil {
+					checkFacets(t, name, facetsResp{resp.SearchPapers.TotalCount, resp.SearchPapers.Facets}, f, ids)
+				}
+				for _, n := range resp.SearchPapers.Nodes {
+					forward = append(forward, n.ArxivID)
+				}
+				if !resp.SearchPapers.PageInfo.HasNextPage {
+					break
+				}
+				after = resp.SearchPapers.PageInfo.EndCursor
+			}
+			if !slices.Equal(forward, want) {
+				t.Errorf("%s: forward pages gave %d papers, want the %d ranked in SQL; first %v, want %v",
+					name, len(forward), len(want), firstFew(forward), firstFew(want))
+			}
+			var backward []string
+			var before *string
+			for range len(want) + 1 {
+				var resp page
+				c.MustPost(pageQuery, &resp, client.Var("q", q), client.Var("f", filter), client.Var("last", size), client.Var("before", before))
+				var got []string
+				for _, n := range resp.SearchPapers.Nodes {
+					got = append(got, n.ArxivID)
+				}
+				backward = append(got, backward...)
+				if !resp.SearchPapers.PageInfo.HasPreviousPage {
+					break
+				}
+				before = resp.SearchPapers.PageInfo.StartCursor
+			}
+			if !slices.Equal(backward, want) {
+				t.Errorf("%s: backward pages gave %d papers, want the %d ranked in SQL", name, len(backward), len(want))
+			}
+		}
 	}
 }
 

@@ -155,15 +155,17 @@ func (f paperFacts) counts(ids []int64) (years map[int]int, cats map[string]int)
 
 type facetsResp struct {
 	TotalCount int
-	Facets     struct {
-		Categories []struct {
-			Category struct{ Code string }
-			Count    int
-		}
-		Years []struct {
-			Year  *int
-			Count int
-		}
+	Facets     facetsFields
+}
+
+type facetsFields struct {
+	Categories []struct {
+		Category struct{ Code string }
+		Count    int
+	}
+	Years []struct {
+		Year  *int
+		Count int
 	}
 }
 
@@ -494,6 +496,68 @@ func TestFacetStatements(t *testing.T) {
 		}
 		if got := counter.Count(); got != facetStatements {
 			t.Errorf("got %d statements, want %d", got, facetStatements)
+		}
+	})
+}
+
+// TestSearchStatements pins the statements of a search with a query
+// asking for its count, both facets and a page: the candidates once
+// (db.SearchCandidates: the most cited matches, with dates and scores),
+// then the categories facet over their ids, then the page's papers (by id
+// in relevance order, which is sorted from the candidates; by the
+// citation order's own statement otherwise). A query matching nothing
+// needs no statement past the candidates.
+func TestSearchStatements(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		c := newClient(bdb)
+		facts := readFacts(t, bdb)
+		counter := &db.StatementCounter{}
+		bdb.AddQueryHook(counter)
+		tests := []struct {
+			query, sort string
+			want        int64
+		}{
+			{"field", "RELEVANCE", 3},
+			{"field", "MOST_CITED", 3},
+			{"xyzzyplugh", "RELEVANCE", 1},
+			{"xyzzyplugh", "NEWEST", 2},
+		}
+		for _, tt := range tests {
+			var resp struct {
+				SearchPapers struct {
+					TotalCount        int
+					TotalCountIsExact bool
+					Facets            facetsFields
+					Nodes             []struct{ ArxivID string }
+				}
+			}
+			before := counter.Count()
+			c.MustPost(`query($q: String!, $s: PaperSearchSort) { searchPapers(query: $q, sort: $s, first: 3) {
+				totalCount totalCountIsExact facets { categories { category { code } count } years { year count } } nodes { arxivId } } }`,
+				&resp, client.Var("q", tt.query), client.Var("s", tt.sort))
+			if got := counter.Count() - before; got != tt.want {
+				t.Errorf("%s by %s: %d statements, want %d", tt.query, tt.sort, got, tt.want)
+			}
+			got := resp.SearchPapers
+			if matched := tt.query == "field"; matched != (got.TotalCount > 3 && len(got.Nodes) == 3 && len(got.Facets.Years) > 0) || !got.TotalCountIsExact {
+				t.Errorf("%s by %s: got %+v", tt.query, tt.sort, got)
+			}
+			// The facets counted from the candidates are those of every
+			// match (fewer than db.RelevanceCandidates here).
+			sq, err := db.ParseSearchQuery(tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := db.SearchPapers(context.Background(), bdb, db.PaperSearch{Query: sq}, db.PageArgs{First: db.RelevanceCandidates, Order: db.MostCited})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, p := range all.Items {
+				ids = append(ids, p.ID)
+			}
+			checkFacets(t, tt.query+" by "+tt.sort, facetsResp{got.TotalCount, got.Facets}, facts, ids)
 		}
 	})
 }

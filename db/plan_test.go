@@ -1,0 +1,97 @@
+package db_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// sqlLog keeps the statements bun sends.
+type sqlLog struct {
+	mu   sync.Mutex
+	sqls []string
+}
+
+func (l *sqlLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (l *sqlLog) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sqls = append(l.sqls, ev.Query)
+}
+
+// TestCategoryProbeUsesPaperKey checks SQLite's plan for the statements
+// that keep a list's or a search's papers of one category: each paper's
+// categories are probed by the paper's id (the primary key), never along
+// the category index, whose (category, published, paper_id) order makes a
+// probe walk the whole category for every paper (minutes for a common
+// word in hep-th over the demo set). The plan is SQLite's alone:
+// PostgreSQL plans the probe from its statistics.
+func TestCategoryProbeUsesPaperKey(t *testing.T) {
+	ctx := context.Background()
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	log := &sqlLog{}
+	bdb.AddQueryHook(log)
+	q, err := db.ParseSearchQuery("the")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := db.PaperSearch{Query: q, Categories: []string{"hep-th"}}
+	if _, err := db.SearchCandidates(ctx, bdb, s, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SearchPapers(ctx, bdb, s, db.PageArgs{First: 5, Order: db.MostCited}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PaperPages(ctx, bdb, db.ResearcherPapers, []int64{1}, db.PageArgs{First: 5, Order: db.Newest, Category: "hep-th"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PaperTotals(ctx, bdb, db.ResearcherPapers, []int64{1}, "hep-th"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CategoryFacets[int64](ctx, bdb, db.ListSet(bdb, db.ResearcherPapers, []int64{1}, "hep-th")); err != nil {
+		t.Fatal(err)
+	}
+	log.mu.Lock()
+	sqls := log.sqls
+	log.mu.Unlock()
+	if len(sqls) != 5 {
+		t.Fatalf("got %d statements, want 5:\n%s", len(sqls), strings.Join(sqls, "\n"))
+	}
+	for _, sql := range sqls {
+		var plan []string
+		rows, err := bdb.DB.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sql)
+		if err != nil {
+			t.Fatalf("%v: %s", err, sql)
+		}
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		probe := false
+		for _, step := range plan {
+			if strings.Contains(step, "pc EXISTS") || strings.Contains(step, "SEARCH pc ") {
+				probe = true
+				if !strings.Contains(step, "PRIMARY KEY (paper_id=?)") {
+					t.Errorf("probe %q, want by the primary key (paper_id=?), in:\n%s\nfor %s", step, strings.Join(plan, "\n"), sql)
+				}
+			}
+		}
+		if !probe {
+			t.Errorf("no probe of paper_categories in:\n%s\nfor %s", strings.Join(plan, "\n"), sql)
+		}
+	}
+}
