@@ -19,7 +19,8 @@ type PaperSet struct {
 // ListSet is the papers of list for each parent, only those filed under
 // category when it is not empty.
 func ListSet[P PaperParent](idb bun.IDB, list PaperList, parents []P, category string) PaperSet {
-	q, args := pairs(list, parents)
+	// The set is SQL for facets' statements, which bind nothing.
+	q, args := pairs(&bound{}, list, parents)
 	q = "SELECT s.parent, s.child AS id FROM (" + q + ") AS s"
 	if category != "" {
 		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter(idb)

@@ -265,14 +265,17 @@ var listPairs = map[PaperList]string{
 }
 
 // pairs is the SQL of list's pairs for parents and its arguments: the
-// parents once for each IN (?) of the list.
-func pairs[P PaperParent](list PaperList, parents []P) (string, []any) {
-	q := listPairs[list]
-	args := make([]any, strings.Count(q, "IN (?)"))
-	for i := range args {
-		args[i] = bun.List(parents)
+// parents for each IN (?) of the list (bound once where b binds).
+func pairs[P PaperParent](b *bound, list PaperList, parents []P) (string, []any) {
+	parts := strings.Split(listPairs[list], " IN (?)")
+	var args []any
+	for i := 1; i < len(parts); i++ {
+		col := parts[i-1][strings.LastIndexByte(parts[i-1], ' ')+1:]
+		cond, a := in(b, col, parents)
+		parts[i-1] = parts[i-1][:len(parts[i-1])-len(col)] + cond
+		args = append(args, a...)
 	}
-	return q, args
+	return strings.Join(parts, ""), args
 }
 
 // categoryFilter keeps the papers "p" filed under a category (one
@@ -310,7 +313,8 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 	if list == CategoryPapers && categoryRange(a) {
 		return categoryPages(ctx, idb, parents, a)
 	}
-	q, args := pairs(list, parents)
+	b := binding(idb)
+	q, args := pairs(b, list, parents)
 	from := "FROM (" + q + ") AS s JOIN papers AS p ON p.id = s.child WHERE 1 = 1"
 	if a.Category != "" {
 		from += categoryFilter(idb)
@@ -318,7 +322,7 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 	}
 	q, args = paperKeysets[a.Order].pageSQL("s.parent, "+paperListColumns, "s.parent", from, args, a, true)
 	var rows []*pageRow[P]
-	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+	if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
 		return nil, err
 	}
 	pages := split(rows, func(r *pageRow[P]) P { return r.Parent }, func(r *pageRow[P]) int { return r.Total }, a)
@@ -349,13 +353,14 @@ func PaperTotals[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList
 		return totals[P](ctx, idb, "SELECT category AS parent, COUNT(*) AS n FROM paper_categories WHERE category IN (?) GROUP BY category",
 			[]any{bun.List(parents)})
 	}
-	q, args := pairs(list, parents)
+	b := binding(idb)
+	q, args := pairs(b, list, parents)
 	q = "SELECT s.parent, COUNT(*) AS n FROM (" + q + ") AS s"
 	if category != "" {
 		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter(idb)
 		args = append(args, category)
 	}
-	return totals[P](ctx, idb, q+" GROUP BY s.parent", args)
+	return totals[P](b.ctx(ctx), idb, q+" GROUP BY s.parent", args)
 }
 
 func totals[P PaperParent](ctx context.Context, idb bun.IDB, q string, args []any) (map[P]int, error) {
@@ -401,11 +406,12 @@ type CoauthorRow struct {
 // CoauthorPages reads one page of the co-authors of each researcher, most
 // shared papers first; read without a cursor, each page is Counted.
 func CoauthorPages(ctx context.Context, idb bun.IDB, researchers []int64, a PageArgs) (map[int64]Page[*CoauthorRow], error) {
+	b := binding(idb)
+	cond, args := in(b, "c.researcher_id", researchers)
 	q, args := coauthorKeyset.pageSQL("c.researcher_id AS parent, c.paper_count AS shared, r.*", "c.researcher_id",
-		"FROM coauthors AS c JOIN researchers AS r ON r.id = c.coauthor_id WHERE c.researcher_id IN (?)",
-		[]any{bun.List(researchers)}, a, true)
+		"FROM coauthors AS c JOIN researchers AS r ON r.id = c.coauthor_id WHERE "+cond, args, a, true)
 	var rows []*CoauthorRow
-	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+	if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
 		return nil, err
 	}
 	return split(rows, func(r *CoauthorRow) int64 { return r.Parent }, func(r *CoauthorRow) int { return r.Total }, a), nil

@@ -16,7 +16,9 @@ import (
 // PapersByIDs reads papers by primary key.
 func PapersByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Paper, error) {
 	var rows []*Paper
-	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+	b := binding(idb)
+	cond, args := in(b, "id", ids)
+	if err := idb.NewSelect().Model(&rows).Where(cond, args...).Scan(b.ctx(ctx)); err != nil {
 		return nil, err
 	}
 	return keyBy(rows, func(p *Paper) int64 { return p.ID }), nil
@@ -27,17 +29,23 @@ func PapersByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Pape
 func PapersByRefs(ctx context.Context, idb bun.IDB, arxivIDs, dois []string) (byArxiv, byDOI map[string]*Paper, err error) {
 	var rows []*Paper
 	q := idb.NewSelect().Model(&rows).Order("id")
-	switch {
-	case len(arxivIDs) > 0 && len(dois) > 0:
-		q.Where("arxiv_id IN (?) OR doi IN (?)", bun.List(arxivIDs), bun.List(dois))
-	case len(arxivIDs) > 0:
-		q.Where("arxiv_id IN (?)", bun.List(arxivIDs))
-	case len(dois) > 0:
-		q.Where("doi IN (?)", bun.List(dois))
-	default:
+	b := binding(idb)
+	var conds []string
+	var args []any
+	for _, c := range []struct {
+		col  string
+		keys []string
+	}{{"arxiv_id", arxivIDs}, {"doi", dois}} {
+		if len(c.keys) > 0 {
+			cond, a := in(b, c.col, c.keys)
+			conds, args = append(conds, cond), append(args, a...)
+		}
+	}
+	if len(conds) == 0 {
 		return map[string]*Paper{}, map[string]*Paper{}, nil
 	}
-	if err := q.Scan(ctx); err != nil {
+	q.Where(strings.Join(conds, " OR "), args...)
+	if err := q.Scan(b.ctx(ctx)); err != nil {
 		return nil, nil, err
 	}
 	byArxiv, byDOI = map[string]*Paper{}, map[string]*Paper{}
@@ -80,15 +88,17 @@ func AuthorshipsWithResearchers(ctx context.Context, idb bun.IDB, paperIDs []int
 		R Researcher `bun:"embed:r_"`
 	}
 	var rows []joined
+	b := binding(idb)
+	cond, args := in(b, "a.paper_id", paperIDs)
 	err := idb.NewSelect().
 		ColumnExpr("a.*").
 		ColumnExpr(researcherColumns(idb, "r", "r_")).
 		TableExpr("authorships AS a").
 		Join("LEFT JOIN researchers AS r ON r.id = a.researcher_id").
-		Where("a.paper_id IN (?)", bun.List(paperIDs)).
+		Where(cond, args...).
 		Where("a.position > ? AND a.position <= ?", w.After, int64(w.After)+int64(w.First)).
 		Order("a.paper_id", "a.position").
-		Scan(ctx, &rows)
+		Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,13 +132,15 @@ type PaperCategoryRow struct {
 // CategoriesByPaperIDs reads the categories of papers, primary first.
 func CategoriesByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (map[int64][]Category, error) {
 	var rows []PaperCategoryRow
+	b := binding(idb)
+	cond, args := in(b, "pc.paper_id", paperIDs)
 	err := idb.NewSelect().
 		ColumnExpr("pc.paper_id, c.*").
 		TableExpr("paper_categories AS pc").
 		Join("JOIN categories AS c ON c.code = pc.category").
-		Where("pc.paper_id IN (?)", bun.List(paperIDs)).
+		Where(cond, args...).
 		Order("pc.paper_id", "pc.position").
-		Scan(ctx, &rows)
+		Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -248,13 +260,15 @@ type ResearcherFieldRow struct {
 // papers first.
 func ResearcherCategoriesByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]ResearcherFieldRow, error) {
 	var rows []ResearcherFieldRow
+	b := binding(idb)
+	cond, args := in(b, "rc.researcher_id", ids)
 	err := idb.NewSelect().
 		ColumnExpr("rc.researcher_id, rc.paper_count, c.*").
 		TableExpr("researcher_categories AS rc").
 		Join("JOIN categories AS c ON c.code = rc.category").
-		Where("rc.researcher_id IN (?)", bun.List(ids)).
+		Where(cond, args...).
 		Order("rc.researcher_id").OrderExpr("rc.paper_count DESC").Order("rc.category").
-		Scan(ctx, &rows)
+		Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -265,20 +279,22 @@ func ResearcherCategoriesByResearcherIDs(ctx context.Context, idb bun.IDB, ids [
 // that share their name, most papers first: at most n of each.
 func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n int) (map[int64][]*Researcher, error) {
 	var rows []withParent[Researcher]
+	b := binding(idb)
+	cond, args := in(b, "s.researcher_id", ids)
 	// A common name has hundreds of profiles; the window reads n of each.
 	ranked := idb.NewSelect().
 		ColumnExpr("s.researcher_id AS parent, s.other_id").
 		ColumnExpr("ROW_NUMBER() OVER (PARTITION BY s.researcher_id ORDER BY o.paper_count DESC, o.id) AS rank").
 		TableExpr("same_name AS s").
 		Join("JOIN researchers AS o ON o.id = s.other_id").
-		Where("s.researcher_id IN (?)", bun.List(ids))
+		Where(cond, args...)
 	err := idb.NewSelect().
 		ColumnExpr("x.parent, r.*").
 		TableExpr("(?) AS x", ranked).
 		Join("JOIN researchers AS r ON r.id = x.other_id").
 		Where("x.rank <= ?", n).
 		Order("x.parent").OrderExpr("r.paper_count DESC").Order("r.id").
-		Scan(ctx, &rows)
+		Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -401,7 +400,7 @@ func openPostgres(dsn string, conns int, read bool) (*sql.DB, error) {
 			cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(ReadStatementTimeout.Milliseconds(), 10)
 		}
 	}
-	sqldb := stdlib.OpenDB(*cfg)
+	sqldb := openPGX(*cfg)
 	// As many idle connections as open ones: the default of two would
 	// close and reopen connections under any steady load.
 	sqldb.SetMaxOpenConns(conns)

@@ -190,6 +190,13 @@ func TestMetricsAddr(t *testing.T) {
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "papergraph_sql_statements_total") {
 		t.Errorf("metrics address /metrics = %d, want 200 with the metrics", rec.Code)
 	}
+	// Go's profiles are on the metrics address only.
+	if rec := serve(s.MetricsHandler(), httptest.NewRequest(http.MethodGet, "/debug/pprof/goroutine?debug=1", nil)); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "goroutine profile") {
+		t.Errorf("metrics address /debug/pprof/goroutine = %d, want 200 with the profile", rec.Code)
+	}
+	if rec := serve(s.Handler(), httptest.NewRequest(http.MethodGet, "/debug/pprof/goroutine?debug=1", nil)); rec.Code == http.StatusOK {
+		t.Errorf("API address /debug/pprof/goroutine = %d, want no profile", rec.Code)
+	}
 	if s := sqliteServer(t, Config{}); s.MetricsHandler() != nil {
 		t.Error("MetricsHandler without MetricsAddr is not nil")
 	}

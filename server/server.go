@@ -133,7 +133,9 @@ type Config struct {
 	// instead of GraphiQL.
 	DisableGraphiQL bool
 	// MetricsAddr, when set, is the address Run serves /metrics on, and
-	// the API's address does not serve it. Empty: /metrics on Addr.
+	// the API's address does not serve it; Go's profiles are served there
+	// too, under /debug/pprof/, and never on Addr. Empty: /metrics on
+	// Addr, and no profiles.
 	MetricsAddr string
 	// Collectors are served on /metrics beside the server's own, such as
 	// those of a harvest running in the process.
@@ -223,6 +225,7 @@ func New(cfg Config) (*Server, error) {
 	} else {
 		metrics := http.NewServeMux()
 		metrics.Handle("GET /metrics", m.handler())
+		profiles(metrics)
 		s.metrics = secureHeaders(metrics)
 	}
 	s.handler = traceRequests(observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.DB, cfg.Writer, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux)))), cfg.TracerProvider)

@@ -68,6 +68,7 @@ type peerOptions struct {
 	peerWorkers int
 	papergraph  string
 	keep        bool
+	reuse       string
 	oneClient   bool
 }
 
@@ -138,6 +139,7 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&o.papergraph, "papergraph", "", "a papergraph binary to use; empty: go build ./cmd/papergraph into the work directory")
 	fs.BoolVar(&o.oneClient, "one-client", false, "send every connection from 127.0.0.1, so that papergraph counts them as one client\n(its share of two statements at once then holds for all of them); default: one loopback address per connection")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory and the two databases")
+	fs.StringVar(&o.reuse, "reuse", "", "the work directory of an earlier run with --keep: measure on its SQLite file and the two\ndatabases it kept, without importing again, and keep them (the imports take minutes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -154,6 +156,9 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("--check %d: want 1 to --papers", o.check)
 	case o.peerWorkers < 1 || o.peerWorkers > 64:
 		return fmt.Errorf("--peer-workers %d: want 1 to 64", o.peerWorkers)
+	}
+	if o.reuse != "" {
+		o.keep = true
 	}
 	if o.papers < minRotation {
 		return fmt.Errorf("--papers %d: the variables must rotate over at least %d papers", o.papers, minRotation)
@@ -196,9 +201,12 @@ type peerReport struct {
 func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, error) {
 	rep := &peerReport{Started: time.Now().UTC(), DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(), Rounds: o.rounds,
 		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers, OneClient: o.oneClient}
-	work, err := os.MkdirTemp("", "papergraph-peer-")
-	if err != nil {
-		return nil, err
+	work := o.reuse
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "papergraph-peer-"); err != nil {
+			return nil, err
+		}
 	}
 	if o.keep {
 		rep.WorkDir = work
@@ -235,37 +243,46 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 			_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 		}
 	}
-	dropAll()
-	if o.keep {
-		rep.DatabasesKept = []string{pgDB, peerDB}
-	} else {
-		defer dropAll()
-	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{pgDB}.Sanitize()); err != nil {
-		return nil, err
-	}
 	pgDSN, err := withDatabase(o.adminDSN, pgDB)
 	if err != nil {
 		return nil, err
 	}
 	peerDSN, _ := withDatabase(o.adminDSN, peerDB)
 	sqliteFile := filepath.Join(work, "papergraph.db")
-
-	logf("importing the demo set into PostgreSQL (%s) and SQLite, and npm ci of PostGraphile", pgDB)
-	var peerDir string
-	var wg sync.WaitGroup
-	errs := make([]error, 3)
-	wg.Go(func() { errs[0] = quiet(setup, work, "import-pg", bin, "import", "--db", pgDSN, "demo") })
-	wg.Go(func() { errs[1] = quiet(setup, work, "import-sqlite", bin, "import", "--db", sqliteFile, "demo") })
-	wg.Go(func() { peerDir, errs[2] = installPeer(setup, work) })
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	if o.keep {
+		rep.DatabasesKept = []string{pgDB, peerDB}
 	}
-
-	logf("creating the peer's database %s from %s with peer/peer.sql", peerDB, pgDB)
-	if err := createPeerDB(setup, admin, pgDSN, pgDB, peerDSN, peerDB); err != nil {
-		return nil, err
+	var peerDir string
+	if o.reuse != "" {
+		logf("reusing %s and the databases %s and %s", work, pgDB, peerDB)
+		if err := kept(ctx, admin, sqliteFile, pgDB, peerDB); err != nil {
+			return nil, err
+		}
+		if peerDir, err = installPeer(setup, work); err != nil {
+			return nil, err
+		}
+	} else {
+		dropAll()
+		if !o.keep {
+			defer dropAll()
+		}
+		if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{pgDB}.Sanitize()); err != nil {
+			return nil, err
+		}
+		logf("importing the demo set into PostgreSQL (%s) and SQLite, and npm ci of PostGraphile", pgDB)
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		wg.Go(func() { errs[0] = quiet(setup, work, "import-pg", bin, "import", "--db", pgDSN, "demo") })
+		wg.Go(func() { errs[1] = quiet(setup, work, "import-sqlite", bin, "import", "--db", sqliteFile, "demo") })
+		wg.Go(func() { peerDir, errs[2] = installPeer(setup, work) })
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+		logf("creating the peer's database %s from %s with peer/peer.sql", peerDB, pgDB)
+		if err := createPeerDB(setup, admin, pgDSN, pgDB, peerDSN, peerDB); err != nil {
+			return nil, err
+		}
 	}
 	arxivIDs, err := paperIDs(ctx, pgDSN)
 	if err != nil {
@@ -428,6 +445,24 @@ func installPeer(ctx context.Context, work string) (string, error) {
 		return "", fmt.Errorf("npm ci in %s: %w\n%s", dir, err, tail(b, 2000))
 	}
 	return dir, os.WriteFile(done, nil, 0o644)
+}
+
+// kept checks that what --reuse measures on is there: the SQLite file
+// and both databases.
+func kept(ctx context.Context, admin *pgx.Conn, sqliteFile, pgDB, peerDB string) error {
+	if _, err := os.Stat(sqliteFile); err != nil {
+		return fmt.Errorf("--reuse: %w (want the work directory of a run with --keep)", err)
+	}
+	for _, name := range []string{pgDB, peerDB} {
+		var n int
+		if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("--reuse: no database %s (want the databases of a run with --keep)", name)
+		}
+	}
+	return nil
 }
 
 // withDatabase is dsn naming database name instead.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	gqlmodel "github.com/papergraph/papergraph/graph/model"
@@ -363,5 +364,35 @@ func TestPeerHarness(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "req/s papergraph PG / PostGraphile") {
 		t.Errorf("no table of ratios:\n%s", errOut.String())
+	}
+}
+
+// TestPeerReuseWantsAKeptRun: --reuse measures on what an earlier run
+// kept, and refuses a directory without its SQLite file or a missing
+// database rather than import again or serve an empty one.
+func TestPeerReuseWantsAKeptRun(t *testing.T) {
+	dsn := os.Getenv("PAPERGRAPH_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("set PAPERGRAPH_TEST_POSTGRES")
+	}
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"peer", "--pg", dsn, "--papergraph", os.Args[0], "--reuse", t.TempDir()}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "--reuse") || !strings.Contains(err.Error(), "papergraph.db") {
+		t.Errorf("--reuse of an empty directory: %v, want an error naming the missing papergraph.db", err)
+	}
+	admin, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	file := filepath.Join(t.TempDir(), "papergraph.db")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := kept(context.Background(), admin, file, "postgres", "papergraph_bench_none"); err == nil || !strings.Contains(err.Error(), "papergraph_bench_none") {
+		t.Errorf("kept without the peer's database: %v, want an error naming it", err)
+	}
+	if err := kept(context.Background(), admin, file, "postgres", "postgres"); err != nil {
+		t.Errorf("kept with the file and the databases: %v", err)
 	}
 }

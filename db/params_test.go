@@ -1,0 +1,78 @@
+package db_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// statementLog records the SQL text of every statement.
+type statementLog struct {
+	mu   sync.Mutex
+	text []string
+}
+
+func (l *statementLog) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.text = append(l.text, e.Query)
+	return ctx
+}
+
+func (l *statementLog) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestBatchReadsBindTheirKeys: on PostgreSQL a batch read sends its keys
+// as one bound array, so that its SQL text is the same for any keys (one
+// prepared statement, planned once); on SQLite they are written into the
+// text. Either way it answers the keys asked for.
+func TestBatchReadsBindTheirKeys(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		papers := []*db.Paper{{ArxivID: "2101.00001", Title: "One"}, {ArxivID: "2101.00002", Title: "Two", DOI: "10.1/two"}, {ArxivID: "2101.00003", Title: "Three"}}
+		if _, err := bdb.NewInsert().Model(&papers).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		log := &statementLog{}
+		logged := bdb.WithQueryHook(log)
+		for _, ids := range [][]int64{{papers[0].ID}, {papers[1].ID, papers[2].ID, papers[1].ID + 1000}} {
+			got, err := db.PapersByIDs(ctx, logged, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != min(len(ids), 2) || got[ids[0]] == nil || got[ids[0]].ID != ids[0] {
+				t.Errorf("PapersByIDs(%v) = %v", ids, got)
+			}
+		}
+		// Two lists in one statement (byArxiv holds the paper found by DOI
+		// too), and the same list twice (a feed).
+		byArxiv, byDOI, err := db.PapersByRefs(ctx, logged, []string{"2101.00001", "2101.00003"}, []string{"10.1/two"})
+		if err != nil || len(byArxiv) != 3 || byArxiv["2101.00003"].Title != "Three" || byDOI["10.1/two"].Title != "Two" {
+			t.Errorf("PapersByRefs = %v, %v, %v", byArxiv, byDOI, err)
+		}
+		if _, err := db.PaperPages(ctx, logged, db.FeedPapers, []int64{1, 2}, db.PageArgs{First: 5}); err != nil {
+			t.Errorf("feed pages: %v", err)
+		}
+		if len(log.text) != 4 {
+			t.Fatalf("%d statements, want 4: %q", len(log.text), log.text)
+		}
+		if db.IsPostgres(bdb) {
+			if log.text[0] != log.text[1] || !strings.Contains(log.text[0], "= ANY($1::bigint[])") {
+				t.Errorf("PapersByIDs' statements differ or bind no array:\n%s\n%s", log.text[0], log.text[1])
+			}
+			if !strings.Contains(log.text[2], "arxiv_id = ANY($1::text[]) OR doi = ANY($2::text[])") {
+				t.Errorf("PapersByRefs: %s", log.text[2])
+			}
+			if strings.Count(log.text[3], "= ANY($1::bigint[])") != 2 || strings.Contains(log.text[3], "$2") {
+				t.Errorf("feed pages bind their keys once: %s", log.text[3])
+			}
+		} else if strings.Contains(log.text[0], "$1") || !strings.Contains(log.text[1], "IN (") {
+			t.Errorf("SQLite statement binds: %s", log.text[1])
+		}
+	})
+}
