@@ -178,9 +178,11 @@ func candidateFacets(ctx context.Context, idb bun.IDB, c *Candidates) ([]Categor
 		return nil, nil, nil
 	}
 	var cats []CategoryCount
+	b := binding(idb)
+	cond, args := in(b, "pc.paper_id", c.IDs)
 	err := idb.NewRaw(`SELECT t.n AS count, c.* FROM (
-		  SELECT pc.category, COUNT(*) AS n FROM paper_categories AS pc WHERE pc.paper_id IN (?) GROUP BY pc.category) AS t
-		JOIN categories AS c ON c.code = t.category`, bun.List(c.IDs)).Scan(ctx, &cats)
+		  SELECT pc.category, COUNT(*) AS n FROM paper_categories AS pc WHERE `+cond+` GROUP BY pc.category) AS t
+		JOIN categories AS c ON c.code = t.category`, args...).Scan(b.ctx(ctx), &cats)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -133,7 +133,9 @@ func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) 
 		ids[i] = r.ID
 	}
 	var ps []*Paper
-	if err := idb.NewRaw("SELECT "+paperListColumns+" FROM papers AS p WHERE p.id IN (?)", bun.List(ids)).Scan(ctx, &ps); err != nil {
+	b := binding(idb)
+	cond, args := in(b, "p.id", ids)
+	if err := idb.NewRaw("SELECT "+paperListColumns+" FROM papers AS p WHERE "+cond, args...).Scan(b.ctx(ctx), &ps); err != nil {
 		return Page[*Paper]{}, err
 	}
 	byID := make(map[int64]*Paper, len(ps))
