@@ -22,10 +22,6 @@ import (
 // so running it again, or after a crash, gives the same result; the cost
 // follows what an import changed, not the size of the archive.
 func Derive(ctx context.Context, bdb *bun.DB) error {
-	bulk, err := db.InBulk(ctx, bdb)
-	if err != nil {
-		return err
-	}
 	// The steps below read the indexes a bulk load deferred, but for the
 	// full-text ones.
 	fullText, err := db.EndBulkIndexes(ctx, bdb)
@@ -73,13 +69,10 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 	}); err != nil {
 		return err
 	}
-	// After a bulk load, PostgreSQL's tables are vacuumed and analysed
-	// before the first request (db.VacuumAnalyze); an increment leaves
-	// that to autovacuum.
-	if bulk {
-		return db.VacuumAnalyze(ctx, bdb)
-	}
-	return nil
+	// PostgreSQL's tables that the import and the derive rewrote in large
+	// part are vacuumed and analysed before the first request
+	// (db.VacuumAnalyze); a small increment leaves them to autovacuum.
+	return db.VacuumAnalyze(ctx, bdb)
 }
 
 // deriveSteps are the steps of Derive after the citations, in order, each
