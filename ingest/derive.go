@@ -184,53 +184,90 @@ func parseAll(ms []familyMember) {
 // a full-name profile ("Claude Itzykson") when the names are compatible
 // and exactly one such profile shares a co-author with it. Without that
 // evidence the initials stay a profile of their own.
+//
+// Only initials with a queued profile among them and their candidates are
+// considered: the others' co-authors have not changed since the derive
+// that last decided them. All are decided before any moves, on the
+// authorships as they stand, reading the co-author sets of
+// initialsBatchSize profiles at a time.
 func mergeInitials(ctx context.Context, tx bun.Tx) error {
 	groups, err := candidateGroups(ctx, tx)
 	if err != nil {
 		return err
 	}
-	pairs := map[int64][]int64{}
-	var involved []int64
+	var batches [][]initialsCandidate
+	var batch []initialsCandidate
+	inBatch := 0
 	for _, ms := range groups {
 		for _, a := range ms {
 			if a.HasExtID || !a.parsed.InitialsOnly() {
 				continue
 			}
+			c := initialsCandidate{id: a.ID}
+			queued := a.Queued
 			for _, b := range ms {
 				if b.ID != a.ID && !b.parsed.InitialsOnly() && a.parsed.Compatible(b.parsed) {
-					pairs[a.ID] = append(pairs[a.ID], b.ID)
+					c.fullNames = append(c.fullNames, b.ID)
+					queued = queued || b.Queued
 				}
 			}
-			if len(pairs[a.ID]) > 0 {
-				involved = append(involved, a.ID)
-				involved = append(involved, pairs[a.ID]...)
+			if len(c.fullNames) == 0 || !queued {
+				continue
+			}
+			if inBatch > 0 && inBatch+1+len(c.fullNames) > initialsBatchSize {
+				batches, batch, inBatch = append(batches, batch), nil, 0
+			}
+			batch = append(batch, c)
+			inBatch += 1 + len(c.fullNames)
+		}
+	}
+	if len(batch) > 0 {
+		batches = append(batches, batch)
+	}
+	var moves [][2]int64
+	for _, batch := range batches {
+		var involved []int64
+		for _, c := range batch {
+			involved = append(involved, c.id)
+			involved = append(involved, c.fullNames...)
+		}
+		co, err := db.CoauthorSets(ctx, tx, involved)
+		if err != nil {
+			return err
+		}
+		for _, c := range batch {
+			var match []int64
+			for _, b := range c.fullNames {
+				if shares(co[c.id], co[b]) {
+					match = append(match, b)
+				}
+			}
+			if len(match) == 1 {
+				moves = append(moves, [2]int64{c.id, match[0]})
 			}
 		}
 	}
-	if len(pairs) == 0 {
-		return nil
-	}
-	co, err := db.CoauthorSets(ctx, tx, involved)
-	if err != nil {
-		return err
-	}
-	for a, bs := range pairs {
-		var match []int64
-		for _, b := range bs {
-			if shares(co[a], co[b]) {
-				match = append(match, b)
-			}
-		}
-		if len(match) != 1 {
-			continue
-		}
+	for _, m := range moves {
 		// Everyone on the papers that move, and the emptied profile, is
 		// recomputed.
-		if err := db.MoveAuthorships(ctx, tx, a, match[0]); err != nil {
+		if err := db.MoveAuthorships(ctx, tx, m[0], m[1]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// initialsBatchSize is the most profiles whose co-author sets mergeInitials
+// holds at once (an initials profile with its candidates can exceed it
+// alone). Those sets are the step's memory: at 750,000 synthetic papers
+// it read them for every initials profile at once.
+var initialsBatchSize = 5_000
+
+// initialsCandidate is a profile known only by initials and the
+// compatible full-name profiles of its family.
+type initialsCandidate struct {
+	id        int64
+	fullNames []int64
 }
 
 func shares(a, b map[int64]bool) bool {
