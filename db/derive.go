@@ -138,9 +138,10 @@ func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 		 ON CONFLICT DO NOTHING`,
 		`UPDATE paper_references SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
 		 WHERE cited_id IS NULL AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`,
-		`UPDATE papers SET archive_citation_count = (SELECT COUNT(*) FROM paper_references r WHERE r.cited_id = papers.id)
-		 WHERE id IN `+queuedPapers+`
-		   AND archive_citation_count <> (SELECT COUNT(*) FROM paper_references r WHERE r.cited_id = papers.id)`,
+		`UPDATE papers SET archive_citation_count = c.n
+		 FROM (SELECT r.cited_id, COUNT(*) AS n FROM paper_references r
+		   WHERE r.cited_id IN `+queuedPapers+` GROUP BY r.cited_id) c
+		 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,
 		// A paper's new count moves its authors' h-index and most cited paper.
 		`INSERT INTO derive_queue (researcher_id)
 		 SELECT DISTINCT a.researcher_id FROM authorships a
