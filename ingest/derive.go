@@ -190,53 +190,124 @@ func parseAll(ms []familyMember) {
 // a full-name profile ("Claude Itzykson") when the names are compatible
 // and exactly one such profile shares a co-author with it. Without that
 // evidence the initials stay a profile of their own.
+//
+// A decision reads the co-authors of the initials and of their
+// candidates, so it can change only when one of those profiles is queued
+// (its papers changed): only those are decided. A merge changes the
+// co-authors of the profile merged into and of everyone on the papers
+// that moved, so the step decides again the candidates those touch, until
+// no merge is left; the next derive then finds no merge that a derive of
+// every researcher would make. Each round decides all before it moves any,
+// reading the co-author sets of initialsBatchSize profiles at a time.
 func mergeInitials(ctx context.Context, tx bun.Tx) error {
 	groups, err := candidateGroups(ctx, tx)
 	if err != nil {
 		return err
 	}
-	pairs := map[int64][]int64{}
-	var involved []int64
+	var cands []initialsCandidate
+	touched := map[int64]bool{}
 	for _, ms := range groups {
 		for _, a := range ms {
+			if a.Queued {
+				touched[a.ID] = true
+			}
 			if a.HasExtID || !a.parsed.InitialsOnly() {
 				continue
 			}
+			c := initialsCandidate{id: a.ID}
 			for _, b := range ms {
 				if b.ID != a.ID && !b.parsed.InitialsOnly() && a.parsed.Compatible(b.parsed) {
-					pairs[a.ID] = append(pairs[a.ID], b.ID)
+					c.fullNames = append(c.fullNames, b.ID)
 				}
 			}
-			if len(pairs[a.ID]) > 0 {
-				involved = append(involved, a.ID)
-				involved = append(involved, pairs[a.ID]...)
+			if len(c.fullNames) > 0 {
+				cands = append(cands, c)
 			}
 		}
 	}
-	if len(pairs) == 0 {
-		return nil
-	}
-	co, err := db.CoauthorSets(ctx, tx, involved)
-	if err != nil {
-		return err
-	}
-	for a, bs := range pairs {
-		var match []int64
-		for _, b := range bs {
-			if shares(co[a], co[b]) {
-				match = append(match, b)
+	for {
+		var todo []initialsCandidate
+		for _, c := range cands {
+			if touched[c.id] || slices.ContainsFunc(c.fullNames, func(b int64) bool { return touched[b] }) {
+				todo = append(todo, c)
 			}
 		}
-		if len(match) != 1 {
-			continue
-		}
-		// Everyone on the papers that move, and the emptied profile, is
-		// recomputed.
-		if err := db.MoveAuthorships(ctx, tx, a, match[0]); err != nil {
+		moves, err := decideInitials(ctx, tx, todo)
+		if err != nil || len(moves) == 0 {
 			return err
 		}
+		moved := map[int64]bool{}
+		var into []int64
+		for _, m := range moves {
+			// Everyone on the papers that move, and the emptied profile, is
+			// recomputed.
+			if err := db.MoveAuthorships(ctx, tx, m[0], m[1]); err != nil {
+				return err
+			}
+			moved[m[0]] = true
+			into = append(into, m[1])
+		}
+		cands = slices.DeleteFunc(cands, func(c initialsCandidate) bool { return moved[c.id] })
+		on, err := db.ResearchersOnPapersOf(ctx, tx, into)
+		if err != nil {
+			return err
+		}
+		clear(touched)
+		for _, id := range on {
+			touched[id] = true
+		}
 	}
-	return nil
+}
+
+// decideInitials returns the merges of cands that the authorships as they
+// stand call for: initials and the one full-name profile they share a
+// co-author with.
+func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate) ([][2]int64, error) {
+	var moves [][2]int64
+	for len(cands) > 0 {
+		n, size := 0, 0
+		for n < len(cands) && (n == 0 || size+1+len(cands[n].fullNames) <= initialsBatchSize) {
+			size += 1 + len(cands[n].fullNames)
+			n++
+		}
+		batch := cands[:n]
+		cands = cands[n:]
+		var involved []int64
+		for _, c := range batch {
+			involved = append(involved, c.id)
+			involved = append(involved, c.fullNames...)
+		}
+		co, err := db.CoauthorSets(ctx, tx, involved)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range batch {
+			var match []int64
+			for _, b := range c.fullNames {
+				if shares(co[c.id], co[b]) {
+					match = append(match, b)
+				}
+			}
+			if len(match) == 1 {
+				moves = append(moves, [2]int64{c.id, match[0]})
+			}
+		}
+	}
+	return moves, nil
+}
+
+// initialsBatchSize is the most profiles whose co-author sets mergeInitials
+// holds at once (an initials profile with its candidates can exceed it
+// alone). Those sets are the step's memory: read for every initials
+// profile at once, they took 620 MB of heap (1.9 GB resident) at 750,000
+// synthetic papers.
+var initialsBatchSize = 5_000
+
+// initialsCandidate is a profile known only by initials and the
+// compatible full-name profiles of its family.
+type initialsCandidate struct {
+	id        int64
+	fullNames []int64
 }
 
 func shares(a, b map[int64]bool) bool {

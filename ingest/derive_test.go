@@ -12,13 +12,20 @@ import (
 	"github.com/papergraph/papergraph/ingest"
 )
 
-// rederiveAll recomputes every researcher's derived figures from scratch,
-// the oracle an incremental derive must agree with.
+// rederiveAll recomputes every researcher's derived figures and every
+// paper's citation counts from scratch, the oracle an incremental derive
+// must agree with.
 func rederiveAll(t *testing.T, bdb *bun.DB) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := bdb.ExecContext(ctx, "INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers WHERE id NOT IN (SELECT researcher_id FROM derive_queue)"); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{
+		"INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers WHERE id NOT IN (SELECT researcher_id FROM derive_queue)",
+		"UPDATE papers SET archive_citation_count = 0",
+		"INSERT INTO derive_papers (paper_id) SELECT id FROM papers WHERE id NOT IN (SELECT paper_id FROM derive_papers)",
+	} {
+		if _, err := bdb.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := ingest.Derive(ctx, bdb); err != nil {
 		t.Fatal(err)
@@ -46,6 +53,20 @@ func TestIncrementalDeriveMatchesFullDerive(t *testing.T) {
 		{"profile one", ingest.OpenAlex, "c.jsonl", []string{`{"id":"https://openalex.org/A111","display_name":"Jane Doe","works_count":5,"cited_by_count":7,"summary_stats":{"h_index":3}}`}},
 		{"profile two", ingest.OpenAlex, "d.jsonl", []string{`{"id":"https://openalex.org/A222","display_name":"Jane Doe","works_count":2,"cited_by_count":1,"summary_stats":{"h_index":1}}`}},
 		{"co-author twice", ingest.Kaggle, "e.jsonl", []string{kaggleLine("1001.0003", "A. Kumar, A. Kumar, Jean-Bernard Zuber", "")}},
+		// M. Nowakowski joins Maria through Jan Lis, and brings her Piotr
+		// Wrona, whom M. K. Nowakowski shares: a merge another one makes.
+		{"merge after merge", ingest.Kaggle, "m.jsonl", []string{
+			kaggleLine("1002.0001", "Maria Nowakowski, Jan Lis", ""),
+			kaggleLine("1002.0002", "M. Nowakowski, Jan Lis, Piotr Wrona", ""),
+			kaggleLine("1002.0003", "M. K. Nowakowski, Piotr Wrona", ""),
+		}},
+		// A paper cites one in the archive and one that is not yet.
+		{"citations", ingest.Paperscape, "f.csv", []string{"1001.0004;hep-th;2;2;1001.0001,1001.0009;K.G.Wilson;Cites"}},
+		// The cited paper arrives: the reference resolves to it.
+		{"cited paper arrives", ingest.Kaggle, "g.jsonl", []string{kaggleLine("1001.0009", "Jane Roe", "")}},
+		// OpenAlex counts five citations of a paper the archive cites none of.
+		{"cited elsewhere", ingest.OpenAlex, "h.jsonl", []string{`{"id":"https://openalex.org/W333","title":"Paper 1001.0003","cited_by_count":5,` +
+			`"locations":[{"landing_page_url":"https://arxiv.org/abs/1001.0003"}]}`}},
 	}
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		for _, s := range steps {
@@ -87,6 +108,22 @@ func TestIncrementalDeriveMatchesFullDerive(t *testing.T) {
 		}
 		if want := []string{"A. Kumar > Jean-Bernard Zuber 1", "Jean-Bernard Zuber > A. Kumar 1"}; !slices.Equal(links, want) {
 			t.Errorf("A. Kumar's co-author links = %q, want %q", links, want)
+		}
+		var left []string
+		if err := bdb.NewSelect().Table("researchers").Column("name").Where("family_key = ?", "nowakowski").
+			Scan(context.Background(), &left); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(left, []string{"Maria Nowakowski"}) {
+			t.Errorf("the Nowakowski profiles = %q, want both initials joined to Maria Nowakowski", left)
+		}
+		var cited []string
+		if err := bdb.NewRaw(`SELECT arxiv_id || ' ' || CAST(archive_citation_count AS TEXT) || ' ' || CAST(citation_count AS TEXT)
+			FROM papers WHERE citation_count > 0 ORDER BY 1`).Scan(context.Background(), &cited); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"1001.0001 1 1", "1001.0003 0 5", "1001.0009 1 1"}; !slices.Equal(cited, want) {
+			t.Errorf("cited papers (arXiv id, archive count, count) = %q, want %q", cited, want)
 		}
 		n, err := bdb.NewSelect().Table("same_name").Count(context.Background())
 		if err != nil || n != 2 {

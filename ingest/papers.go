@@ -145,9 +145,15 @@ func (w *writer) storePapers(ctx context.Context, tx bun.Tx, todo, inserts, upda
 	if err := db.QueueResearchers(ctx, tx, queue); err != nil {
 		return err
 	}
-	for _, p := range written {
-		w.papers = append(w.papers, p.row.ID)
+	ids := make([]int64, len(written))
+	for i, p := range written {
+		ids[i] = p.row.ID
 	}
+	// Their citation counts are checked by derive.
+	if err := db.QueuePapers(ctx, tx, ids); err != nil {
+		return err
+	}
+	w.papers = append(w.papers, ids...)
 	w.people = append(w.people, queue...)
 	return writeReferences(ctx, tx, todo)
 }

@@ -3,7 +3,7 @@
 // running server with a fixed mix of operations, and peer measures
 // papergraph against PostGraphile on the README's first query.
 //
-//	papergraph-bench synth --papers N [--seed S] --out DIR
+//	papergraph-bench synth --papers N [--seed S] [--increment N --revised N] --out DIR
 //	papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s]
 //	papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3]
 package main
@@ -39,7 +39,7 @@ func main() {
 }
 
 const usage = `usage:
-  papergraph-bench synth --papers N [--seed S] --out DIR
+  papergraph-bench synth --papers N [--seed S] [--increment N --revised N] --out DIR
       writes a SYNTHETIC corpus of N papers into DIR and prints the commands that import it
   papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--table]
       drives the server at URL with the operation mix, prints p50/p99/throughput as JSON
@@ -75,6 +75,9 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	n := fs.Int("papers", 0, "papers to write (1 to 3,000,000 and more)")
 	seed := fs.Uint64("seed", 1, "seed of the random draws: one seed, one corpus, byte for byte")
 	out := fs.String("out", "", "directory to write the corpus into")
+	var inc increment
+	fs.IntVar(&inc.New, "increment", 0, "also write "+incrementFile+": a day's increment of `N` new papers after the corpus")
+	fs.IntVar(&inc.Revised, "revised", 0, "and in it a second version of `N` of the corpus's recent papers")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -86,7 +89,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	man, err := synth(m, *n, *seed, *out)
+	man, err := synth(m, *n, *seed, *out, inc)
 	if err != nil {
 		return err
 	}
@@ -95,6 +98,10 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "# Load it with:\n")
 	for _, c := range importCommands(*out) {
 		fmt.Fprintln(stdout, c)
+	}
+	if inc.New > 0 || inc.Revised > 0 {
+		fmt.Fprintf(stdout, "# and then its increment (%d new papers, %d new versions) with:\n%s\n", inc.New, inc.Revised,
+			"papergraph import kaggle "+quote(filepath.Join(*out, incrementFile)))
 	}
 	return nil
 }

@@ -19,6 +19,9 @@ const (
 	papersFile    = "papers.jsonl"
 	citationsFile = "citations.csv"
 	manifestFile  = "bench.json"
+	// incrementFile is a day's increment (synth --increment): new papers
+	// after the corpus and new versions of some of its papers.
+	incrementFile = "increment.jsonl"
 )
 
 // Parameters the demo set cannot give: it has no paper of more than 93
@@ -32,6 +35,15 @@ const (
 	// corpus would span more than maxMonths (from January 2015).
 	perMonth  = 20_000
 	maxMonths = 120
+	// maxPerYear is the most papers a researcher is given in a calendar
+	// year of the corpus. The power law of papers per researcher alone
+	// gives its top rank a fixed share of every paper (39,922 papers at
+	// 750,000); arXiv's most prolific authors, the members of the large
+	// collaborations, have about a hundred papers a year and a few
+	// thousand over a career of up to 40 years. A draw that lands on a
+	// researcher at the cap is drawn again. The corpus spans at most
+	// maxMonths, so no researcher has more than 10 × maxPerYear papers.
+	maxPerYear = 120
 )
 
 // manifest tells run what to ask of a corpus: papers of its most
@@ -68,11 +80,24 @@ type kaggleVersion struct {
 	Created string `json:"created"`
 }
 
-// synth writes a corpus of n papers drawn with seed into dir, and returns
-// its manifest. It holds one paper at a time: memory does not grow with n.
-func synth(m *model, n int, seed uint64, dir string) (*manifest, error) {
+// increment is what synth writes into incrementFile: the New papers that
+// follow the corpus (by the same researchers, in the months after it) and
+// a second version of Revised of its papers, the last ones spread over its
+// last three months (papers are revised while they are recent).
+type increment struct {
+	New, Revised int
+}
+
+// synth writes a corpus of n papers drawn with seed into dir, and the
+// increment inc when it has papers, and returns the corpus's manifest. It
+// holds one paper at a time (and the papers to revise): memory grows with
+// n only by a counter per researcher.
+func synth(m *model, n int, seed uint64, dir string, inc increment) (*manifest, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("--papers must be at least 1, got %d", n)
+	}
+	if inc.New < 0 || inc.Revised < 0 || inc.Revised > n {
+		return nil, fmt.Errorf("--increment and --revised must be 0 or more, --revised at most --papers")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -99,6 +124,9 @@ func synth(m *model, n int, seed uint64, dir string) (*manifest, error) {
 	medianSpan := max(1, g.researchers/1000)
 	enc := json.NewEncoder(papers.w)
 	enc.SetEscapeHTML(false)
+	// Revised papers are every step-th from the last one back.
+	step := max(1, min(n, 3*g.month)/max(1, inc.Revised))
+	var revised []kaggleLine
 	var p paper
 	for i := range n {
 		g.paper(i, &p)
@@ -111,22 +139,20 @@ func synth(m *model, n int, seed uint64, dir string) (*manifest, error) {
 				man.MedianPaper = p.id
 			}
 		}
-		names := make([]string, len(p.authors))
-		for j, k := range p.authors {
-			names[j] = g.name(k)
-		}
-		created := p.date.Format("Mon, 2 Jan 2006 15:04:05 GMT")
-		rec := kaggleLine{
-			ID: p.id, Authors: strings.Join(names, ", "), Title: p.title,
-			Comments:   fmt.Sprintf("synthetic record (papergraph-bench synth, seed %d)", seed),
-			Categories: strings.Join(p.categories, " "), Abstract: p.abstract,
-			Versions: []kaggleVersion{{Version: "v1", Created: created}},
-		}
-		if err := enc.Encode(&rec); err != nil {
+		rec, names := g.record(&p, seed)
+		if err := enc.Encode(rec); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(cites.w, "%s;%s;%d;%d;%s;%s;%s\n", p.id, strings.Join(p.categories, ","), len(p.refs), len(p.refs),
 			strings.Join(p.refs, ","), strings.Join(names, ","), p.title)
+		if back := n - 1 - i; back%step == 0 && back/step < inc.Revised {
+			revised = append(revised, *rec)
+		}
+	}
+	if inc.New > 0 || inc.Revised > 0 {
+		if err := writeIncrement(g, n, seed, inc, revised, filepath.Join(dir, incrementFile)); err != nil {
+			return nil, err
+		}
 	}
 	if man.ProlificPaper == "" {
 		man.ProlificPaper = g.id(0)
@@ -148,6 +174,36 @@ func synth(m *model, n int, seed uint64, dir string) (*manifest, error) {
 	return man, os.WriteFile(filepath.Join(dir, manifestFile), append(b, '\n'), 0o644)
 }
 
+// writeIncrement writes the increment after a corpus of n papers: its new
+// papers, drawn on from where the corpus ended, then the revised papers
+// with a second version dated at the first new paper.
+func writeIncrement(g *generator, n int, seed uint64, inc increment, revised []kaggleLine, path string) error {
+	f, err := create(path)
+	if err != nil {
+		return err
+	}
+	defer f.close()
+	enc := json.NewEncoder(f.w)
+	enc.SetEscapeHTML(false)
+	var p paper
+	for i := n; i < n+inc.New; i++ {
+		g.paper(i, &p)
+		rec, _ := g.record(&p, seed)
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	v2 := g.date(n).Format(kaggleTime)
+	for _, rec := range revised {
+		rec.Versions = append(rec.Versions, kaggleVersion{Version: "v2", Created: v2})
+		rec.Comments += "; v2: revised"
+		if err := enc.Encode(&rec); err != nil {
+			return err
+		}
+	}
+	return f.close()
+}
+
 // paper is one generated paper; its slices are reused from paper to paper.
 type paper struct {
 	id, title, abstract string
@@ -166,6 +222,11 @@ type generator struct {
 	seed        uint64
 	n, month    int
 	researchers int
+	// year is the calendar year (from 2015) of the papers drawn last, and
+	// inYear the papers each researcher rank has in it: 4 bytes a
+	// researcher, the one part of synth's memory that grows with n.
+	year   int
+	inYear []int32
 }
 
 func newGenerator(m *model, n int, seed uint64) *generator {
@@ -173,10 +234,12 @@ func newGenerator(m *model, n int, seed uint64) *generator {
 	if n > perMonth*maxMonths {
 		month = (n + maxMonths - 1) / maxMonths
 	}
-	return &generator{
+	g := &generator{
 		m: m, r: rand.New(rand.NewPCG(seed, 0x70617065726772)), seed: seed, n: n, month: month,
 		researchers: max(1, int(math.Round(float64(n)*m.researchersPerPaper))),
 	}
+	g.inYear = make([]int32, g.researchers)
+	return g
 }
 
 // id is paper i's arXiv id: month by month from 1501, numbered in each.
@@ -219,6 +282,24 @@ func (g *generator) family(k int) string {
 	return g.m.familyNames[(h>>32)%uint64(len(g.m.familyNames))]
 }
 
+// kaggleTime is the layout of the Kaggle snapshot's version dates.
+const kaggleTime = "Mon, 2 Jan 2006 15:04:05 GMT"
+
+// record is p as a line of the Kaggle snapshot, in its first version,
+// and its authors' names.
+func (g *generator) record(p *paper, seed uint64) (*kaggleLine, []string) {
+	names := make([]string, len(p.authors))
+	for j, k := range p.authors {
+		names[j] = g.name(k)
+	}
+	return &kaggleLine{
+		ID: p.id, Authors: strings.Join(names, ", "), Title: p.title,
+		Comments:   fmt.Sprintf("synthetic record (papergraph-bench synth, seed %d)", seed),
+		Categories: strings.Join(p.categories, " "), Abstract: p.abstract,
+		Versions: []kaggleVersion{{Version: "v1", Created: p.date.Format(kaggleTime)}},
+	}, names
+}
+
 // paper fills p with paper i.
 func (g *generator) paper(i int, p *paper) {
 	m, r := g.m, g.r
@@ -231,20 +312,18 @@ func (g *generator) paper(i int, p *paper) {
 	}
 	clear(p.seen)
 	p.authors = p.authors[:0]
+	if y := i / g.month / 12; y != g.year {
+		g.year = y
+		clear(g.inYear)
+	}
 	if r.IntN(collaborationEvery) == 0 {
-		for want := collaborationMin + r.IntN(collaborationSpan); len(p.authors) < want && len(p.authors) < g.researchers; {
-			if k := r.IntN(g.researchers); !p.seen[k] {
-				p.seen[k] = true
-				p.authors = append(p.authors, k)
-			}
+		for want := min(collaborationMin+r.IntN(collaborationSpan), g.researchers); len(p.authors) < want; {
+			g.addAuthor(p, true)
 		}
 	} else {
 		want := min(max(1, m.authorCounts[r.IntN(len(m.authorCounts))]), g.researchers)
 		for len(p.authors) < want {
-			if k := g.drawRank(g.researchers, m.authorSkew); !p.seen[k] {
-				p.seen[k] = true
-				p.authors = append(p.authors, k)
-			}
+			g.addAuthor(p, false)
 		}
 	}
 	// References go to earlier papers, the more so to the more cited
@@ -256,6 +335,28 @@ func (g *generator) paper(i int, p *paper) {
 			p.seen[t] = true
 			p.refs = append(p.refs, g.id(t))
 		}
+	}
+}
+
+// addAuthor adds to p a researcher not yet on it, of any rank alike
+// (a collaboration's members) or by the rank skew, drawing again one who
+// has maxPerYear papers this year. Only a corpus too small for the cap (a
+// few hundred papers a researcher) has it exceeded, rather than loop.
+func (g *generator) addAuthor(p *paper, uniform bool) {
+	for tries := 0; ; tries++ {
+		var k int
+		if uniform {
+			k = g.r.IntN(g.researchers)
+		} else {
+			k = g.drawRank(g.researchers, g.m.authorSkew)
+		}
+		if p.seen[k] || g.inYear[k] >= maxPerYear && tries < 1000 {
+			continue
+		}
+		p.seen[k] = true
+		p.authors = append(p.authors, k)
+		g.inYear[k]++
+		return
 	}
 }
 

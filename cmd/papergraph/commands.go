@@ -140,6 +140,9 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs, dsn := newFlags("import", help.String(), stderr)
 	maxErrors := fs.Int("max-errors", 0, "stop after N malformed records (0: never)")
 	batch := fs.Int("batch", 2000, "records per transaction")
+	var prof profiles
+	fs.StringVar(&prof.cpu, "cpuprofile", "", "write a pprof CPU profile of the import to `FILE`")
+	fs.StringVar(&prof.mem, "memprofile", "", "write a pprof heap profile to `FILE` at the Go heap's highest")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -174,6 +177,10 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer release()
+	stopProfiles, err := prof.start(stderr)
+	if err != nil {
+		return err
+	}
 	failed := false
 	announce := publisher(ctx, writerBus(*dsn, bdb), slog.New(slog.NewTextHandler(stderr, nil)))
 	for i, o := range jobs {
@@ -181,9 +188,13 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		o.SkipDerive = i < len(jobs)-1 // one derive at the end of a run
 		ok, err := runImport(ctx, bdb, o, stdout, stderr)
 		if err != nil {
+			stopProfiles()
 			return err
 		}
 		failed = failed || !ok
+	}
+	if err := stopProfiles(); err != nil {
+		return err
 	}
 	if failed {
 		return errReported

@@ -218,3 +218,27 @@ func TestNewRateLimiter(t *testing.T) {
 		})
 	}
 }
+
+// import --cpuprofile and --memprofile leave pprof profiles (gzipped
+// protocol buffers) and say what the heap peaked at.
+func TestImportProfiles(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	var out, errOut bytes.Buffer
+	args := []string{"import", "--db", filepath.Join(dir, "x.db"), "--cpuprofile", cpu, "--memprofile", mem, "paperscape", "../../ingest/testdata/paperscape.csv"}
+	if err := run(context.Background(), args, &out, &errOut); err != nil {
+		t.Fatalf("import: %v\n%s", err, errOut.String())
+	}
+	for _, path := range []string{cpu, mem} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: %d bytes, not a gzipped profile", path, len(b))
+		}
+	}
+	if !strings.Contains(errOut.String(), "heap profile "+mem+": Go heap peaked at") {
+		t.Errorf("import's stderr does not report the heap's peak:\n%s", errOut.String())
+	}
+}
