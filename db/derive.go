@@ -21,15 +21,21 @@ type deriveQueueRow struct {
 
 // QueueResearchers puts researchers on the derive queue.
 func QueueResearchers(ctx context.Context, idb bun.IDB, ids []int64) error {
+	return queueIDs(ctx, idb, ids, func(id int64) deriveQueueRow { return deriveQueueRow{ResearcherID: id} })
+}
+
+// queueIDs inserts a queue's row for each distinct id (made by row),
+// leaving the ids already queued as they are.
+func queueIDs[R any](ctx context.Context, idb bun.IDB, ids []int64, row func(id int64) R) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	rows := make([]deriveQueueRow, len(ids))
+	rows := make([]R, len(ids))
 	for i, id := range ids {
-		rows[i].ResearcherID = id
+		rows[i] = row(id)
 	}
 	_, err := idb.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx)
 	return err
@@ -99,18 +105,7 @@ func execAll(ctx context.Context, idb bun.IDB, stmts ...string) error {
 // QueuePapers puts papers on the derive queue of papers, whose citation
 // counts derive checks.
 func QueuePapers(ctx context.Context, idb bun.IDB, ids []int64) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	rows := make([]derivePaperRow, len(ids))
-	for i, id := range ids {
-		rows[i].PaperID = id
-	}
-	_, err := idb.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx)
-	return err
+	return queueIDs(ctx, idb, ids, func(id int64) derivePaperRow { return derivePaperRow{PaperID: id} })
 }
 
 // derivePaperRow is one entry of the derive queue of papers.
