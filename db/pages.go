@@ -515,30 +515,37 @@ func categoryPages[P PaperParent](ctx context.Context, idb bun.IDB, parents []P,
 		}
 	}
 	dir := dir(k.keyDesc, false)
-	// A page read without a cursor counts its category too, as pageSQL's
-	// do: a range count of the category index, once per SELECT.
-	total := "0"
-	if a.Counted() {
-		total = "(SELECT COUNT(*) FROM paper_categories AS c2 WHERE c2.category = ?)"
-	}
 	out := make(map[P]Page[*Paper], len(parents))
 	for lo := 0; lo < len(parents); lo += categoryBranches {
 		part := parents[lo:min(lo+categoryBranches, len(parents))]
-		var branches []string
+		var counts, branches []string
 		var args []any
-		for _, parent := range part {
+		// A page read without a cursor counts its category too, as
+		// pageSQL's do: a range count of the category index, read once
+		// (a materialized CTE) for both of the category's branches.
+		if a.Counted() {
+			for i, parent := range part {
+				counts = append(counts, fmt.Sprintf("n%d AS MATERIALIZED (SELECT COUNT(*) AS n FROM paper_categories AS c2 WHERE c2.category = ?)", i))
+				args = append(args, parent)
+			}
+		}
+		for i, parent := range part {
+			total := "0"
+			if a.Counted() {
+				total = fmt.Sprintf("(SELECT n FROM n%d)", i)
+			}
 			for nulls, dated := range []string{"pc.published IS NOT NULL", "pc.published IS NULL"} {
 				branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT pc.category AS parent, %d AS rn, %s AS total, %s
 					FROM paper_categories AS pc JOIN papers AS p ON p.id = pc.paper_id
 					WHERE pc.category = ? AND %s%s ORDER BY pc.published %s, pc.paper_id %s LIMIT ?) AS b%d`,
 					nulls, total, paperListColumns, dated, cond, dir, dir, len(branches)))
-				if a.Counted() {
-					args = append(args, parent)
-				}
 				args = append(append(append(args, parent), condArgs...), a.size()+1)
 			}
 		}
 		q := "SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") AS t ORDER BY t.parent, t.rn, t.published " + dir + ", t.id " + dir
+		if len(counts) > 0 {
+			q = "WITH " + strings.Join(counts, ", ") + " " + q
+		}
 		var rows []*pageRow[P]
 		if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 			return nil, err

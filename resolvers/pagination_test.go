@@ -117,6 +117,7 @@ func walk(t *testing.T, c *client.Client, query string, rid int64, paper string,
 	var ids []string
 	seen := map[string]bool{}
 	var cursor *string
+	firstTotal := 0 // the first page's totalCount, which its own statement counts
 	for page := 0; ; page++ {
 		opts := []client.Option{client.Var("id", fmt.Sprint(rid)), client.Var("p", paper)}
 		if backward {
@@ -137,6 +138,9 @@ func walk(t *testing.T, c *client.Client, query string, rid int64, paper string,
 		case resp.L != nil:
 			conn = *resp.L
 		}
+		if page == 0 {
+			firstTotal = conn.TotalCount
+		}
 		for _, e := range conn.Edges {
 			id := e.Node.ID + e.Node.Researcher.ID
 			if seen[id] {
@@ -154,8 +158,8 @@ func walk(t *testing.T, c *client.Client, query string, rid int64, paper string,
 			cursor = conn.PageInfo.EndCursor
 		}
 		if !more {
-			if len(ids) != conn.TotalCount {
-				t.Errorf("walked %d items, totalCount %d", len(ids), conn.TotalCount)
+			if len(ids) != conn.TotalCount || len(ids) != firstTotal {
+				t.Errorf("walked %d items, totalCount %d on the last page, %d on the first", len(ids), conn.TotalCount, firstTotal)
 			}
 			return ids
 		}
