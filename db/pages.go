@@ -325,9 +325,15 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 	if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
 		return nil, err
 	}
-	pages := split(rows, func(r *pageRow[P]) P { return r.Parent }, func(r *pageRow[P]) int { return r.Total }, a)
-	out := make(map[P]Page[*Paper], len(pages))
-	for parent, pg := range pages {
+	out := map[P]Page[*Paper]{}
+	paperPages(out, rows, a)
+	return out, nil
+}
+
+// paperPages cuts rows read for a's pages (see split) into a page of
+// Partial papers for each parent, into out.
+func paperPages[P PaperParent](out map[P]Page[*Paper], rows []*pageRow[P], a PageArgs) {
+	for parent, pg := range split(rows, func(r *pageRow[P]) P { return r.Parent }, func(r *pageRow[P]) int { return r.Total }, a) {
 		papers := make([]*Paper, len(pg.Items))
 		for i, r := range pg.Items {
 			r.Partial = true
@@ -335,7 +341,6 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 		}
 		out[parent] = Page[*Paper]{Items: papers, HasNext: pg.HasNext, HasPrev: pg.HasPrev, Total: pg.Total, Counted: pg.Counted}
 	}
-	return out, nil
 }
 
 type pageRow[P PaperParent] struct {
@@ -550,14 +555,7 @@ func categoryPages[P PaperParent](ctx context.Context, idb bun.IDB, parents []P,
 		if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 			return nil, err
 		}
-		for parent, pg := range split(rows, func(r *pageRow[P]) P { return r.Parent }, func(r *pageRow[P]) int { return r.Total }, a) {
-			papers := make([]*Paper, len(pg.Items))
-			for i, r := range pg.Items {
-				r.Partial = true
-				papers[i] = &r.Paper
-			}
-			out[parent] = Page[*Paper]{Items: papers, HasNext: pg.HasNext, HasPrev: pg.HasPrev, Total: pg.Total, Counted: pg.Counted}
-		}
+		paperPages(out, rows, a)
 	}
 	return out, nil
 }
