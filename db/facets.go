@@ -29,14 +29,9 @@ func ListSet[P PaperParent](idb bun.IDB, list PaperList, parents []P, category s
 	return PaperSet{sql: q, args: args}
 }
 
-// Set is the papers s selects, as the papers of parent 0: with a query,
-// its RelevanceCandidates most cited matches, so that facets of a common
-// word count no more.
+// Set is the papers s, which has no query, selects, as the papers of
+// parent 0 (a query's facets count its candidates: candidateFacets).
 func (s PaperSearch) Set(idb bun.IDB) PaperSet {
-	if !s.Query.IsZero() {
-		cand, args := s.candidates(idb)
-		return PaperSet{sql: "SELECT 0 AS parent, c.id FROM (" + cand + ") AS c", args: args}
-	}
 	_, from, args := s.filtered(idb)
 	return PaperSet{sql: "SELECT 0 AS parent, p.id " + from, args: args}
 }
@@ -104,13 +99,17 @@ func YearFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSet) (
 	return out, nil
 }
 
-// SearchFacets counts the papers s selects (its Set: a query's
-// RelevanceCandidates) per category and per year in one statement, which
-// reads the set once for both: a common word's candidates are the costly
-// part of its facets. The orders are CategoryFacets' and YearFacets'.
+// SearchFacets counts the papers s selects per category and per year: a
+// query's candidates (see SearchCandidates and candidateFacets), or,
+// without a query, its Set in one statement, which reads the set once for
+// both. The orders are CategoryFacets' and YearFacets'.
 func SearchFacets(ctx context.Context, idb bun.IDB, s PaperSearch) ([]CategoryCount, []YearCount, error) {
-	if s.cand != nil {
-		return candidateFacets(ctx, idb, s.cand)
+	if !s.Query.IsZero() {
+		c, err := s.candidatesOf(ctx, idb, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		return candidateFacets(ctx, idb, c)
 	}
 	set := s.Set(idb)
 	year := "CAST(strftime('%Y', p.published) AS INTEGER)"

@@ -87,6 +87,17 @@ func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bo
 	return c, nil
 }
 
+// candidatesOf is the candidates of s, which has a query: those
+// WithCandidates gave it (when scored, if scores are wanted), or else
+// read now.
+func (s PaperSearch) candidatesOf(ctx context.Context, idb bun.IDB, scored bool) (*Candidates, error) {
+	if s.cand != nil && (s.cand.scored || !scored) {
+		return s.cand, nil
+	}
+	c, err := SearchCandidates(ctx, idb, s, scored)
+	return &c, err
+}
+
 // WithCandidates is s reading its candidates from c, which
 // SearchCandidates read for s: SearchCount then sends no statement,
 // SearchFacets counts categories over c's ids and years from c, and
@@ -166,32 +177,15 @@ const RelevanceCandidates = 1000
 // searchFrom is the FROM … WHERE … of the papers s selects, as a table
 // "p" of a list page's columns, a parent column (always 0, so that pages
 // treat a search as the list of one parent) and the score, which is
-// computed for a relevance order only: over the candidates (see
-// RelevanceCandidates) when there is a query.
+// computed for a relevance order only. A relevance order over a query's
+// candidates is SearchPapers' own (relevancePage); this ranks every match
+// (RankAll).
 func (s PaperSearch) searchFrom(idb bun.IDB, relevance bool) (string, []any) {
 	score, from, args := s.filtered(idb)
 	if !relevance {
 		score = "0.0"
-	} else if !s.Query.IsZero() && !s.RankAll {
-		cand, candArgs := s.candidates(idb)
-		// PostgreSQL reads the candidates by id. The unary plus keeps
-		// SQLite reading the full-text matches and probing the candidates,
-		// rather than starting a full-text query per candidate.
-		in := " AND +p.id IN ("
-		if IsPostgres(idb) {
-			in = " AND p.id IN ("
-		}
-		from += in + cand + ")"
-		args = append(args, candArgs...)
 	}
 	return "FROM (SELECT 0 AS parent, " + paperListColumns + ", " + score + " AS score " + from + ") AS p WHERE 1 = 1", args
-}
-
-// candidates selects the ids of the RelevanceCandidates most cited papers
-// s selects.
-func (s PaperSearch) candidates(idb bun.IDB) (string, []any) {
-	_, from, args := s.filtered(idb)
-	return "SELECT p.id " + from + " ORDER BY p.citation_count DESC, p.id DESC LIMIT ?", append(args, RelevanceCandidates)
 }
 
 // citationWeight is the factor by which relevance weighs a match by the
@@ -268,10 +262,16 @@ type searchRow struct {
 }
 
 // SearchPapers reads one page of the papers s selects, in a.Order. The
-// papers are Partial and carry their Score.
+// papers are Partial and carry their Score. A relevance order over a
+// query ranks its candidates (read now unless WithCandidates gave them
+// with scores); with RankAll it ranks every match.
 func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (Page[*Paper], error) {
-	if a.Order == Relevance && s.cand != nil && s.cand.scored && !s.RankAll {
-		return relevancePage(ctx, idb, s.cand, a)
+	if a.Order == Relevance && !s.Query.IsZero() && !s.RankAll {
+		c, err := s.candidatesOf(ctx, idb, true)
+		if err != nil {
+			return Page[*Paper]{}, err
+		}
+		return relevancePage(ctx, idb, c, a)
 	}
 	from, args := s.searchFrom(idb, a.Order == Relevance)
 	k := paperKeysets[a.Order]
@@ -322,24 +322,20 @@ func MatchPapers(ctx context.Context, idb bun.IDB, s PaperSearch) ([]*Paper, err
 const SearchCountCap = RelevanceCandidates
 
 // SearchCount counts the papers s selects, up to SearchCountCap when s
-// has a query: a common word ("the", "a") then stops counting at the cap
-// instead of counting most of the archive (that took up to 0.7 s on
-// PostgreSQL). exact is false when s selects more than the cap; n is then
-// the cap, a lower bound. Filters alone are counted exactly.
+// has a query: its candidates (those WithCandidates gave, or read now),
+// so that a common word ("the", "a") costs no count of most of the
+// archive. exact is false when s selects more than the cap; n is then the
+// cap, a lower bound. Filters alone are counted exactly.
 func SearchCount(ctx context.Context, idb bun.IDB, s PaperSearch) (n int, exact bool, err error) {
 	if s.Query.IsZero() {
 		n, err = SearchTotal(ctx, idb, s)
 		return n, true, err
 	}
-	if s.cand != nil {
-		return len(s.cand.IDs), !s.cand.More, nil
+	c, err := s.candidatesOf(ctx, idb, false)
+	if err != nil {
+		return 0, false, err
 	}
-	_, from, args := s.filtered(idb)
-	err = idb.NewRaw("SELECT COUNT(*) FROM (SELECT 1 "+from+" LIMIT ?) AS m", append(args, SearchCountCap+1)...).Scan(ctx, &n)
-	if n > SearchCountCap {
-		return SearchCountCap, false, err
-	}
-	return n, true, err
+	return len(c.IDs), !c.More, nil
 }
 
 // SearchTotal counts the papers s selects, every one of them.

@@ -59,11 +59,11 @@ func TestSearchDemo(t *testing.T) {
 }
 
 // candidatePages checks what a search with a query reads from its
-// candidates, found once per request (db.SearchCandidates), against the
-// statements that find them afresh: relevance pages walked forward
-// and backward (7 or 97 a page) against db.SearchPapers ranking the candidates in SQL, and
-// totalCount and both facets against the candidates counted in Go, for
-// common words (capped), rarer ones and no match, plain and in hep-th.
+// candidates, found once per request (db.SearchCandidates): relevance
+// pages walked forward and backward (7 or 97 a page) against SQL ranking
+// every match (RankAll) kept to the candidates, and totalCount and both
+// facets against the candidates counted in Go, for common words (capped),
+// rarer ones and no match, plain and in hep-th.
 func candidatePages(t *testing.T, bdb *bun.DB, c *client.Client) {
 	ctx := context.Background()
 	f := readFacts(t, bdb)
@@ -79,17 +79,25 @@ func candidatePages(t *testing.T, bdb *bun.DB, c *client.Client) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ranked, err := db.SearchPapers(ctx, bdb, s, db.PageArgs{First: db.RelevanceCandidates, Order: db.Relevance})
+			// The reference ranking is SQL's: every match ranked in the
+			// statement (RankAll, as an export does), kept to the candidates.
+			all := s
+			all.RankAll = true
+			ranked, err := db.SearchPapers(ctx, bdb, all, db.PageArgs{First: 1 << 20, Order: db.Relevance})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var ids []int64
+			candidate := map[int64]bool{}
 			for _, p := range cited.Items {
 				ids = append(ids, p.ID)
+				candidate[p.ID] = true
 			}
 			var want []string
 			for _, p := range ranked.Items {
-				want = append(want, p.ArxivID)
+				if candidate[p.ID] {
+					want = append(want, p.ArxivID)
+				}
 			}
 			filter := map[string]any{"categories": cats}
 			type page struct {
