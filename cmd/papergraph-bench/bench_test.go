@@ -134,12 +134,13 @@ func TestRun(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	var out, errOut bytes.Buffer
-	args := []string{"run", "--url", ts.URL, "--corpus", dir, "--clients", "1,2", "--duration", (200 * time.Millisecond).String()}
+	args := []string{"run", "--url", ts.URL, "--corpus", dir, "--clients", "1,2", "--duration", (200 * time.Millisecond).String(), "--label", "SQLite"}
 	if err := run(context.Background(), args, &out, &errOut); err != nil {
 		t.Fatalf("run: %v\n%s", err, errOut.String())
 	}
 	var got struct {
 		Synthetic bool
+		Label     string
 		Results   []result
 	}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
@@ -147,6 +148,9 @@ func TestRun(t *testing.T) {
 	}
 	if !got.Synthetic {
 		t.Error("run's JSON does not say the corpus is synthetic")
+	}
+	if got.Label != "SQLite" {
+		t.Errorf("run's JSON has label %q, want the --label SQLite", got.Label)
 	}
 	const ops = 10
 	if len(got.Results) != 2*ops {

@@ -1,10 +1,12 @@
 // Command papergraph-bench measures papergraph at scale: synth writes a
-// synthetic corpus of any size modelled on the demo set, and run drives a
-// running server with a fixed mix of operations, and peer measures
-// papergraph against PostGraphile on the README's first query.
+// synthetic corpus of any size modelled on the demo set, run drives a
+// running server with a fixed mix of operations, plot draws the latencies
+// of run's outputs against archive size, and peer measures papergraph
+// against PostGraphile on the README's first query.
 //
 //	papergraph-bench synth --papers N [--seed S] [--increment N --revised N] --out DIR
-//	papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s]
+//	papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--label NAME]
+//	papergraph-bench plot [--clients 10] [--metric p50|p99] [--skip OP,...] --out FILE.svg RUN.json...
 //	papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3]
 package main
 
@@ -41,8 +43,12 @@ func main() {
 const usage = `usage:
   papergraph-bench synth --papers N [--seed S] [--increment N --revised N] --out DIR
       writes a SYNTHETIC corpus of N papers into DIR and prints the commands that import it
-  papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--table]
+  papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--table] [--label NAME]
       drives the server at URL with the operation mix, prints p50/p99/throughput as JSON
+      (with "label": NAME, naming what served it, such as SQLite or PostgreSQL)
+  papergraph-bench plot [--clients 10] [--metric p50|p99] [--skip OP,...] --out FILE.svg|FILE.png RUN.json...
+      draws the latency of run's JSON files against archive size (both axes log), at one concurrency:
+      a line per label and operation
   papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3] [--papers 2000] [--peer-workers 1] [--one-client]
       builds papergraph, loads the demo set into PostgreSQL and SQLite, sets up PostGraphile 4.14.1
       on a copy of the PostgreSQL database, checks the servers answer alike, then measures the README's
@@ -52,13 +58,15 @@ const usage = `usage:
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth, run or peer")
+		return errors.New("a subcommand is needed: synth, run, plot or peer")
 	}
 	switch args[0] {
 	case "synth":
 		return cmdSynth(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "plot":
+		return cmdPlot(args[1:], stderr)
 	case "peer":
 		return cmdPeer(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
@@ -114,6 +122,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	clientsFlag := fs.String("clients", "1,10", "comma-separated concurrencies: clients that each send a request as soon as their last is answered")
 	d := fs.Duration("duration", 10*time.Second, "how long each operation runs at each concurrency")
 	tableToo := fs.Bool("table", true, "also write a table to standard error")
+	label := fs.String("label", "", "a name for what serves the corpus, such as SQLite or PostgreSQL, written into the JSON: plot draws a line per label")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -145,6 +154,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"synthetic": man.Synthetic, "papers": man.Papers, "seed": man.Seed,
-		"duration_s": d.Seconds(), "results": rs})
+	return enc.Encode(runReport{Synthetic: man.Synthetic, Papers: man.Papers, Seed: man.Seed, Label: *label,
+		DurationS: d.Seconds(), Results: rs})
 }

@@ -61,6 +61,19 @@ type result struct {
 	Errors     int     `json:"errors"`
 }
 
+// runReport is what run prints and plot reads: the corpus measured, the
+// label run was given for what served it (say "SQLite"), and a result per
+// operation and concurrency. The fields are in the order run printed them
+// before, when it encoded a map, so that earlier files diff with new ones.
+type runReport struct {
+	DurationS float64  `json:"duration_s"`
+	Label     string   `json:"label,omitempty"`
+	Papers    int      `json:"papers"`
+	Results   []result `json:"results"`
+	Seed      uint64   `json:"seed"`
+	Synthetic bool     `json:"synthetic"`
+}
+
 // mix builds the operations for the corpus man describes, on the server
 // at base: it asks the server for the researcher ids the network and path
 // operations need.
