@@ -2,7 +2,9 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -107,4 +109,75 @@ func TestBulkLoadDefersAndRebuildsIndexes(t *testing.T) {
 			t.Errorf("search for the old title = %q, want nothing", got)
 		}
 	})
+}
+
+// searchSegments reads how many segments SQLite's full-text index holds
+// from its structure record (row 10 of papers_fts_data: a 4-byte cookie,
+// in newer versions a 4-byte version mark, then the number of levels and
+// the number of segments as SQLite varints).
+func searchSegments(t *testing.T, bdb *bun.DB) uint64 {
+	t.Helper()
+	var rec []byte
+	if err := bdb.NewRaw(`SELECT block FROM papers_fts_data WHERE id = 10`).Scan(context.Background(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	i := 4
+	if len(rec) >= 8 && string(rec[4:8]) == "\xff\x00\x00\x01" {
+		i = 8
+	}
+	varint := func() uint64 {
+		var v uint64
+		for n := 0; n < 9 && i < len(rec); n++ {
+			b := rec[i]
+			i++
+			if n == 8 {
+				return v<<8 | uint64(b)
+			}
+			v = v<<7 | uint64(b&0x7f)
+			if b < 0x80 {
+				return v
+			}
+		}
+		t.Fatalf("structure record %x ends in a varint", rec)
+		return 0
+	}
+	varint() // levels
+	return varint()
+}
+
+// TestBulkLoadLeavesOneSearchSegment: the refill of the full-text index at
+// the end of a bulk load writes a segment per hash's worth of text, and
+// EndBulk merges them into one, so that the next import's small segments
+// are not merged with them (FTS5's merge of a level that reaches 16
+// segments). The hash is shrunk so that 400 papers fill it several times.
+func TestBulkLoadLeavesOneSearchSegment(t *testing.T) {
+	defer db.SetFTSHashSize(32 << 10)()
+	ctx := context.Background()
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	if on, err := db.BeginBulk(ctx, bdb); err != nil || !on {
+		t.Fatalf("BeginBulk on an empty archive = %v, %v; want true", on, err)
+	}
+	words := strings.Fields("lattice gauge theory monopole condensation confinement string duality brane " +
+		"entropy horizon inflation neutrino quark gluon plasma anomaly supersymmetry soliton instanton")
+	var papers []db.Paper
+	for i := range 400 {
+		var abs []string
+		for j := range 60 {
+			abs = append(abs, fmt.Sprintf("%s%d", words[(i*7+j)%len(words)], (i*j)%97))
+		}
+		papers = append(papers, db.Paper{ArxivID: fmt.Sprintf("2401.%05d", i+1),
+			Title: fmt.Sprintf("On %s number %d", words[i%len(words)], i), Abstract: strings.Join(abs, " ")})
+	}
+	if _, err := bdb.NewInsert().Model(&papers).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EndBulk(ctx, bdb); err != nil {
+		t.Fatal(err)
+	}
+	if n := searchSegments(t, bdb); n != 1 {
+		t.Errorf("full-text index after the bulk load: %d segments, want 1", n)
+	}
+	if got := searchTitles(t, bdb, "number 399"); !slices.Equal(got, []string{"On instanton number 399"}) {
+		t.Errorf(`search "number 399" after the bulk load = %q`, got)
+	}
 }
