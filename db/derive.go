@@ -161,7 +161,10 @@ type NameCandidate struct {
 
 // NameCandidates reads the researchers of the families (family name
 // keys) that have a researcher on the derive queue and more than one
-// profile, by family and id.
+// profile, by family and id. The families are those of the queue, read
+// through the family index; which of them have one profile only is seen
+// here in the rows, not by counting every family of the archive (a GROUP
+// BY over all researchers, on every import).
 func NameCandidates(ctx context.Context, idb bun.IDB) ([]NameCandidate, error) {
 	var ms []NameCandidate
 	err := idb.NewSelect().
@@ -170,10 +173,24 @@ func NameCandidates(ctx context.Context, idb bun.IDB) ([]NameCandidate, error) {
 		ColumnExpr("id IN (SELECT researcher_id FROM derive_queue) AS queued").
 		Table("researchers").
 		Where(`family_key IN (SELECT r.family_key FROM researchers r JOIN derive_queue q ON q.researcher_id = r.id)`).
-		Where("family_key IN (SELECT family_key FROM researchers GROUP BY family_key HAVING COUNT(*) > 1)").
 		Order("family_key", "id").
 		Scan(ctx, &ms)
-	return ms, err
+	if err != nil {
+		return nil, err
+	}
+	// Keep the families of more than one profile: rows come by family.
+	out := ms[:0]
+	for i := 0; i < len(ms); {
+		j := i + 1
+		for j < len(ms) && ms[j].FamilyKey == ms[i].FamilyKey {
+			j++
+		}
+		if j-i > 1 {
+			out = append(out, ms[i:j]...)
+		}
+		i = j
+	}
+	return out, nil
 }
 
 // CoauthorSets returns each given researcher's co-authors, from the
