@@ -102,6 +102,10 @@ func execAll(ctx context.Context, idb bun.IDB, stmts ...string) error {
 	return nil
 }
 
+// resolveChunk is how many citing papers' references ResolveReferences
+// resolves in one statement (a variable for its test).
+var resolveChunk int64 = 100_000
+
 // QueuePapers puts papers on the derive queue of papers, whose citation
 // counts derive checks.
 func QueuePapers(ctx context.Context, idb bun.IDB, ids []int64) error {
@@ -122,17 +126,38 @@ type derivePaperRow struct {
 // only ever added and resolved, never removed, so a paper's count can
 // change only when it is written or cited anew: the statements read the
 // unresolved references and the queued papers, not the archive.
+//
+// The unresolved references are resolved resolveChunk citing papers at a
+// time: SQLite's UPDATE of the column its scan reads (cited_id IS NULL,
+// along paper_references_cited) first copies every row it will change
+// into a temporary table, which for the 2.7-million-paper archive's first
+// citation import held most of its references and took the import to
+// 4.8 GB; a range of citing papers bounds it.
 func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 	const count = `CASE WHEN COALESCE(p.cited_by_count, 0) > p.archive_citation_count
 		THEN p.cited_by_count ELSE p.archive_citation_count END`
 	const queuedPapers = `(SELECT paper_id FROM derive_papers)`
+	var lo, hi sql.NullInt64
+	if err := idb.QueryRowContext(ctx,
+		`SELECT MIN(citing_id), MAX(citing_id) FROM paper_references WHERE cited_id IS NULL`).Scan(&lo, &hi); err != nil {
+		return err
+	}
+	for from := lo.Int64; lo.Valid && from <= hi.Int64; from += resolveChunk {
+		to := from + resolveChunk
+		if _, err := idb.ExecContext(ctx, `INSERT INTO derive_papers (paper_id)
+			SELECT DISTINCT p.id FROM paper_references r JOIN papers p ON p.arxiv_id = r.target
+			WHERE r.cited_id IS NULL AND r.citing_id >= ? AND r.citing_id < ?
+			ON CONFLICT DO NOTHING`, from, to); err != nil {
+			return err
+		}
+		if _, err := idb.ExecContext(ctx, `UPDATE paper_references
+			SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
+			WHERE cited_id IS NULL AND citing_id >= ? AND citing_id < ?
+			AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`, from, to); err != nil {
+			return err
+		}
+	}
 	return execAll(ctx, idb,
-		`INSERT INTO derive_papers (paper_id)
-		 SELECT DISTINCT p.id FROM paper_references r JOIN papers p ON p.arxiv_id = r.target
-		 WHERE r.cited_id IS NULL
-		 ON CONFLICT DO NOTHING`,
-		`UPDATE paper_references SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
-		 WHERE cited_id IS NULL AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`,
 		`UPDATE papers SET archive_citation_count = c.n
 		 FROM (SELECT r.cited_id, COUNT(*) AS n FROM paper_references r
 		   WHERE r.cited_id IN `+queuedPapers+` GROUP BY r.cited_id) c

@@ -7,3 +7,12 @@ func SetFTSHashSize(n int) (restore func()) {
 	ftsHashSize = n
 	return func() { ftsHashSize = old }
 }
+
+// SetResolveChunk sets how many citing papers' references
+// ResolveReferences resolves in one statement, and returns what restores
+// it.
+func SetResolveChunk(n int64) (restore func()) {
+	old := resolveChunk
+	resolveChunk = n
+	return func() { resolveChunk = old }
+}
