@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,7 +134,17 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	var mu sync.Mutex
+	sources := map[string]bool{}
+	h := srv.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+			mu.Lock()
+			sources[host] = true
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
 	defer ts.Close()
 	var out, errOut bytes.Buffer
 	args := []string{"run", "--url", ts.URL, "--corpus", dir, "--clients", "1,2", "--duration", (200 * time.Millisecond).String(), "--label", "SQLite"}
@@ -163,5 +176,9 @@ func TestRun(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "export-search-10k") {
 		t.Errorf("no table on standard error:\n%s", errOut.String())
+	}
+	// Two clients are two addresses to the server's per-client share.
+	if len(sources) < 2 {
+		t.Errorf("the load came from %v; want a loopback address per connection", sources)
 	}
 }
