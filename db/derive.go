@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -136,36 +137,30 @@ type derivePaperRow struct {
 func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 	const count = `CASE WHEN COALESCE(p.cited_by_count, 0) > p.archive_citation_count
 		THEN p.cited_by_count ELSE p.archive_citation_count END`
-	var lo, hi sql.NullInt64
-	if err := idb.QueryRowContext(ctx,
-		`SELECT MIN(citing_id), MAX(citing_id) FROM paper_references WHERE cited_id IS NULL`).Scan(&lo, &hi); err != nil {
+	err := idRanges(ctx, idb, `SELECT MIN(citing_id) FROM paper_references WHERE cited_id IS NULL AND citing_id >= ?`,
+		func(from, to int64) error {
+			if _, err := idb.ExecContext(ctx, `INSERT INTO derive_papers (paper_id)
+				SELECT DISTINCT p.id FROM paper_references r JOIN papers p ON p.arxiv_id = r.target
+				WHERE r.cited_id IS NULL AND r.citing_id >= ? AND r.citing_id < ?
+				ON CONFLICT DO NOTHING`, from, to); err != nil {
+				return err
+			}
+			_, err := idb.ExecContext(ctx, `UPDATE paper_references
+				SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
+				WHERE cited_id IS NULL AND citing_id >= ? AND citing_id < ?
+				AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`, from, to)
+			return err
+		})
+	if err != nil {
 		return err
-	}
-	for from := lo.Int64; lo.Valid && from <= hi.Int64; from += resolveChunk {
-		to := from + resolveChunk
-		if _, err := idb.ExecContext(ctx, `INSERT INTO derive_papers (paper_id)
-			SELECT DISTINCT p.id FROM paper_references r JOIN papers p ON p.arxiv_id = r.target
-			WHERE r.cited_id IS NULL AND r.citing_id >= ? AND r.citing_id < ?
-			ON CONFLICT DO NOTHING`, from, to); err != nil {
-			return err
-		}
-		if _, err := idb.ExecContext(ctx, `UPDATE paper_references
-			SET cited_id = (SELECT p.id FROM papers p WHERE p.arxiv_id = paper_references.target)
-			WHERE cited_id IS NULL AND citing_id >= ? AND citing_id < ?
-			AND EXISTS (SELECT 1 FROM papers p WHERE p.arxiv_id = paper_references.target)`, from, to); err != nil {
-			return err
-		}
 	}
 	// The papers' counts likewise, resolveChunk queued papers at a time:
 	// rewriting most papers' rows in one statement (the first citation
 	// import of an archive queues nearly all of them) is what took the
-	// 750,000-paper import to 1.6 GB and the 2.7-million one to 4.8 GB.
-	if err := idb.QueryRowContext(ctx, `SELECT MIN(paper_id), MAX(paper_id) FROM derive_papers`).Scan(&lo, &hi); err != nil {
-		return err
-	}
-	for from := lo.Int64; lo.Valid && from <= hi.Int64; from += resolveChunk {
-		queuedPapers := fmt.Sprintf(`(SELECT paper_id FROM derive_papers WHERE paper_id >= %d AND paper_id < %d)`, from, from+resolveChunk)
-		if err := execAll(ctx, idb,
+	// 750,000-paper import to 1.6 GB.
+	err = idRanges(ctx, idb, `SELECT MIN(paper_id) FROM derive_papers WHERE paper_id >= ?`, func(from, to int64) error {
+		queuedPapers := fmt.Sprintf(`(SELECT paper_id FROM derive_papers WHERE paper_id >= %d AND paper_id < %d)`, from, to)
+		return execAll(ctx, idb,
 			`UPDATE papers SET archive_citation_count = c.n
 			 FROM (SELECT r.cited_id, COUNT(*) AS n FROM paper_references r
 			   WHERE r.cited_id IN `+queuedPapers+` GROUP BY r.cited_id) c
@@ -178,11 +173,34 @@ func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 			 ON CONFLICT DO NOTHING`,
 			`UPDATE papers AS p SET citation_count = `+count+`
 			 WHERE p.id IN `+queuedPapers+` AND p.citation_count <> `+count,
-		); err != nil {
+		)
+	})
+	if err != nil {
+		return err
+	}
+	return execAll(ctx, idb, `DELETE FROM derive_papers`)
+}
+
+// idRanges calls fn with ranges [from, from+resolveChunk) of ids, each
+// starting at the lowest id left that first (one ? for the lower bound,
+// returning MIN of the ids at or past it, NULL when none) gives, so that
+// the gaps between ids (an increment's new papers and revised old ones)
+// cost no empty statements.
+func idRanges(ctx context.Context, idb bun.IDB, first string, fn func(from, to int64) error) error {
+	var bound int64 = math.MinInt64
+	for {
+		var from sql.NullInt64
+		if err := idb.QueryRowContext(ctx, first, bound).Scan(&from); err != nil {
+			return err
+		}
+		if !from.Valid {
+			return nil
+		}
+		bound = from.Int64 + resolveChunk
+		if err := fn(from.Int64, bound); err != nil {
 			return err
 		}
 	}
-	return execAll(ctx, idb, `DELETE FROM derive_papers`)
 }
 
 // NameCandidate is a researcher that may share a name with another
