@@ -164,9 +164,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		DurationS: d.Seconds(), Results: rs})
 }
 
-// loopbackURL reports whether u names a server on this host's loopback
-// interface (localhost, 127.0.0.0/8, ::1), which the load can reach from
-// any 127.0.0.x address.
+// loopbackURL reports whether u names a server on this host's IPv4
+// loopback (localhost or 127.0.0.0/8), which the load can reach from any
+// 127.0.0.x address; ::1 is not, being IPv6.
 func loopbackURL(u string) bool {
 	p, err := url.Parse(u)
 	if err != nil {
