@@ -312,6 +312,21 @@ func TestKilledHarvestRerunMatchesUninterrupted(t *testing.T) {
 		if got := stats(t, bdb).Papers; got == 0 || got >= 200 {
 			t.Fatalf("after the kill: %d papers stored, want some but not all of 200", got)
 		}
+		// PostgreSQL ends the killed child's session, and its import lock,
+		// once it notices the closed connection: on a loaded machine that
+		// can come after the rerun starts.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			holder, err := db.ImportRunning(t.Context(), bdb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if holder == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the killed harvest's import lock is still held 30 s on (%s)", holder)
+			}
+		}
 		var w waits
 		harvest(t, bdb, harvestOptions(s, &w, "math", "physics", "cs"))
 
