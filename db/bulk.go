@@ -31,7 +31,7 @@ var bulkDeferred = []string{
 	"researchers_family_key", "authorships_researcher", "affiliations_institution",
 	"paper_references_cited", "paper_references_target",
 	// PostgreSQL: the full-text and name-prefix indexes.
-	"papers_search_doc", "researchers_name_key_c", "researchers_family_key_c",
+	"papers_search_doc", "papers_title_doc", "researchers_name_key_c", "researchers_family_key_c",
 	// SQLite: the full-text triggers.
 	"papers_fts_insert", "papers_fts_update", "papers_fts_delete",
 }

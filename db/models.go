@@ -157,6 +157,10 @@ type Reference struct {
 	CitingID int64  `bun:"citing_id,pk"`
 	Target   string `bun:"target,pk"`
 	CitedID  int64  `bun:"cited_id,nullzero"`
+	// CitingPublished is the citing paper's first-version date, nil when
+	// unknown: the writer keeps it equal to papers.published, so that a
+	// paper's citations by date are a range of the cited index.
+	CitingPublished *time.Time `bun:"citing_published"`
 }
 
 // ResearcherCategory counts a researcher's papers in one category.

@@ -310,8 +310,8 @@ const paperListColumns = "p.id, p.arxiv_id, p.version, p.doi, p.title, p.publish
 // Partial. Read without a cursor, each page is Counted; a parent with no
 // papers is absent.
 func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
-	if list == CategoryPapers && categoryRange(a) {
-		return categoryPages(ctx, idb, parents, a)
+	if inRange(list, a) {
+		return rangePages(ctx, idb, list, parents, a)
 	}
 	b := binding(idb)
 	q, args := pairs(b, list, parents)
@@ -354,8 +354,7 @@ type pageRow[P PaperParent] struct {
 // under category when it is not empty. Parents with none are absent.
 func PaperTotals[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, category string) (map[P]int, error) {
 	if list == CategoryPapers && category == "" {
-		// A range count of the category index.
-		return totals[P](ctx, idb, "SELECT category AS parent, COUNT(*) AS n FROM paper_categories WHERE category IN (?) GROUP BY category",
+		return totals[P](ctx, idb, "SELECT code AS parent, paper_count AS n FROM categories WHERE code IN (?) AND paper_count > 0",
 			[]any{bun.List(parents)})
 	}
 	b := binding(idb)
@@ -479,34 +478,69 @@ func InstitutionResearcherCursor(r *InstitutionResearcherRow) Cursor {
 	return Cursor{Set: true, Key: int64(r.PaperCount), ID: r.ID}
 }
 
-// categoryKeyset is the date order of a category's papers on
-// paper_categories, whose category index is (category, published,
-// paper_id).
-var categoryKeyset = map[PaperOrder]keyset{
-	Newest: {key: "pc.published", id: "pc.paper_id", keyDesc: true, idDesc: true, nullable: true, isTime: true},
-	Oldest: {key: "pc.published", id: "pc.paper_id", nullable: true, isTime: true},
+// rangeList is a paper list kept in a table that carries each paper's
+// first-version date beside its parent, under an index on (parent, date,
+// paper): a page of it in a date order is a range of that index, as many
+// rows read as the page shows, whatever the list's length.
+type rangeList struct {
+	table               string // the table and its alias
+	parent, date, paper string // its columns
+	distinct            bool   // a (parent, paper) pair can be in two rows
+	count               string // a statement counting a parent's list (one argument), if not a range count
 }
 
-// categoryRange reports whether a page of a category's papers is a range
-// of the category index: a date order, read forward, with no category
-// filter.
-func categoryRange(a PageArgs) bool {
-	_, dated := categoryKeyset[a.Order]
+// rangeLists are the lists that are ranges of an index in date order:
+// a category's papers (paper_categories' category index, since migration
+// 0013) and a paper's citations (paper_references' cited index, since
+// 0015). A paper cited by two of its targets (an arXiv id and a DOI) is in
+// two rows of the citations, which carry the same date.
+var rangeLists = map[PaperList]rangeList{
+	CategoryPapers: {table: "paper_categories AS pc", parent: "pc.category", date: "pc.published", paper: "pc.paper_id",
+		count: categoryCount},
+	Citations: {table: "paper_references AS pc", parent: "pc.cited_id", date: "pc.citing_published", paper: "pc.citing_id", distinct: true},
+}
+
+// categoryCount reads the paper count the writer keeps for a category
+// (see ReplacePaperCategories).
+const categoryCount = "SELECT COALESCE((SELECT paper_count FROM categories WHERE code = ?), 0) AS n"
+
+// keyset is the date order o of the list, if o is one.
+func (l rangeList) keyset(o PaperOrder) (keyset, bool) {
+	switch o {
+	case Newest:
+		return keyset{key: l.date, id: l.paper, keyDesc: true, idDesc: true, nullable: true, isTime: true}, true
+	case Oldest:
+		return keyset{key: l.date, id: l.paper, nullable: true, isTime: true}, true
+	}
+	return keyset{}, false
+}
+
+// inRange reports whether a page of list is a range of its index: a list
+// of rangeLists in a date order, read forward, with no category filter.
+func inRange(list PaperList, a PageArgs) bool {
+	l, ok := rangeLists[list]
+	if !ok {
+		return false
+	}
+	_, dated := l.keyset(a.Order)
 	return dated && a.Category == "" && (a.First > 0 || a.Last == 0)
 }
 
-// categoryBranches is the most categories read in one statement: each
-// takes two SELECTs of a UNION ALL, and SQLite allows 500.
+// categoryBranches is the most parents read in one statement of
+// rangePages: each takes two SELECTs of a UNION ALL, and SQLite allows
+// 500.
 const categoryBranches = 200
 
-// categoryPages reads a page of each category's papers as ranges of the
-// category index, so that a page costs the rows it shows whatever the
-// category's size: for each category one SELECT … ORDER BY … LIMIT over
-// the dated rows and one over the undated ones (which come last in both
+// rangePages reads a page of each parent's list as ranges of the list's
+// index (see rangeLists), so that a page costs the rows it shows whatever
+// the list's size: for each parent one SELECT … ORDER BY … LIMIT over the
+// dated rows and one over the undated ones (which come last in both
 // orders and which no index order puts there on both databases), joined
-// by UNION ALL.
-func categoryPages[P PaperParent](ctx context.Context, idb bun.IDB, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
-	k := categoryKeyset[a.Order]
+// by UNION ALL. A list whose pairs can repeat (distinct) keeps each once:
+// its rows of one pair are neighbours in the index order.
+func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
+	l := rangeLists[list]
+	k, _ := l.keyset(a.Order)
 	var cond string
 	var condArgs []any
 	for _, c := range []struct {
@@ -520,17 +554,27 @@ func categoryPages[P PaperParent](ctx context.Context, idb bun.IDB, parents []P,
 		}
 	}
 	dir := dir(k.keyDesc, false)
+	distinct, count := "", "SELECT COUNT(*) AS n FROM "+l.table+" WHERE "+l.parent+" = ?"
+	if l.distinct {
+		// DISTINCT over the index order, as the pages', keeps no set of
+		// the ids seen (COUNT(DISTINCT …) does, on SQLite).
+		distinct = "DISTINCT "
+		count = "SELECT COUNT(*) AS n FROM (SELECT DISTINCT " + l.date + ", " + l.paper + " FROM " + l.table + " WHERE " + l.parent + " = ?) AS d"
+	}
+	if l.count != "" {
+		count = l.count
+	}
 	out := make(map[P]Page[*Paper], len(parents))
 	for lo := 0; lo < len(parents); lo += categoryBranches {
 		part := parents[lo:min(lo+categoryBranches, len(parents))]
 		var counts, branches []string
 		var args []any
-		// A page read without a cursor counts its category too, as
-		// pageSQL's do: a range count of the category index, read once
-		// (a materialized CTE) for both of the category's branches.
+		// A page read without a cursor counts its list too, as pageSQL's
+		// do: a range count of the index, read once (a materialized CTE)
+		// for both of the parent's branches.
 		if a.Counted() {
 			for i, parent := range part {
-				counts = append(counts, fmt.Sprintf("n%d AS MATERIALIZED (SELECT COUNT(*) AS n FROM paper_categories AS c2 WHERE c2.category = ?)", i))
+				counts = append(counts, fmt.Sprintf("n%d AS MATERIALIZED (%s)", i, count))
 				args = append(args, parent)
 			}
 		}
@@ -539,11 +583,14 @@ func categoryPages[P PaperParent](ctx context.Context, idb bun.IDB, parents []P,
 			if a.Counted() {
 				total = fmt.Sprintf("(SELECT n FROM n%d)", i)
 			}
-			for nulls, dated := range []string{"pc.published IS NOT NULL", "pc.published IS NULL"} {
-				branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT pc.category AS parent, %d AS rn, %s AS total, %s
-					FROM paper_categories AS pc JOIN papers AS p ON p.id = pc.paper_id
-					WHERE pc.category = ? AND %s%s ORDER BY pc.published %s, pc.paper_id %s LIMIT ?) AS b%d`,
-					nulls, total, paperListColumns, dated, cond, dir, dir, len(branches)))
+			for nulls, dated := range []string{l.date + " IS NOT NULL", l.date + " IS NULL"} {
+				branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT x.parent, %d AS rn, %s AS total, %s
+					FROM (SELECT %s%s AS parent, %s AS published, %s AS paper FROM %s
+					  WHERE %s = ? AND %s%s ORDER BY %s %s, %s %s LIMIT ?) AS x
+					JOIN papers AS p ON p.id = x.paper) AS b%d`,
+					nulls, total, paperListColumns,
+					distinct, l.parent, l.date, l.paper, l.table,
+					l.parent, dated, cond, l.date, dir, l.paper, dir, len(branches)))
 				args = append(append(append(args, parent), condArgs...), a.size()+1)
 			}
 		}

@@ -355,38 +355,69 @@ func keyScore(key int64) float64 { return math.Float64frombits(uint64(key)) }
 // suggestSortMax is the most title matches SuggestPapers sorts on SQLite.
 // Past it, walking the papers in citation order finds the most cited
 // matches sooner than reading every match; SQLite's planner cannot tell
-// the two cases apart (PostgreSQL's can).
+// the two cases apart.
 const suggestSortMax = 1000
+
+// suggestWalk is how many of the most cited papers SuggestPapers reads on
+// PostgreSQL for a prefix before it reads the prefix's matches from the
+// title index instead.
+const suggestWalk = 1000
 
 // SuggestPapers reads the n most cited papers (newest id first among
 // equals) whose title matches q, for a search box's completions. Titles
 // alone are matched, and the order needs no score, so that a short prefix
 // matching much of the archive costs no ranking of every abstract. The
-// papers are Partial. On SQLite it first counts the matches (up to
-// suggestSortMax) to pick the plan: two statements.
+// papers are Partial.
+//
+// Neither database's planner can tell a prefix most titles have (best
+// read by walking papers in citation order until n match) from one few
+// or none have (best read from the full-text index and sorted: the walk
+// reads the whole archive for those), so SuggestPapers finds out first,
+// in a statement of bounded cost. On SQLite it counts the matches, up to
+// suggestSortMax. On PostgreSQL it walks the suggestWalk most cited
+// papers; when fewer than n of them match, the matches are read from the
+// title index (papers.title_doc, migration 0015) and sorted. One
+// statement, or two.
 func SuggestPapers(ctx context.Context, idb bun.IDB, q SearchQuery, n int) ([]*Paper, error) {
+	var out []*Paper
+	const order = " ORDER BY p.citation_count DESC, p.id DESC LIMIT ?"
+	if IsPostgres(idb) {
+		match := "p.title_doc @@ to_tsquery('simple', ?)"
+		arg := q.tsquery("")
+		err := idb.NewRaw("SELECT "+paperListColumns+" FROM (SELECT "+paperListColumns+", p.title_doc FROM papers AS p WHERE p.arxiv_id IS NOT NULL"+
+			" ORDER BY p.citation_count DESC, p.id DESC LIMIT ?) AS p WHERE "+match+order, suggestWalk, arg, n).Scan(ctx, &out)
+		if err != nil || len(out) == n {
+			return partial(out), err
+		}
+		// Few titles match: "+ 0" keeps the planner off the walk along
+		// papers_citation_count, so that it reads the matches from the
+		// title index.
+		out = nil
+		err = idb.NewRaw("SELECT "+paperListColumns+" FROM papers AS p WHERE "+match+
+			" AND p.arxiv_id IS NOT NULL ORDER BY p.citation_count + 0 DESC, p.id DESC LIMIT ?", arg, n).Scan(ctx, &out)
+		return partial(out), err
+	}
 	match := "p.id IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
 	arg := "{title} : (" + q.fts5() + ")"
-	if IsPostgres(idb) {
-		match = "p.search_doc @@ to_tsquery('simple', ?)"
-		arg = q.tsquery("A")
-	} else {
-		var matches int
-		err := idb.NewRaw("SELECT COUNT(*) FROM (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?) AS m", arg, suggestSortMax+1).Scan(ctx, &matches)
-		if err != nil {
-			return nil, err
-		}
-		if matches > suggestSortMax {
-			// The unary plus keeps SQLite from looking the matches up by
-			// id, so that it walks papers_citation_count instead.
-			match = "+" + match
-		}
+	var matches int
+	err := idb.NewRaw("SELECT COUNT(*) FROM (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?) AS m", arg, suggestSortMax+1).Scan(ctx, &matches)
+	if err != nil || matches == 0 {
+		return nil, err
 	}
-	var out []*Paper
-	err := idb.NewRaw("SELECT "+paperListColumns+" FROM papers AS p WHERE "+match+
-		" AND p.arxiv_id IS NOT NULL ORDER BY p.citation_count DESC, p.id DESC LIMIT ?", arg, n).Scan(ctx, &out)
-	for _, p := range out {
+	if matches > suggestSortMax {
+		// The unary plus keeps SQLite from looking the matches up by
+		// id, so that it walks papers_citation_count instead.
+		match = "+" + match
+	}
+	err = idb.NewRaw("SELECT "+paperListColumns+" FROM papers AS p WHERE "+match+
+		" AND p.arxiv_id IS NOT NULL"+order, arg, n).Scan(ctx, &out)
+	return partial(out), err
+}
+
+// partial marks papers read with paperListColumns as Partial.
+func partial(ps []*Paper) []*Paper {
+	for _, p := range ps {
 		p.Partial = true
 	}
-	return out, err
+	return ps
 }

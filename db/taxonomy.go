@@ -42,6 +42,10 @@ type Category struct {
 	GroupName  string `bun:"group_name,notnull"`
 	Active     bool   `bun:"active,notnull"`
 	InTaxonomy bool   `bun:"in_taxonomy,notnull"`
+	// PaperCount is the number of papers filed under the category: the
+	// writer keeps it as it files and unfiles papers (migration 0015),
+	// so that a category's totalCount reads no index range.
+	PaperCount int64 `bun:"paper_count,notnull"`
 }
 
 // CanonicalCategory maps a category code as found in data to the code the

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -132,14 +133,63 @@ func AddCategories(ctx context.Context, idb bun.IDB, cats []Category) error {
 
 // ReplacePaperCategories deletes the category lists of the stored papers
 // and inserts the rows given column by column, each with its paper's
-// first-version date (nil when unknown).
+// first-version date (nil when unknown), and moves the categories' paper
+// counts by the rows deleted and inserted.
 func ReplacePaperCategories(ctx context.Context, tx bun.Tx, stored []int64, paper, position []int64, code []string, published []*time.Time) error {
+	moved := map[string]int64{}
+	for _, c := range code {
+		moved[c]++
+	}
 	if len(stored) > 0 {
+		var old []struct {
+			Category string `bun:"category"`
+			N        int64  `bun:"n"`
+		}
+		if err := tx.NewRaw("SELECT category, COUNT(*) AS n FROM paper_categories WHERE paper_id IN (?) GROUP BY category",
+			bun.List(stored)).Scan(ctx, &old); err != nil {
+			return err
+		}
+		for _, o := range old {
+			moved[o.Category] -= o.N
+		}
 		if _, err := tx.NewDelete().Model((*PaperCategory)(nil)).Where("paper_id IN (?)", bun.List(stored)).Exec(ctx); err != nil {
 			return err
 		}
 	}
-	return InsertColumns(ctx, tx, "paper_categories", []string{"paper_id", "position", "category", "published"}, paper, position, code, published)
+	if err := InsertColumns(ctx, tx, "paper_categories", []string{"paper_id", "position", "category", "published"}, paper, position, code, published); err != nil {
+		return err
+	}
+	return moveCategoryCounts(ctx, tx, moved)
+}
+
+// moveCategoryCounts adds each category's number to its paper count, in
+// one statement per few hundred categories (a batch of papers touches the
+// categories it files them under, of which arXiv has about 150).
+func moveCategoryCounts(ctx context.Context, idb bun.IDB, moved map[string]int64) error {
+	codes := make([]string, 0, len(moved))
+	for c, n := range moved {
+		if n != 0 {
+			codes = append(codes, c)
+		}
+	}
+	slices.Sort(codes)
+	for lo := 0; lo < len(codes); lo += categoryBranches {
+		part := codes[lo:min(lo+categoryBranches, len(codes))]
+		var cases strings.Builder
+		args := make([]any, 0, 3*len(part))
+		for _, c := range part {
+			cases.WriteString(" WHEN ? THEN ?")
+			args = append(args, c, moved[c])
+		}
+		for _, c := range part {
+			args = append(args, c)
+		}
+		q := "UPDATE categories SET paper_count = paper_count + CASE code" + cases.String() + " END WHERE code IN (?" + strings.Repeat(", ?", len(part)-1) + ")"
+		if _, err := idb.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SyncCategoryDates copies the first-version date of the given stored
@@ -151,6 +201,18 @@ func SyncCategoryDates(ctx context.Context, idb bun.IDB, papers []int64) error {
 	}
 	_, err := idb.NewRaw(`UPDATE paper_categories SET published = (SELECT p.published FROM papers AS p WHERE p.id = paper_categories.paper_id)
 		WHERE paper_id IN (?) AND published IS DISTINCT FROM (SELECT p.published FROM papers AS p WHERE p.id = paper_categories.paper_id)`,
+		bun.List(papers)).Exec(ctx)
+	return err
+}
+
+// SyncCitingDates copies the first-version date of the given stored
+// papers to the references they make, where it differs.
+func SyncCitingDates(ctx context.Context, idb bun.IDB, papers []int64) error {
+	if len(papers) == 0 {
+		return nil
+	}
+	_, err := idb.NewRaw(`UPDATE paper_references SET citing_published = (SELECT p.published FROM papers AS p WHERE p.id = paper_references.citing_id)
+		WHERE citing_id IN (?) AND citing_published IS DISTINCT FROM (SELECT p.published FROM papers AS p WHERE p.id = paper_references.citing_id)`,
 		bun.List(papers)).Exec(ctx)
 	return err
 }

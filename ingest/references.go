@@ -2,27 +2,41 @@ package ingest
 
 import (
 	"context"
+	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
 )
 
-// writeReferences adds reference targets; derive resolves them to papers.
+// writeReferences adds reference targets, each with its citing paper's
+// first-version date, and brings the date on the stored references of
+// the changed stored papers up to their paper's; derive resolves the
+// targets to papers.
 func writeReferences(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	var rows []db.Reference
+	var dated []int64 // stored papers that changed: their date may have
 	for _, p := range ps {
+		if !p.isNew && p.changed {
+			dated = append(dated, p.row.ID)
+		}
+		var published *time.Time
+		if !p.row.Published.IsZero() {
+			published = &p.row.Published
+		}
 		seen := map[string]bool{}
 		for _, t := range p.refs {
 			if t == "" || seen[t] || t == p.row.ArxivID {
 				continue
 			}
 			seen[t] = true
-			rows = append(rows, db.Reference{CitingID: p.row.ID, Target: t})
+			rows = append(rows, db.Reference{CitingID: p.row.ID, Target: t, CitingPublished: published})
 		}
 	}
-	if len(rows) == 0 {
-		return nil
+	if len(rows) > 0 {
+		if err := db.AddReferences(ctx, tx, rows); err != nil {
+			return err
+		}
 	}
-	return db.AddReferences(ctx, tx, rows)
+	return db.SyncCitingDates(ctx, tx, dated)
 }

@@ -58,6 +58,34 @@ func TestPaginationWalk(t *testing.T) {
 				totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } } } }`, category, sort)})
 			sizes["category papers "+sort] = 7
 		}
+		// A paper's citations by date likewise (ranges of the cited index
+		// forward, the window backward): two citing papers lose their date,
+		// and one cites the paper twice, by its arXiv id and by a DOI,
+		// which must list it once and count it once.
+		var citing []int64
+		if err := bdb.NewRaw(`SELECT r.citing_id FROM paper_references AS r JOIN papers AS p ON p.id = r.cited_id
+			WHERE p.arxiv_id = ? ORDER BY r.citing_id LIMIT 3`, cited).Scan(t.Context(), &citing); err != nil {
+			t.Fatal(err)
+		}
+		if len(citing) != 3 {
+			t.Fatalf("%s has %d citations, want 3 at least", cited, len(citing))
+		}
+		for _, q := range []string{"UPDATE papers SET published = NULL WHERE id IN (?)", "UPDATE paper_categories SET published = NULL WHERE paper_id IN (?)",
+			"UPDATE paper_references SET citing_published = NULL WHERE citing_id IN (?)"} {
+			if _, err := bdb.NewRaw(q, bun.List(citing[:2])).Exec(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := bdb.NewRaw(`INSERT INTO paper_references (citing_id, target, cited_id, citing_published)
+			SELECT citing_id, 'doi:10.1234/twice', cited_id, citing_published FROM paper_references
+			WHERE citing_id = ? AND cited_id = (SELECT id FROM papers WHERE arxiv_id = ?)`, citing[2], cited).Exec(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for _, sort := range []string{"NEWEST", "OLDEST"} {
+			lists = append(lists, list{"citations " + sort, fmt.Sprintf(`query($p: String!, $n: Int, $after: String, $last: Int, $before: String) { paper(id: $p) {
+				l: citations(first: $n, after: $after, last: $last, before: $before, sort: %s) {
+				totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } } } }`, sort)})
+		}
 		// The fixtures have few institutions: those are walked one a page.
 		for _, root := range []struct {
 			field string
@@ -69,22 +97,28 @@ func TestPaginationWalk(t *testing.T) {
 			sizes[root.field] = root.size
 		}
 		for _, l := range lists {
-			size := cmp.Or(sizes[l.name], 3)
-			forward := walk(t, c, l.query, rid, cited, size, false)
-			backward := walk(t, c, l.query, rid, cited, size, true)
-			if len(forward) <= size {
-				t.Errorf("%s: only %d items; the walk needs a longer list", l.name, len(forward))
-			}
-			if len(forward) != len(backward) {
-				t.Fatalf("%s: %d items forward, %d backward", l.name, len(forward), len(backward))
-			}
-			for i := range forward {
-				if forward[i] != backward[len(backward)-1-i] {
-					t.Errorf("%s: item %d is %s forward and %s backward", l.name, i, forward[i], backward[len(backward)-1-i])
-				}
-			}
+			t.Run(l.name, func(t *testing.T) { walkBothWays(t, c, l.query, rid, cited, cmp.Or(sizes[l.name], 3)) })
 		}
 	})
+}
+
+// walkBothWays walks a list forward and backward and checks that both
+// walks meet the same items in opposite orders.
+func walkBothWays(t *testing.T, c *client.Client, query string, rid int64, cited string, size int) {
+	t.Helper()
+	forward := walk(t, c, query, rid, cited, size, false)
+	backward := walk(t, c, query, rid, cited, size, true)
+	if len(forward) <= size {
+		t.Errorf("only %d items; the walk needs a longer list", len(forward))
+	}
+	if len(forward) != len(backward) {
+		t.Fatalf("%d items forward, %d backward", len(forward), len(backward))
+	}
+	for i := range forward {
+		if forward[i] != backward[len(backward)-1-i] {
+			t.Errorf("item %d is %s forward and %s backward", i, forward[i], backward[len(backward)-1-i])
+		}
+	}
 }
 
 // pageConnection is a page of a list walked, aliased l.

@@ -21,7 +21,7 @@ var dumpQueries = []string{
 	   COALESCE(openalex_id, ''), COALESCE(s2_id, ''), author_count, authors_complete, authors_score,
 	   archive_citation_count, citation_count
 	 FROM papers`,
-	`SELECT 'category', p.arxiv_id, c.position, c.category FROM paper_categories c JOIN papers p ON p.id = c.paper_id`,
+	`SELECT 'category', p.arxiv_id, c.position, c.category, COALESCE(CAST(c.published AS TEXT), '') FROM paper_categories c JOIN papers p ON p.id = c.paper_id`,
 	`SELECT 'authorship', p.arxiv_id, a.position, a.name, COALESCE(r.name_key, '') FROM authorships a
 	 JOIN papers p ON p.id = a.paper_id LEFT JOIN researchers r ON r.id = a.researcher_id`,
 	`SELECT 'affiliation', p.arxiv_id, a.position, a.seq, a.raw, COALESCE(i.ror_id, '') FROM affiliations a
@@ -34,12 +34,13 @@ var dumpQueries = []string{
 	 JOIN researchers a ON a.id = c.researcher_id JOIN researchers b ON b.id = c.coauthor_id`,
 	`SELECT 'same-name', a.name_key, b.name_key FROM same_name s
 	 JOIN researchers a ON a.id = s.researcher_id JOIN researchers b ON b.id = s.other_id`,
-	`SELECT 'reference', p.arxiv_id, r.target, COALESCE(q.arxiv_id, '') FROM paper_references r
+	`SELECT 'reference', p.arxiv_id, r.target, COALESCE(q.arxiv_id, ''), COALESCE(CAST(r.citing_published AS TEXT), '') FROM paper_references r
 	 JOIN papers p ON p.id = r.citing_id LEFT JOIN papers q ON q.id = r.cited_id`,
 	`SELECT 'institution', COALESCE(ror_id, ''), COALESCE(openalex_id, ''), name, COALESCE(country, ''), COALESCE(types, ''),
 	   COALESCE(status, ''), COALESCE(established, 0) FROM institutions`,
 	`SELECT 'institution-name', i.ror_id, n.name, n.kind FROM institution_names n JOIN institutions i ON i.id = n.institution_id`,
 	`SELECT 'unknown-category', code FROM categories WHERE NOT in_taxonomy`,
+	`SELECT 'category-count', code, paper_count FROM categories WHERE paper_count <> 0`,
 	`SELECT 'harvest-state', set_spec, through FROM harvest_state`,
 }
 

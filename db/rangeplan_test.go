@@ -1,0 +1,110 @@
+package db_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// TestDatePagesAreIndexRanges checks SQLite's plan for a page of a
+// category's papers and of a paper's citations by date, with and without
+// a cursor: each is a range of its list's index (paper_categories'
+// category index, paper_references' cited index), the papers looked up by
+// id, so that a page reads the rows it shows however long the list is; no
+// list is scanned, sorted or deduplicated whole (the window that pages
+// every other list does all three). PostgreSQL plans from its statistics;
+// TestPaginationWalk checks the pages' contents on both databases.
+func TestDatePagesAreIndexRanges(t *testing.T) {
+	ctx := context.Background()
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	cursor := db.Cursor{Set: true, Key: 1_000_000_000_000_000_000, ID: 7}
+	for _, c := range []struct {
+		name, index string
+		counted     int // ranges that count the lists
+		read        func(a db.PageArgs) error
+	}{
+		// A category's count is the one the writer keeps.
+		{"category papers", "paper_categories_category (category=?", 0, func(a db.PageArgs) error {
+			_, err := db.PaperPages(ctx, bdb, db.CategoryPapers, []string{"hep-th", "hep-ph"}, a)
+			return err
+		}},
+		{"citations", "paper_references_cited (cited_id=?", 2, func(a db.PageArgs) error {
+			_, err := db.PaperPages(ctx, bdb, db.Citations, []int64{1, 2}, a)
+			return err
+		}},
+	} {
+		for _, a := range []db.PageArgs{
+			{First: 5, Order: db.Newest}, {First: 5, Order: db.Oldest},
+			{First: 5, Order: db.Newest, After: cursor}, {First: 5, Order: db.Oldest, After: cursor},
+		} {
+			sqls := statements(t, bdb, func() error { return c.read(a) })
+			if len(sqls) != 1 {
+				t.Fatalf("%s %+v: %d statements, want 1", c.name, a, len(sqls))
+			}
+			plan := sqlitePlan(t, bdb, sqls[0])
+			ranges := 0
+			for _, step := range plan {
+				switch {
+				case strings.HasPrefix(step, "SEARCH pc "):
+					ranges++
+					if !strings.Contains(step, "USING COVERING INDEX "+c.index) {
+						t.Errorf("%s %+v: %q, want a range of %s)", c.name, a, step, c.index)
+					}
+				case strings.HasPrefix(step, "SCAN pc"), strings.HasPrefix(step, "SCAN p "), strings.Contains(step, "DISTINCT"),
+					strings.HasPrefix(step, "SEARCH p ") && !strings.Contains(step, "PRIMARY KEY"):
+					t.Errorf("%s %+v: %q in the plan:\n%s", c.name, a, step, strings.Join(plan, "\n"))
+				}
+			}
+			// Two parents, two branches each, and the counts without a cursor.
+			want := 4
+			if a.Counted() {
+				want += c.counted
+			}
+			if ranges != want {
+				t.Errorf("%s %+v: %d ranges read, want %d:\n%s", c.name, a, ranges, want, strings.Join(plan, "\n"))
+			}
+		}
+	}
+}
+
+// statements runs f and returns the statements bdb sent for it.
+func statements(t *testing.T, bdb *bun.DB, f func() error) []string {
+	t.Helper()
+	log := &sqlLog{}
+	bdb.AddQueryHook(log)
+	defer bdb.ResetQueryHooks()
+	if err := f(); err != nil {
+		t.Fatal(err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	return log.sqls
+}
+
+// sqlitePlan is SQLite's EXPLAIN QUERY PLAN of sql, a step a line.
+func sqlitePlan(t *testing.T, bdb *bun.DB, sql string) []string {
+	t.Helper()
+	rows, err := bdb.DB.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+sql)
+	if err != nil {
+		t.Fatalf("%v: %s", err, sql)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
