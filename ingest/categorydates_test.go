@@ -47,7 +47,7 @@ func TestCategoryDatesFollowPapers(t *testing.T) {
 					t.Fatal(err)
 				}
 				var all int
-				if err := bdb.NewRaw(`SELECT COUNT(*) FROM ` + table.name).Scan(t.Context(), &all); err != nil {
+				if err := bdb.NewRaw(`SELECT COUNT(*) FROM `+table.name).Scan(t.Context(), &all); err != nil {
 					t.Fatal(err)
 				}
 				if n != all || all == 0 {
