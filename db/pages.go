@@ -493,11 +493,15 @@ type rangeList struct {
 // a category's papers (paper_categories' category index, since migration
 // 0013) and a paper's citations (paper_references' cited index, since
 // 0015). A paper cited by two of its targets (an arXiv id and a DOI) is in
-// two rows of the citations, which carry the same date.
+// two rows of the citations, which carry the same date. Their lengths are
+// kept, not counted: categories.paper_count, which the writer moves, and
+// papers.archive_citation_count, which derive counts (the most cited
+// synthetic paper of 750,000 has 159,881 citations: 53 ms to count them on SQLite).
 var rangeLists = map[PaperList]rangeList{
 	CategoryPapers: {table: "paper_categories AS pc", parent: "pc.category", date: "pc.published", paper: "pc.paper_id",
 		count: categoryCount},
-	Citations: {table: "paper_references AS pc", parent: "pc.cited_id", date: "pc.citing_published", paper: "pc.citing_id", distinct: true},
+	Citations: {table: "paper_references AS pc", parent: "pc.cited_id", date: "pc.citing_published", paper: "pc.citing_id", distinct: true,
+		count: "SELECT COALESCE((SELECT archive_citation_count FROM papers WHERE id = ?), 0) AS n"},
 }
 
 // categoryCount reads the paper count the writer keeps for a category

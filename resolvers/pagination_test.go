@@ -8,6 +8,7 @@ import (
 	"github.com/99designs/gqlgen/client"
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 )
 
@@ -79,6 +80,13 @@ func TestPaginationWalk(t *testing.T) {
 		if _, err := bdb.NewRaw(`INSERT INTO paper_references (citing_id, target, cited_id, citing_published)
 			SELECT citing_id, 'doi:10.1234/twice', cited_id, citing_published FROM paper_references
 			WHERE citing_id = ? AND cited_id = (SELECT id FROM papers WHERE arxiv_id = ?)`, citing[2], cited).Exec(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		// The paper's count, recounted as an import's derive would.
+		if err := db.QueuePapers(t.Context(), bdb, []int64{scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id = ?", cited)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ResolveReferences(t.Context(), bdb); err != nil {
 			t.Fatal(err)
 		}
 		for _, sort := range []string{"NEWEST", "OLDEST"} {

@@ -17,6 +17,15 @@ DELETE FROM bulk_load WHERE name = 'paper_references_cited';
 --bun:split
 CREATE INDEX paper_references_cited ON paper_references (cited_id, citing_published, citing_id);
 
+-- A paper's archive citation count is its citations' totalCount now, so it
+-- counts each citing paper once, as the list does: the papers that a paper
+-- cites by two targets are counted again by the next derive (migrate runs it).
+--bun:split
+INSERT INTO derive_papers (paper_id)
+SELECT DISTINCT cited_id FROM paper_references WHERE cited_id IS NOT NULL
+GROUP BY cited_id, citing_id HAVING COUNT(*) > 1
+ON CONFLICT DO NOTHING;
+
 -- Suggestions match titles alone, and the full-text index cannot tell a
 -- title's words from an abstract's (a GIN index keeps no weights): the
 -- most cited titles matching a prefix were read by walking papers in
