@@ -252,7 +252,9 @@ func (col ResearcherIDColumn) of(r *Researcher) string {
 // category's names.
 type ResearcherFieldRow struct {
 	ResearcherID int64 `bun:"researcher_id"`
-	PaperCount   int   `bun:"paper_count"`
+	// PaperCount is the researcher's papers in the category, not the
+	// category's (Category.PaperCount).
+	PaperCount int `bun:"field_paper_count"`
 	Category
 }
 
@@ -263,7 +265,7 @@ func ResearcherCategoriesByResearcherIDs(ctx context.Context, idb bun.IDB, ids [
 	b := binding(idb)
 	cond, args := in(b, "rc.researcher_id", ids)
 	err := idb.NewSelect().
-		ColumnExpr("rc.researcher_id, rc.paper_count, c.*").
+		ColumnExpr("rc.researcher_id, rc.paper_count AS field_paper_count, c.*").
 		TableExpr("researcher_categories AS rc").
 		Join("JOIN categories AS c ON c.code = rc.category").
 		Where(cond, args...).
