@@ -162,7 +162,7 @@ func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 		queuedPapers := fmt.Sprintf(`(SELECT paper_id FROM derive_papers WHERE paper_id >= %d AND paper_id < %d)`, from, to)
 		return execAll(ctx, idb,
 			`UPDATE papers SET archive_citation_count = c.n
-			 FROM (SELECT r.cited_id, COUNT(DISTINCT r.citing_id) AS n FROM paper_references r
+			 FROM (SELECT r.cited_id, COUNT(*) AS n FROM paper_references r
 			   WHERE r.cited_id IN `+queuedPapers+` GROUP BY r.cited_id) c
 			 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,
 			// A paper's new count moves its authors' h-index and most cited paper.

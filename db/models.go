@@ -37,8 +37,7 @@ type Paper struct {
 	AuthorsComplete bool      `bun:"authors_complete,notnull"`
 	AuthorsScore    int       `bun:"authors_score,notnull"`
 
-	// ArchiveCitationCount counts the papers of the archive citing it
-	// (each once, however many of its targets name this paper);
+	// ArchiveCitationCount counts the papers of the archive citing it;
 	// CitationCount is the larger of it and CitedByCount.
 	ArchiveCitationCount int `bun:"archive_citation_count,notnull"`
 	CitationCount        int `bun:"citation_count,notnull"`

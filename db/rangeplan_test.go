@@ -15,7 +15,8 @@ import (
 // category's papers and of a paper's citations by date, with and without
 // a cursor: each is a range of its list's index (paper_categories'
 // category index, paper_references' cited index), the papers looked up by
-// id, so that a page reads the rows it shows however long the list is; no
+// id, so that a page reads the rows it shows however long the list is and
+// wherever the cursor is (a cursor's date bounds the range); no
 // list is scanned, sorted, deduplicated or counted whole (the window that
 // pages every other list does all four). PostgreSQL plans from its statistics;
 // TestPaginationWalk checks the pages' contents on both databases.
@@ -24,14 +25,14 @@ func TestDatePagesAreIndexRanges(t *testing.T) {
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
 	cursor := db.Cursor{Set: true, Key: 1_000_000_000_000_000_000, ID: 7}
 	for _, c := range []struct {
-		name, index string
-		read        func(a db.PageArgs) error
+		name, index, date string
+		read              func(a db.PageArgs) error
 	}{
-		{"category papers", "paper_categories_category (category=?", func(a db.PageArgs) error {
+		{"category papers", "paper_categories_category (category=?", "published", func(a db.PageArgs) error {
 			_, err := db.PaperPages(ctx, bdb, db.CategoryPapers, []string{"hep-th", "hep-ph"}, a)
 			return err
 		}},
-		{"citations", "paper_references_cited (cited_id=?", func(a db.PageArgs) error {
+		{"citations", "paper_references_cited (cited_id=?", "citing_published", func(a db.PageArgs) error {
 			_, err := db.PaperPages(ctx, bdb, db.Citations, []int64{1, 2}, a)
 			return err
 		}},
@@ -45,11 +46,16 @@ func TestDatePagesAreIndexRanges(t *testing.T) {
 				t.Fatalf("%s %+v: %d statements, want 1", c.name, a, len(sqls))
 			}
 			plan := sqlitePlan(t, bdb, sqls[0])
-			ranges := 0
+			// A cursor bounds the dated rows' range at both ends (NOT NULL
+			// is the other end), not only the rows kept along it.
+			ranges, bounded := 0, 0
 			for _, step := range plan {
 				switch {
 				case strings.HasPrefix(step, "SEARCH pc "):
 					ranges++
+					if strings.Contains(step, c.date+">? AND "+c.date+"<?") {
+						bounded++
+					}
 					if !strings.Contains(step, "USING COVERING INDEX "+c.index) {
 						t.Errorf("%s %+v: %q, want a range of %s)", c.name, a, step, c.index)
 					}
@@ -62,6 +68,11 @@ func TestDatePagesAreIndexRanges(t *testing.T) {
 			// not counted.
 			if ranges != 4 {
 				t.Errorf("%s %+v: %d ranges read, want 4:\n%s", c.name, a, ranges, strings.Join(plan, "\n"))
+			}
+			// Oldest first, the cursor's bound and NOT NULL are both lower
+			// bounds, which the plan's text does not tell apart.
+			if want := map[bool]int{false: 0, true: 2}[a.After.Set && a.Order == db.Newest]; bounded != want {
+				t.Errorf("%s %+v: %d ranges bounded by the cursor's date, want %d:\n%s", c.name, a, bounded, want, strings.Join(plan, "\n"))
 			}
 		}
 	}

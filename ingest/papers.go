@@ -20,8 +20,9 @@ func paperKeys(p *db.Paper) []string {
 type pending struct {
 	row   *db.Paper
 	isNew bool
-	// changed says the row differs from what is stored.
-	changed bool
+	// changed says the row differs from what is stored; dateMoved that
+	// its first-version date does.
+	changed, dateMoved bool
 	// cats are the canonical category codes the sources give (nil if
 	// none); writeCats says they replace the stored list.
 	cats      []string
@@ -209,8 +210,10 @@ func (w *writer) matchExisting(ctx context.Context, tx bun.Tx, todo []*pending) 
 				continue
 			}
 			hadPrimary := old.PrimaryCategory != ""
+			published := old.Published
 			changed, newer, better := mergeRow(old, p.row)
 			p.row, p.isNew = old, false
+			p.dateMoved = !old.Published.Equal(published)
 			p.writeCats = p.cats != nil && (!hadPrimary || newer)
 			if !better {
 				p.authors = nil
@@ -236,6 +239,7 @@ func foldSameRow(todo []*pending) []*pending {
 			continue
 		}
 		f.changed = f.changed || p.changed
+		f.dateMoved = f.dateMoved || p.dateMoved
 		if p.authors != nil {
 			f.authors = p.authors
 		}

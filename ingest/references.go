@@ -11,13 +11,13 @@ import (
 
 // writeReferences adds reference targets, each with its citing paper's
 // first-version date, and brings the date on the stored references of
-// the changed stored papers up to their paper's; derive resolves the
+// the stored papers whose date moved up to their paper's; derive resolves the
 // targets to papers.
 func writeReferences(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	var rows []db.Reference
-	var dated []int64 // stored papers that changed: their date may have
+	var dated []int64 // stored papers whose date moved
 	for _, p := range ps {
-		if !p.isNew && p.changed {
+		if !p.isNew && p.dateMoved {
 			dated = append(dated, p.row.ID)
 		}
 		var published *time.Time

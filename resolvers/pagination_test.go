@@ -8,7 +8,6 @@ import (
 	"github.com/99designs/gqlgen/client"
 	"github.com/uptrace/bun"
 
-	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 )
 
@@ -60,34 +59,20 @@ func TestPaginationWalk(t *testing.T) {
 			sizes["category papers "+sort] = 7
 		}
 		// A paper's citations by date likewise (ranges of the cited index
-		// forward, the window backward): two citing papers lose their date,
-		// and one cites the paper twice, by its arXiv id and by a DOI,
-		// which must list it once and count it once.
+		// forward, the window backward): two citing papers lose their date.
 		var citing []int64
 		if err := bdb.NewRaw(`SELECT r.citing_id FROM paper_references AS r JOIN papers AS p ON p.id = r.cited_id
-			WHERE p.arxiv_id = ? ORDER BY r.citing_id LIMIT 3`, cited).Scan(t.Context(), &citing); err != nil {
+			WHERE p.arxiv_id = ? ORDER BY r.citing_id LIMIT 2`, cited).Scan(t.Context(), &citing); err != nil {
 			t.Fatal(err)
 		}
-		if len(citing) != 3 {
-			t.Fatalf("%s has %d citations, want 3 at least", cited, len(citing))
+		if len(citing) != 2 {
+			t.Fatalf("%s has %d citations, want 2 at least", cited, len(citing))
 		}
 		for _, q := range []string{"UPDATE papers SET published = NULL WHERE id IN (?)", "UPDATE paper_categories SET published = NULL WHERE paper_id IN (?)",
 			"UPDATE paper_references SET citing_published = NULL WHERE citing_id IN (?)"} {
 			if _, err := bdb.NewRaw(q, bun.List(citing[:2])).Exec(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-		}
-		if _, err := bdb.NewRaw(`INSERT INTO paper_references (citing_id, target, cited_id, citing_published)
-			SELECT citing_id, 'doi:10.1234/twice', cited_id, citing_published FROM paper_references
-			WHERE citing_id = ? AND cited_id = (SELECT id FROM papers WHERE arxiv_id = ?)`, citing[2], cited).Exec(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		// The paper's count, recounted as an import's derive would.
-		if err := db.QueuePapers(t.Context(), bdb, []int64{scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id = ?", cited)}); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.ResolveReferences(t.Context(), bdb); err != nil {
-			t.Fatal(err)
 		}
 		for _, sort := range []string{"NEWEST", "OLDEST"} {
 			lists = append(lists, list{"citations " + sort, fmt.Sprintf(`query($p: String!, $n: Int, $after: String, $last: Int, $before: String) { paper(id: $p) {
