@@ -43,16 +43,16 @@ func (w *writer) ensureCategories(ctx context.Context, tx bun.Tx, ps []*pending)
 
 // writeCategories replaces the category lists of papers whose list
 // changed, and brings the date on the category rows of the other stored
-// papers up to their paper's.
+// papers whose date moved up to their paper's.
 func writeCategories(ctx context.Context, tx bun.Tx, ps []*pending) error {
 	var ids []int64   // stored papers whose old list goes
-	var dated []int64 // stored papers whose list stays
+	var dated []int64 // stored papers whose list stays and whose date moved
 	var paper, position []int64
 	var code []string
 	var published []*time.Time
 	for _, p := range ps {
 		if !p.writeCats {
-			if !p.isNew {
+			if !p.isNew && p.dateMoved {
 				dated = append(dated, p.row.ID)
 			}
 			continue
