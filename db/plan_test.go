@@ -65,22 +65,7 @@ func TestCategoryProbeUsesPaperKey(t *testing.T) {
 		t.Fatalf("got %d statements, want 5:\n%s", len(sqls), strings.Join(sqls, "\n"))
 	}
 	for _, sql := range sqls {
-		var plan []string
-		rows, err := bdb.DB.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sql)
-		if err != nil {
-			t.Fatalf("%v: %s", err, sql)
-		}
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
-		}
+		plan := sqlitePlan(t, bdb, sql)
 		probe := false
 		for _, step := range plan {
 			if strings.Contains(step, "pc EXISTS") || strings.Contains(step, "SEARCH pc ") {

@@ -310,10 +310,7 @@ func MatchPapers(ctx context.Context, idb bun.IDB, s PaperSearch) ([]*Paper, err
 	if err := idb.NewRaw("SELECT "+paperListColumns+" "+from+" ORDER BY p.id", args...).Scan(ctx, &ps); err != nil {
 		return nil, err
 	}
-	for _, p := range ps {
-		p.Partial = true
-	}
-	return ps, nil
+	return partial(ps), nil
 }
 
 // SearchCountCap is the most matches SearchCount counts: a query's

@@ -196,24 +196,25 @@ func moveCategoryCounts(ctx context.Context, idb bun.IDB, moved map[string]int64
 // papers to their category rows where it differs (a merge can move it
 // without changing the list).
 func SyncCategoryDates(ctx context.Context, idb bun.IDB, papers []int64) error {
-	if len(papers) == 0 {
-		return nil
-	}
-	_, err := idb.NewRaw(`UPDATE paper_categories SET published = (SELECT p.published FROM papers AS p WHERE p.id = paper_categories.paper_id)
-		WHERE paper_id IN (?) AND published IS DISTINCT FROM (SELECT p.published FROM papers AS p WHERE p.id = paper_categories.paper_id)`,
-		bun.List(papers)).Exec(ctx)
-	return err
+	return syncDates(ctx, idb, "paper_categories", "published", "paper_id", papers)
 }
 
 // SyncCitingDates copies the first-version date of the given stored
 // papers to the references they make, where it differs.
 func SyncCitingDates(ctx context.Context, idb bun.IDB, papers []int64) error {
+	return syncDates(ctx, idb, "paper_references", "citing_published", "citing_id", papers)
+}
+
+// syncDates sets table's date column to the first-version date of the
+// paper its paper column names, on the rows of the given papers where it
+// differs.
+func syncDates(ctx context.Context, idb bun.IDB, table, date, paper string, papers []int64) error {
 	if len(papers) == 0 {
 		return nil
 	}
-	_, err := idb.NewRaw(`UPDATE paper_references SET citing_published = (SELECT p.published FROM papers AS p WHERE p.id = paper_references.citing_id)
-		WHERE citing_id IN (?) AND citing_published IS DISTINCT FROM (SELECT p.published FROM papers AS p WHERE p.id = paper_references.citing_id)`,
-		bun.List(papers)).Exec(ctx)
+	published := "(SELECT p.published FROM papers AS p WHERE p.id = " + table + "." + paper + ")"
+	_, err := idb.NewRaw("UPDATE "+table+" SET "+date+" = "+published+
+		" WHERE "+paper+" IN (?) AND "+date+" IS DISTINCT FROM "+published, bun.List(papers)).Exec(ctx)
 	return err
 }
 

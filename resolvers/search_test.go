@@ -460,13 +460,7 @@ func TestSuggestPapersByTitle(t *testing.T) {
 					matches = append(matches, p)
 				}
 			}
-			slices.SortFunc(matches, func(a, b struct {
-				ID            int64
-				Title         string
-				CitationCount int
-			}) int {
-				return cmp.Or(cmp.Compare(b.CitationCount, a.CitationCount), cmp.Compare(b.ID, a.ID))
-			})
+			// matches keep papers' order: most cited first.
 			var want []string
 			for _, p := range matches[:min(len(matches), 10)] {
 				want = append(want, model.GlobalID(model.KindPaper, p.ID))
