@@ -16,3 +16,12 @@ func SetResolveChunk(n int64) (restore func()) {
 	resolveChunk = n
 	return func() { resolveChunk = old }
 }
+
+// SetWalk sets when SQLite walks the citation order for a query's
+// candidates (walkCost, walkMin) and how far (walkSlack), and returns what
+// restores them.
+func SetWalk(cost, min, slack int64) (restore func()) {
+	oc, om, os := walkCost, walkMin, walkSlack
+	walkCost, walkMin, walkSlack = cost, min, slack
+	return func() { walkCost, walkMin, walkSlack = oc, om, os }
+}
