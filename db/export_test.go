@@ -1,5 +1,7 @@
 package db
 
+import "time"
+
 // SetFTSHashSize sets the memory EndBulk's refill of the SQLite full-text
 // index fills before it writes a segment, and returns what restores it.
 func SetFTSHashSize(n int) (restore func()) {
@@ -24,4 +26,14 @@ func SetWalk(cost, min, slack int64) (restore func()) {
 	oc, om, os := walkCost, walkMin, walkSlack
 	walkCost, walkMin, walkSlack = cost, min, slack
 	return func() { walkCost, walkMin, walkSlack = oc, om, os }
+}
+
+// CandidateDates is the first-version dates of c's candidates, in c's
+// order.
+func CandidateDates(c Candidates) []time.Time {
+	out := make([]time.Time, len(c.rows))
+	for i, r := range c.rows {
+		out[i] = r.Published
+	}
+	return out
 }

@@ -60,10 +60,11 @@ type candidate struct {
 }
 
 // SearchCandidates reads the candidates of s, which has a query, in one
-// statement: its RelevanceCandidates most cited matches, whether there are
-// more, their dates and, when scored, their relevance. A common word's
-// candidates are the costly part of a search (a walk down the citation
-// order until a thousand match), so that a request asking for a relevance
+// statement (on SQLite after a count of the matches, and for a common
+// word by a walk of its own, see walkCandidates): its RelevanceCandidates
+// most cited matches, whether there are more, their dates and, when
+// scored, their relevance. A common word's candidates are the costly part
+// of a search (a walk down the citation order until a thousand match), so that a request asking for a relevance
 // page, the count and the facets finds them once; see WithCandidates.
 func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bool) (Candidates, error) {
 	rows, err := s.walkCandidates(ctx, idb, scored)
@@ -94,39 +95,60 @@ func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bo
 
 // walkCost and walkMin set when SQLite finds a query's candidates by
 // walking the citation order: when the query matches at least
-// max(walkMin, sqrt(walkCost × papers)) papers (counted up to that
-// bound). The candidates statement reads every match from the full-text
-// index, joins it to its paper, scores it and sorts: 3.0–3.9 µs a match
-// at 750,000 synthetic papers ("distance", "dark", "black", "magnetic":
-// 20,100 to 118,943 matches, 70 to 354 ms), 1.3 µs for "the", which
-// matches nearly every paper (980 ms). The walk reads papers most cited
-// first and probes the index for each, 11–18 µs a probe, and needs about
-// 1,001 × papers / matches probes (72 ms for "magnetic", 619 ms for
-// "distance"). The two cost the same at matches = sqrt(1,001 × 15 / 3.4 ×
-// papers), about 57,000 at 750,000 papers (between "dark" and "black", as
-// measured), hence walkCost; below walkMin (twice the candidates) a walk
-// saves nothing.
+// max(walkMin, sqrt(walkCost × words × papers)) papers (counted up to
+// that bound), words being its words. The candidates statement reads
+// every match from the full-text index, joins it to its paper, scores it
+// and sorts: 3.0–3.9 µs a match at 750,000 synthetic papers ("distance",
+// "dark", "black", "magnetic": 20,100 to 118,943 matches, 70 to 354 ms),
+// 1.3 µs for "the", which matches nearly every paper (980 ms). The walk
+// reads papers most cited first and probes the index for each, 11–18 µs a
+// probe for a word (62–83 µs for four), and needs about 1,001 × papers /
+// matches probes (72 ms for "magnetic", 619 ms for "distance"). The two
+// cost the same at matches = sqrt(1,001 × 15 / 3.4 × words × papers),
+// about 57,000 for a word at 750,000 papers (between "dark" and "black",
+// as measured), hence walkCost; below walkMin (twice the candidates) a
+// walk saves nothing.
 var walkCost, walkMin int64 = 4416, 2 * (RelevanceCandidates + 1)
 
-// walkSlack is how many times the probes its count predicts a walk makes
-// before it gives up (see walkCandidates).
+// walkSlack is how many times the probes its count predicts a walk may
+// make (see walkCandidates).
 var walkSlack int64 = 2
 
+// walkWords is the most words a walked query has: a probe costs about
+// 15 µs a word, and a prefix longer than the index's prefixes (2 and 3
+// characters) merges its words' postings again for every probe (50 probes
+// of "quan*" took 7.8 s at 750,000 papers), so prefixes are never walked.
+const walkWords = 4
+
 // walkCandidates reads the candidates of s on SQLite by walking papers in
-// citation order when its query is common (see walkCost) and it has no
-// other filter, and returns nil otherwise, or when the walk ended without
-// a thousand matches (a word rarer among the most cited than in the
-// archive), for the candidates statement to rank every match instead. The
-// walk stops after walkSlack times the probes its count predicts. Its scores, when
-// scored, are bm25 times citationWeight as the candidates statement
-// computes them, read in a statement of their own: bm25 counts the
-// query's matches once per statement, and so once for every probe in the
-// walk's (12 s for "quantum" at 750,000 papers). That statement still
+// citation order when its query is common (see walkCost), of at most
+// walkWords words and no prefix, and it has no other filter. It returns
+// nil otherwise, or when the walk gave up, for the candidates statement
+// to rank every match instead. The walk may make walkSlack times the
+// probes its count predicts, but makes an eighth of them first and goes
+// on only if those found an eighth of the candidates: a word common in the
+// archive but rare among its most cited papers (new words are in new,
+// uncited papers) costs an eighth of the walk before the statement.
+// The scores, when scored, are bm25 times citationWeight as the candidates
+// statement computes them, read in a statement of their own: bm25 counts
+// the query's matches once per statement, and so once for every probe in
+// the walk's (12 s for "quantum" at 750,000 papers). That statement still
 // reads every match from the index, but at about 0.2 µs each: 146 ms for
-// "the", 50 ms for "quantum" (240,937 matches).
+// "the", 50 ms for "quantum" (240,937 matches). A candidate it does not
+// return (deleted, or changed not to match, in between) is left out.
 func (s PaperSearch) walkCandidates(ctx context.Context, idb bun.IDB, scored bool) ([]candidate, error) {
 	if IsPostgres(idb) || s.Query.IsZero() || s.IDs != nil || len(s.Categories) > 0 || !s.From.IsZero() || !s.To.IsZero() ||
 		s.ResearcherID != 0 || s.InstitutionID != 0 || s.HasDOI != nil {
+		return nil, nil
+	}
+	words := 0
+	for _, t := range s.Query.Terms {
+		if t.Prefix {
+			return nil, nil
+		}
+		words += len(t.Words)
+	}
+	if words > walkWords {
 		return nil, nil
 	}
 	match := s.Query.fts5()
@@ -138,21 +160,30 @@ func (s PaperSearch) walkCandidates(ctx context.Context, idb bun.IDB, scored boo
 	err := idb.NewRaw(`WITH b AS (SELECT papers, MAX(?, CAST(sqrt(? * papers) AS INTEGER)) AS bound
 		  FROM (SELECT COALESCE(MAX(id), 0) AS papers FROM papers) AS n)
 		SELECT papers, bound, (SELECT COUNT(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT (SELECT bound FROM b)) AS m) AS matches FROM b`,
-		walkMin, walkCost, match).Scan(ctx, &n)
+		walkMin, walkCost*int64(words), match).Scan(ctx, &n)
 	if err != nil || n.Matches < n.Bound {
 		return nil, err
 	}
-	probes := walkSlack*(RelevanceCandidates+1)*n.Papers/n.Bound + 1
 	var rows []struct {
 		candidate
 		CitationCount int64 `bun:"citation_count"`
 	}
-	err = idb.NewRaw(`SELECT w.id, w.published, w.citation_count
-		FROM (SELECT id, published, citation_count FROM papers WHERE arxiv_id IS NOT NULL ORDER BY citation_count DESC, id DESC LIMIT ?) AS w
-		WHERE EXISTS (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? AND papers_fts.rowid = w.id)
-		ORDER BY w.citation_count DESC, w.id DESC LIMIT ?`, probes, match, RelevanceCandidates+1).Scan(ctx, &rows)
-	if err != nil || (len(rows) <= RelevanceCandidates && probes < n.Papers) {
-		return nil, err
+	budget := walkSlack*(RelevanceCandidates+1)*(n.Papers/n.Bound+1) + 1
+	for i, probes := range []int64{budget/8 + 1, budget} {
+		err = idb.NewRaw(`SELECT w.id, w.published, w.citation_count
+			FROM (SELECT id, published, citation_count FROM papers WHERE arxiv_id IS NOT NULL ORDER BY citation_count DESC, id DESC LIMIT ?) AS w
+			WHERE EXISTS (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? AND papers_fts.rowid = w.id)
+			ORDER BY w.citation_count DESC, w.id DESC LIMIT ?`, probes, match, RelevanceCandidates+1).Scan(ctx, &rows)
+		switch {
+		case err != nil:
+			return nil, err
+		case len(rows) > RelevanceCandidates || probes >= n.Papers: // the candidates, or every match
+		case i == 0 && 8*len(rows) > RelevanceCandidates:
+			continue // on course: the whole walk
+		default:
+			return nil, nil
+		}
+		break
 	}
 	out := make([]candidate, len(rows))
 	ids := make([]int64, len(rows))
@@ -176,10 +207,14 @@ func (s PaperSearch) walkCandidates(ctx context.Context, idb bun.IDB, scored boo
 	for _, r := range scores {
 		score[r.ID] = r.Score
 	}
-	for i := range out {
-		out[i].Score = score[out[i].ID]
+	kept := out[:0]
+	for _, c := range out {
+		if sc, ok := score[c.ID]; ok {
+			c.Score = sc
+			kept = append(kept, c)
+		}
 	}
-	return out, nil
+	return kept, nil
 }
 
 // candidatesOf is the candidates of s, which has a query: those
