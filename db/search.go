@@ -126,7 +126,8 @@ const walkWords = 4
 // nil otherwise, or when the walk gave up, for the candidates statement
 // to rank every match instead. The walk may make walkSlack times the
 // probes its count predicts, but makes an eighth of them first and goes
-// on only if those found an eighth of the candidates: a word common in the
+// on (from where it stopped) only if those found an eighth of the
+// candidates: a word common in the
 // archive but rare among its most cited papers (new words are in new,
 // uncited papers) costs an eighth of the walk before the statement.
 // The scores, when scored, are bm25 times citationWeight as the candidates
@@ -164,22 +165,28 @@ func (s PaperSearch) walkCandidates(ctx context.Context, idb bun.IDB, scored boo
 	if err != nil || n.Matches < n.Bound {
 		return nil, err
 	}
-	var rows []struct {
+	type walked struct {
 		candidate
 		CitationCount int64 `bun:"citation_count"`
 	}
+	var rows []walked
 	budget := walkSlack*(RelevanceCandidates+1)*(n.Papers/n.Bound+1) + 1
-	for i, probes := range []int64{budget/8 + 1, budget} {
+	var probed int64
+	for i, probes := range []int64{budget/8 + 1, budget - budget/8 - 1} {
+		// The second part goes on from where the first stopped: the
+		// papers after the first's in citation order.
+		var part []walked
 		err = idb.NewRaw(`SELECT w.id, w.published, w.citation_count
-			FROM (SELECT id, published, citation_count FROM papers WHERE arxiv_id IS NOT NULL ORDER BY citation_count DESC, id DESC LIMIT ?) AS w
+			FROM (SELECT id, published, citation_count FROM papers WHERE arxiv_id IS NOT NULL ORDER BY citation_count DESC, id DESC LIMIT ? OFFSET ?) AS w
 			WHERE EXISTS (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? AND papers_fts.rowid = w.id)
-			ORDER BY w.citation_count DESC, w.id DESC LIMIT ?`, probes, match, RelevanceCandidates+1).Scan(ctx, &rows)
+			ORDER BY w.citation_count DESC, w.id DESC LIMIT ?`, probes, probed, match, RelevanceCandidates+1-len(rows)).Scan(ctx, &part)
+		rows, probed = append(rows, part...), probed+probes
 		switch {
 		case err != nil:
 			return nil, err
-		case len(rows) > RelevanceCandidates || probes >= n.Papers: // the candidates, or every match
+		case len(rows) > RelevanceCandidates || probed >= n.Papers: // the candidates, or every match
 		case i == 0 && 8*len(rows) > RelevanceCandidates:
-			continue // on course: the whole walk
+			continue // on course: the rest of the walk
 		default:
 			return nil, nil
 		}
