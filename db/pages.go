@@ -146,7 +146,7 @@ func (k keyset) beyond(c Cursor, backward bool) (string, []any) {
 // rows of its parent, "total", so that the page's statement answers the
 // list's totalCount too.
 func (k keyset) pageSQL(cols, parent, from string, args []any, a PageArgs, count bool) (string, []any) {
-	backward := a.First == 0 && a.Last > 0
+	backward := a.backward()
 	var where []string
 	if a.After.Set {
 		c, ca := k.beyond(a.After, false)
@@ -174,7 +174,7 @@ func (k keyset) pageSQL(cols, parent, from string, args []any, a PageArgs, count
 // ORDER BY … LIMIT, which PostgreSQL and SQLite can stop early, along an
 // index or with a top-n sort, where the window numbers every row first.
 func (k keyset) limitSQL(cols, from string, args []any, a PageArgs) (string, []any) {
-	backward := a.First == 0 && a.Last > 0
+	backward := a.backward()
 	for _, c := range []struct {
 		c    Cursor
 		back bool
@@ -199,7 +199,7 @@ func (a PageArgs) size() int {
 // total, when not nil, reads the list's length off a row (see pageSQL).
 func split[T any, P comparable](rows []T, parent func(T) P, total func(T) int, a PageArgs) map[P]Page[T] {
 	out := map[P]Page[T]{}
-	n, backward := a.size(), a.First == 0 && a.Last > 0
+	n, backward := a.size(), a.backward()
 	for i := 0; i < len(rows); {
 		p := parent(rows[i])
 		j := i
@@ -578,12 +578,6 @@ func limitPagesSQL[P PaperParent](lp limitPages, l perParent[P], parents []P, a 
 			w, wa := k.beyond(c.cur, c.back)
 			cond += " AND " + w
 			condArgs = append(condArgs, wa...)
-			if !k.nullable && !k.isTime && !k.isScore {
-				// The key's bound too, which an index range can start
-				// from (the OR of beyond cannot).
-				cond += " AND " + k.key + " " + compareOp(k.keyDesc, c.back) + "= ?"
-				condArgs = append(condArgs, c.cur.Key)
-			}
 		}
 	}
 	page := func(parent string) string {

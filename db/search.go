@@ -269,7 +269,7 @@ func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) 
 		at := candidate{ID: a.Before.ID, Score: keyScore(a.Before.Key)}
 		rows = slices.DeleteFunc(rows, func(r candidate) bool { return less(r, at) >= 0 })
 	}
-	if a.First == 0 && a.Last > 0 { // read backward, as limitSQL does
+	if a.backward() { // read backward, as limitSQL does
 		slices.Reverse(rows)
 	}
 	rows = rows[:min(len(rows), a.size()+1)]
