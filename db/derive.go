@@ -62,14 +62,34 @@ func DeriveBatch(ctx context.Context, idb bun.IDB) ([]int64, error) {
 	return ids, err
 }
 
-// FillDeriveBatch makes the derive batch the first n queued researchers
+// A DeriveQueue is one of derive's two queues of researchers.
+type DeriveQueue int
+
+const (
+	// Recompute is derive_queue: researchers whose papers changed, whose
+	// figures, fields, co-authors and name links derive recomputes.
+	Recompute DeriveQueue = iota
+	// FiguresOnly is derive_cited less derive_queue: researchers of
+	// papers whose citation counts moved, whose h-index and most cited
+	// paper derive recomputes.
+	FiguresOnly
+)
+
+// deriveQueues are the queues' researchers, as a SELECT for an id past ?.
+var deriveQueues = map[DeriveQueue]string{
+	Recompute: `SELECT researcher_id FROM derive_queue WHERE researcher_id > ?`,
+	FiguresOnly: `SELECT c.researcher_id FROM derive_cited c WHERE c.researcher_id > ?
+		AND NOT EXISTS (SELECT 1 FROM derive_queue q WHERE q.researcher_id = c.researcher_id)`,
+}
+
+// FillDeriveBatch makes the derive batch the first n researchers of queue
 // after the id after and returns how many it holds and the last id.
-func FillDeriveBatch(ctx context.Context, idb bun.IDB, after int64, n int) (int, int64, error) {
+func FillDeriveBatch(ctx context.Context, idb bun.IDB, queue DeriveQueue, after int64, n int) (int, int64, error) {
 	if err := execAll(ctx, idb, `DELETE FROM derive_batch`); err != nil {
 		return 0, 0, err
 	}
-	if _, err := idb.NewRaw(`INSERT INTO derive_batch (researcher_id)
-		SELECT researcher_id FROM derive_queue WHERE researcher_id > ? ORDER BY researcher_id LIMIT ?`, after, n).Exec(ctx); err != nil {
+	if _, err := idb.NewRaw(`INSERT INTO derive_batch (researcher_id) `+deriveQueues[queue]+`
+		ORDER BY researcher_id LIMIT ?`, after, n).Exec(ctx); err != nil {
 		return 0, 0, err
 	}
 	if IsPostgres(idb) {
@@ -93,9 +113,9 @@ func FillDeriveBatch(ctx context.Context, idb bun.IDB, after int64, n int) (int,
 	return got.N, got.Last, err
 }
 
-// ClearDeriveQueue empties the derive queue.
+// ClearDeriveQueue empties the derive queues.
 func ClearDeriveQueue(ctx context.Context, idb bun.IDB) error {
-	return execAll(ctx, idb, `DELETE FROM derive_queue`, `DELETE FROM derive_batch`)
+	return execAll(ctx, idb, `DELETE FROM derive_queue`, `DELETE FROM derive_cited`, `DELETE FROM derive_batch`)
 }
 
 // DeriveSortMemory gives the grouped rebuilds of a derive step room to
@@ -137,8 +157,9 @@ type derivePaperRow struct {
 // ResolveReferences turns references whose target is now in the archive
 // into citation edges, whatever order the papers arrived in, updates the
 // citation counts of the papers on the derive queue of papers (see
-// QueuePapers) and of those the new edges point to, queues the authors
-// of papers whose count moved and empties that queue. References are
+// QueuePapers) and of those the new edges point to, puts the authors
+// of papers whose count moved on derive_cited (see FiguresOnly) and
+// empties the queue of papers. References are
 // only ever added and resolved, never removed, so a paper's count can
 // change only when it is written or cited anew: the statements read the
 // unresolved references and the queued papers, not the archive.
@@ -178,8 +199,9 @@ func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 			 FROM (SELECT r.cited_id, COUNT(*) AS n FROM paper_references r
 			   WHERE r.cited_id IN `+queuedPapers+` GROUP BY r.cited_id) c
 			 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,
-			// A paper's new count moves its authors' h-index and most cited paper.
-			`INSERT INTO derive_queue (researcher_id)
+			// A paper's new count moves its authors' h-index and most
+			// cited paper, and nothing else of theirs (see FiguresOnly).
+			`INSERT INTO derive_cited (researcher_id)
 			 SELECT DISTINCT a.researcher_id FROM authorships a
 			 WHERE a.researcher_id IS NOT NULL AND a.paper_id IN (SELECT p.id FROM papers p
 			   WHERE p.id IN `+queuedPapers+` AND p.citation_count <> `+count+`)

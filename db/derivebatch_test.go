@@ -32,7 +32,7 @@ func TestDeriveBatchPlansFromItsRows(t *testing.T) {
 		if err := db.QueueResearchers(ctx, bdb, ids); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := db.FillDeriveBatch(ctx, bdb, 0, n); err != nil {
+		if _, _, err := db.FillDeriveBatch(ctx, bdb, db.Recompute, 0, n); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.ClearDeriveQueue(ctx, bdb); err != nil {
@@ -46,7 +46,7 @@ func TestDeriveBatchPlansFromItsRows(t *testing.T) {
 		if err := db.QueueResearchers(ctx, bdb, ids); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := db.FillDeriveBatch(ctx, bdb, 0, n)
+		got, _, err := db.FillDeriveBatch(ctx, bdb, db.Recompute, 0, n)
 		if err != nil || got != n {
 			t.Fatalf("FillDeriveBatch = %d, %v; want %d", got, err, n)
 		}

@@ -50,7 +50,7 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 	}
 	for _, s := range deriveSteps {
 		if s.batched {
-			err = deriveBatches(ctx, bdb, s.name, s.fn)
+			err = deriveBatches(ctx, bdb, s.name, s.queue, s.fn)
 		} else {
 			err = deriveStep(ctx, bdb, s.name, s.fn)
 		}
@@ -78,14 +78,22 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 // deriveSteps are the steps of Derive after the citations, in order, each
 // in a transaction of its own.
 var deriveSteps = []struct {
-	name    string
-	fn      func(ctx context.Context, tx bun.Tx) error
-	batched bool // run on the queue a batch at a time (deriveBatches)
+	name string
+	fn   func(ctx context.Context, tx bun.Tx) error
+	// batched steps run a batch at a time (deriveBatches) over the
+	// researchers of their queue.
+	batched bool
+	queue   db.DeriveQueue
 }{
-	{"initials", mergeInitials, false},
-	{"researchers", deriveResearchers, true},
-	{"same-name", deriveSameName, false},
-	{"affiliations", matchAffiliations, false},
+	{"initials", mergeInitials, false, 0},
+	{"researchers", deriveResearchers, true, db.Recompute},
+	// Researchers whose papers were only cited anew: their figures alone
+	// (a citation moves the h-index and the most cited paper, not the
+	// fields, co-authors or names), after the merges and recomputes
+	// above, which leave them on the other queue if they touched them.
+	{"cited", deriveFigures, true, db.FiguresOnly},
+	{"same-name", deriveSameName, false, 0},
+	{"affiliations", matchAffiliations, false, 0},
 }
 
 // deriveBatchSize is the most researchers one transaction of a batched
@@ -98,13 +106,13 @@ var deriveBatchSize = 20_000
 // batch (derive_batch, in id order) in a transaction of its own. The queue
 // itself is emptied only at the end of Derive, so a derive stopped between
 // two batches is done again in full by the next import or migrate.
-func deriveBatches(ctx context.Context, bdb *bun.DB, name string, fn func(ctx context.Context, tx bun.Tx) error) error {
+func deriveBatches(ctx context.Context, bdb *bun.DB, name string, queue db.DeriveQueue, fn func(ctx context.Context, tx bun.Tx) error) error {
 	var after int64
 	for {
 		var n int
 		err := deriveStep(ctx, bdb, name, func(ctx context.Context, tx bun.Tx) error {
 			var err error
-			if n, after, err = db.FillDeriveBatch(ctx, tx, after, deriveBatchSize); err != nil || n == 0 {
+			if n, after, err = db.FillDeriveBatch(ctx, tx, queue, after, deriveBatchSize); err != nil || n == 0 {
 				return err
 			}
 			return fn(ctx, tx)

@@ -37,11 +37,13 @@ func BenchmarkDeriveAll(b *testing.B) {
 		b.StartTimer()
 		for _, s := range deriveSteps {
 			start := time.Now()
-			run := deriveStep
+			var err error
 			if s.batched {
-				run = deriveBatches
+				err = deriveBatches(ctx, bdb, s.name, s.queue, s.fn)
+			} else {
+				err = deriveStep(ctx, bdb, s.name, s.fn)
 			}
-			if err := run(ctx, bdb, s.name, s.fn); err != nil {
+			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(time.Since(start).Seconds(), s.name+"-s")

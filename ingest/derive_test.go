@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/ingest"
 )
@@ -146,4 +147,58 @@ func TestSharedDOIKeepsBothPapers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCitationsMoveFiguresOnly: a paper cited anew changes its authors'
+// h-index and most cited paper and nothing else of theirs, so derive puts
+// them on the queue that recomputes their figures alone (derive_cited),
+// not on the one that recomputes their fields, co-authors and name links
+// too, and its figures are those a derive of everyone gives.
+func TestCitationsMoveFiguresOnly(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx := context.Background()
+		importFiles(t, bdb, ingest.Kaggle, writeFile(t, "a.jsonl", []byte(
+			kaggleLine("1001.0001", "Ann Lee, Bob Ray", "")+"\n"+kaggleLine("1001.0002", "Ann Lee, Cy Dee", "")+"\n")))
+		if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: ingest.Paperscape, SkipDerive: true,
+			Paths: []string{writeFile(t, "b.csv", []byte("1001.0005;hep-th;1;1;1001.0001;K.Wu;Cites\n"))}}); err != nil {
+			t.Fatal(err)
+		}
+		names := func(table string) []string {
+			t.Helper()
+			var got []string
+			if err := bdb.NewRaw(`SELECT r.name FROM researchers r JOIN `+table+` q ON q.researcher_id = r.id ORDER BY r.name`).
+				Scan(ctx, &got); err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		if err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return db.ResolveReferences(ctx, tx) }); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := names("derive_queue"), []string{"K. Wu"}; !slices.Equal(got, want) {
+			t.Errorf("recompute queue = %q, want %q (the new paper's author only)", got, want)
+		}
+		if got, want := names("derive_cited"), []string{"Ann Lee", "Bob Ray"}; !slices.Equal(got, want) {
+			t.Errorf("figures-only queue = %q, want %q (the cited paper's authors)", got, want)
+		}
+		if err := ingest.Derive(ctx, bdb); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{"derive_queue", "derive_cited", "derive_batch"} {
+			if n, err := bdb.NewSelect().Table(table).Count(ctx); err != nil || n != 0 {
+				t.Errorf("%s holds %d rows (%v) after derive, want none", table, n, err)
+			}
+		}
+		var figs []string
+		if err := bdb.NewRaw(`SELECT r.name || ' h=' || CAST(r.archive_h_index AS TEXT) || ' top=' || COALESCE(p.arxiv_id, '-')
+			FROM researchers r LEFT JOIN papers p ON p.id = r.most_cited_paper_id ORDER BY r.name`).Scan(ctx, &figs); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"Ann Lee h=1 top=1001.0001", "Bob Ray h=1 top=1001.0001", "Cy Dee h=0 top=-", "K. Wu h=0 top=-"}; !slices.Equal(figs, want) {
+			t.Errorf("figures = %q, want %q", figs, want)
+		}
+		incremental := dbtest.Dump(t, bdb)
+		rederiveAll(t, bdb)
+		dbtest.SameDump(t, incremental, dbtest.Dump(t, bdb))
+	})
 }
