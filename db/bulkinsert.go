@@ -25,16 +25,30 @@ import (
 // calls no query hook for them; the hooks given with WithQueryHook hear
 // of each (see bulkStatements).
 func InsertColumns(ctx context.Context, tx bun.Tx, table string, names []string, cols ...any) error {
+	return insertColumns(ctx, tx, table, names, "", cols)
+}
+
+// AddColumns is InsertColumns for rows keyed by the first len(keys) of
+// names whose last column is a count: a row whose key is already there
+// has the count added to its own. The keys must be distinct (PostgreSQL
+// updates a row at most once a statement).
+func AddColumns(ctx context.Context, tx bun.Tx, table string, keys int, names []string, cols ...any) error {
+	count := names[len(names)-1]
+	return insertColumns(ctx, tx, table, names, fmt.Sprintf(" ON CONFLICT (%s) DO UPDATE SET %s = %s.%s + excluded.%s",
+		strings.Join(names[:keys], ", "), count, table, count, count), cols)
+}
+
+func insertColumns(ctx context.Context, tx bun.Tx, table string, names []string, suffix string, cols []any) error {
 	cs, n, err := columnsOf(table, names, cols)
 	if err != nil || n == 0 {
 		return err
 	}
 	head := fmt.Sprintf("INSERT INTO %s (%s) ", table, strings.Join(names, ", "))
 	if IsPostgres(tx) {
-		_, err = execUnnest(ctx, tx, head+"SELECT * FROM unnest("+unnestArgs(cs)+")", n, cs)
+		_, err = execUnnest(ctx, tx, head+"SELECT * FROM unnest("+unnestArgs(cs)+")"+suffix, n, cs)
 		return err
 	}
-	_, err = execValues(ctx, tx, n, cs, func(values string) string { return head + values })
+	_, err = execValues(ctx, tx, n, cs, func(values string) string { return head + values + suffix })
 	return err
 }
 

@@ -11,9 +11,11 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// The statements of ingest.Derive and of the writer's derive queue. The
-// queue holds the researchers whose papers changed; derive recomputes
-// them and empties it last.
+// The statements of ingest.Derive and of the writer's derive queues (see
+// ingest.Derive): derive_queue, the researchers to recompute;
+// derive_added, the papers to add to their authors; derive_cited, the
+// researchers whose figures citations moved; derive_papers, the papers
+// whose citation counts may have moved.
 
 // deriveQueueRow is one entry of the derive queue.
 type deriveQueueRow struct {
@@ -115,7 +117,7 @@ func FillDeriveBatch(ctx context.Context, idb bun.IDB, queue DeriveQueue, after 
 
 // ClearDeriveQueue empties the derive queues.
 func ClearDeriveQueue(ctx context.Context, idb bun.IDB) error {
-	return execAll(ctx, idb, `DELETE FROM derive_queue`, `DELETE FROM derive_cited`, `DELETE FROM derive_batch`)
+	return execAll(ctx, idb, `DELETE FROM derive_queue`, `DELETE FROM derive_cited`, `DELETE FROM derive_added`, `DELETE FROM derive_batch`)
 }
 
 // DeriveSortMemory gives the grouped rebuilds of a derive step room to
@@ -253,15 +255,22 @@ type NameCandidate struct {
 // profile, by family and id. The families are those of the queue, read
 // through the family index; which of them have one profile only is seen
 // here in the rows, not by counting every family of the archive (a GROUP
-// BY over all researchers, on every import).
-func NameCandidates(ctx context.Context, idb bun.IDB) ([]NameCandidate, error) {
+// BY over all researchers, on every import). With added, the authors of
+// the papers on derive_added count as queued too: their co-authors
+// changed, their names and links did not.
+func NameCandidates(ctx context.Context, idb bun.IDB, added bool) ([]NameCandidate, error) {
+	touched := `SELECT researcher_id FROM derive_queue`
+	if added {
+		touched += ` UNION SELECT a.researcher_id FROM authorships a JOIN derive_added d ON d.paper_id = a.paper_id
+			WHERE a.researcher_id IS NOT NULL`
+	}
 	var ms []NameCandidate
 	err := idb.NewSelect().
 		ColumnExpr("id, name, family_key").
 		ColumnExpr("(orcid IS NOT NULL OR openalex_id IS NOT NULL OR s2_id IS NOT NULL) AS has_ext_id").
-		ColumnExpr("id IN (SELECT researcher_id FROM derive_queue) AS queued").
+		ColumnExpr("id IN ("+touched+") AS queued").
 		Table("researchers").
-		Where(`family_key IN (SELECT r.family_key FROM researchers r JOIN derive_queue q ON q.researcher_id = r.id)`).
+		Where(`family_key IN (SELECT r.family_key FROM researchers r WHERE r.id IN (`+touched+`))`).
 		Order("family_key", "id").
 		Scan(ctx, &ms)
 	if err != nil {
@@ -531,4 +540,138 @@ func MatchableNames(ctx context.Context, idb bun.IDB) ([]MatchableName, error) {
 		Where("i.status IS NULL OR i.status = 'active'").
 		Scan(ctx, &rows)
 	return rows, err
+}
+
+// deriveAddedRow is one entry of derive_added, the new papers whose
+// authors derive adds the papers to (see AddedAuthorship).
+type deriveAddedRow struct {
+	bun.BaseModel `bun:"table:derive_added"`
+	PaperID       int64 `bun:"paper_id,pk"`
+}
+
+// QueueAddedPapers puts new papers on derive_added: their authors who
+// are on neither queue of researchers have the papers added to their
+// figures, fields and co-authors rather than all of those recomputed.
+func QueueAddedPapers(ctx context.Context, idb bun.IDB, ids []int64) error {
+	return queueIDs(ctx, idb, ids, func(id int64) deriveAddedRow { return deriveAddedRow{PaperID: id} })
+}
+
+// AddedRange returns the lowest paper id on derive_added and the end of
+// the range of n ids from it (exclusive); ok is false when it is empty.
+func AddedRange(ctx context.Context, idb bun.IDB, n int64) (from, to int64, ok bool, err error) {
+	var min sql.NullInt64
+	if err := idb.QueryRowContext(ctx, `SELECT MIN(paper_id) FROM derive_added`).Scan(&min); err != nil || !min.Valid {
+		return 0, 0, false, err
+	}
+	return min.Int64, min.Int64 + n, true, nil
+}
+
+// DropAdded takes the papers of ids [from, to) off derive_added.
+func DropAdded(ctx context.Context, idb bun.IDB, from, to int64) error {
+	_, err := idb.ExecContext(ctx, `DELETE FROM derive_added WHERE paper_id >= ? AND paper_id < ?`, from, to)
+	return err
+}
+
+// AddedAuthorship is one authorship of a paper on derive_added, with what
+// the figures need of the paper; Queued says the researcher is on
+// derive_queue (recomputed whole), Cited that they are on derive_cited
+// (their figures recomputed).
+type AddedAuthorship struct {
+	PaperID, ResearcherID, Position, AuthorCount, Citations int64
+	AuthorsComplete, Queued, Cited                          bool
+}
+
+// addedPapers is the papers of derive_added in a range of ids.
+const addedPapers = `(SELECT paper_id FROM derive_added WHERE paper_id >= ? AND paper_id < ?)`
+
+// AddedAuthorships reads the authorships of the papers on derive_added
+// with ids in [from, to), by paper and position.
+func AddedAuthorships(ctx context.Context, idb bun.IDB, from, to int64) ([]AddedAuthorship, error) {
+	var out []AddedAuthorship
+	err := scan(ctx, idb, func(rows *sql.Rows) error {
+		var a AddedAuthorship
+		if err := rows.Scan(&a.PaperID, &a.ResearcherID, &a.Position, &a.AuthorCount, &a.AuthorsComplete, &a.Citations,
+			&a.Queued, &a.Cited); err != nil {
+			return err
+		}
+		out = append(out, a)
+		return nil
+	}, `SELECT a.paper_id, a.researcher_id, a.position, p.author_count, p.authors_complete, p.citation_count,
+		  EXISTS (SELECT 1 FROM derive_queue q WHERE q.researcher_id = a.researcher_id),
+		  EXISTS (SELECT 1 FROM derive_cited c WHERE c.researcher_id = a.researcher_id)
+		FROM authorships a JOIN papers p ON p.id = a.paper_id
+		WHERE a.researcher_id IS NOT NULL AND a.paper_id IN `+addedPapers+`
+		ORDER BY a.paper_id, a.position`, from, to)
+	return out, err
+}
+
+// AddedCategories reads the categories of the papers on derive_added with
+// ids in [from, to), by paper.
+func AddedCategories(ctx context.Context, idb bun.IDB, from, to int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	err := scan(ctx, idb, func(rows *sql.Rows) error {
+		var p int64
+		var c string
+		if err := rows.Scan(&p, &c); err != nil {
+			return err
+		}
+		out[p] = append(out[p], c)
+		return nil
+	}, `SELECT paper_id, category FROM paper_categories WHERE paper_id IN `+addedPapers+` ORDER BY paper_id, position`, from, to)
+	return out, err
+}
+
+// Figures are a researcher's derived counts as stored.
+type Figures struct {
+	ID                                          int64
+	Papers, Known, Sole, First, Middle, Last, H int64
+	Top                                         *int64
+}
+
+// FiguresOf reads the stored figures of the given researchers.
+func FiguresOf(ctx context.Context, idb bun.IDB, ids []int64) ([]Figures, error) {
+	var out []Figures
+	for chunk := range slices.Chunk(ids, 5000) {
+		err := scan(ctx, idb, func(rows *sql.Rows) error {
+			var f Figures
+			var top sql.NullInt64
+			if err := rows.Scan(&f.ID, &f.Papers, &f.Known, &f.Sole, &f.First, &f.Middle, &f.Last, &f.H, &top); err != nil {
+				return err
+			}
+			if top.Valid {
+				f.Top = &top.Int64
+			}
+			out = append(out, f)
+			return nil
+		}, `SELECT id, paper_count, position_known_count, sole_count, first_count, middle_count, last_count,
+			  archive_h_index, most_cited_paper_id
+			FROM researchers WHERE id IN (?)`, bun.List(chunk))
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// QueueCited puts researchers on derive_cited (see FiguresOnly).
+func QueueCited(ctx context.Context, idb bun.IDB, ids []int64) error {
+	return queueIDs(ctx, idb, ids, func(id int64) deriveCitedRow { return deriveCitedRow{ResearcherID: id} })
+}
+
+// deriveCitedRow is one entry of derive_cited.
+type deriveCitedRow struct {
+	bun.BaseModel `bun:"table:derive_cited"`
+	ResearcherID  int64 `bun:"researcher_id,pk"`
+}
+
+// AddCoauthors adds shared papers to co-author rows, making the rows not
+// there yet.
+func AddCoauthors(ctx context.Context, tx bun.Tx, researchers, coauthors, papers []int64) error {
+	return AddColumns(ctx, tx, "coauthors", 2, []string{"researcher_id", "coauthor_id", "paper_count"}, researchers, coauthors, papers)
+}
+
+// AddResearcherCategories adds papers to researchers' fields, making the
+// rows not there yet.
+func AddResearcherCategories(ctx context.Context, tx bun.Tx, researchers []int64, categories []string, papers []int64) error {
+	return AddColumns(ctx, tx, "researcher_categories", 2, []string{"researcher_id", "category", "paper_count"}, researchers, categories, papers)
 }

@@ -12,8 +12,10 @@ import (
 
 // writeAuthors replaces the author lists that are to be rewritten,
 // matching each author to a researcher, and returns the researchers it
-// wrote authorships of.
-func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (queue []int64, err error) {
+// wrote authorships of, and of those the ones to recompute: the authors
+// of papers already stored, the profiles it created, and in a bulk load
+// all.
+func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (queue, recompute []int64, err error) {
 	var ids []int64 // stored papers whose old list goes
 	var refs []*authorRef
 	n := 0
@@ -30,10 +32,10 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (qu
 		}
 	}
 	if n == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := w.researchers.resolve(ctx, tx, refs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var b db.Bylines
 	k := 0
@@ -49,6 +51,9 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (qu
 			if id := refs[k].id; id != 0 {
 				rid = &refs[k].id
 				queue = append(queue, id)
+				if w.bulk || !p.isNew || refs[k].created {
+					recompute = append(recompute, id)
+				}
 			}
 			b.Researcher = append(b.Researcher, rid)
 			k++
@@ -59,13 +64,13 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (qu
 	}
 	if len(ids) > 0 {
 		if err := db.DeleteBylines(ctx, tx, ids); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := db.InsertBylines(ctx, tx, b); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return queue, nil
+	return queue, recompute, nil
 }
 
 // queueAuthors puts the researchers of the given papers on the derive

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -17,10 +18,15 @@ import (
 // Derive brings up to date what the API reads often: resolved citations,
 // citation counts, researcher figures, fields, co-authors, same-name
 // links and institution matches, after ending a bulk load (see
-// db.BeginBulk). It recomputes the researchers on the
-// derive queue (those whose papers changed) and empties the queue last,
-// so running it again, or after a crash, gives the same result; the cost
-// follows what an import changed, not the size of the archive.
+// db.BeginBulk). Three queues say what changed: derive_queue the
+// researchers whose papers changed otherwise than by a new paper, whom it
+// recomputes whole; derive_added the papers an import added, which it adds
+// to their other authors' figures, fields and co-authors; derive_cited the
+// researchers of papers cited anew, whose h-index and most cited paper it
+// recomputes. It empties the researchers' queues last, and each added
+// paper with the transaction that adds it, so running it again, or after a
+// crash, gives the same result; the cost follows what an import changed,
+// not the size of the archive.
 func Derive(ctx context.Context, bdb *bun.DB) error {
 	// The steps below read the indexes a bulk load deferred, but for the
 	// full-text ones.
@@ -49,12 +55,7 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 		done <- nil
 	}
 	for _, s := range deriveSteps {
-		if s.batched {
-			err = deriveBatches(ctx, bdb, s.name, s.queue, s.fn)
-		} else {
-			err = deriveStep(ctx, bdb, s.name, s.fn)
-		}
-		if err != nil {
+		if err = s.run(ctx, bdb); err != nil {
 			break
 		}
 	}
@@ -75,25 +76,68 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 	return db.VacuumAnalyze(ctx, bdb)
 }
 
-// deriveSteps are the steps of Derive after the citations, in order, each
-// in a transaction of its own.
-var deriveSteps = []struct {
-	name string
-	fn   func(ctx context.Context, tx bun.Tx) error
-	// batched steps run a batch at a time (deriveBatches) over the
-	// researchers of their queue.
-	batched bool
-	queue   db.DeriveQueue
-}{
-	{"initials", mergeInitials, false, 0},
-	{"researchers", deriveResearchers, true, db.Recompute},
+// A deriveStepKind says how a step of Derive is divided into
+// transactions.
+type deriveStepKind int
+
+const (
+	// once: the step in one transaction.
+	once deriveStepKind = iota
+	// batched: a transaction per batch of the researchers of the step's
+	// queue (deriveBatches).
+	batched
+	// drained: transactions one after the other until one returns
+	// errDrained, each taking its part of the work off a queue as it
+	// commits it.
+	drained
+)
+
+// errDrained is what a drained step's transaction returns when there is
+// nothing left for it.
+var errDrained = errors.New("nothing left")
+
+// deriveTask is a step of Derive: fn is one of its transactions.
+type deriveTask struct {
+	name  string
+	kind  deriveStepKind
+	queue db.DeriveQueue // of a batched step
+	fn    func(ctx context.Context, tx bun.Tx) error
+}
+
+// run runs the step in its transactions.
+func (s deriveTask) run(ctx context.Context, bdb *bun.DB) error {
+	switch s.kind {
+	case batched:
+		return deriveBatches(ctx, bdb, s.name, s.queue, s.fn)
+	case drained:
+		for {
+			if err := deriveStep(ctx, bdb, s.name, s.fn); err != nil {
+				if errors.Is(err, errDrained) {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+	return deriveStep(ctx, bdb, s.name, s.fn)
+}
+
+// deriveSteps are the steps of Derive after the citations, in order.
+var deriveSteps = []deriveTask{
+	{name: "initials", fn: mergeInitials},
+	{name: "researchers", kind: batched, queue: db.Recompute, fn: deriveResearchers},
+	// New papers of researchers on neither queue: added to what they
+	// have, after the merges, which queue the authors of the papers they
+	// move.
+	{name: "added", kind: drained, fn: addChunk},
 	// Researchers whose papers were only cited anew: their figures alone
 	// (a citation moves the h-index and the most cited paper, not the
-	// fields, co-authors or names), after the merges and recomputes
-	// above, which leave them on the other queue if they touched them.
-	{"cited", deriveFigures, true, db.FiguresOnly},
-	{"same-name", deriveSameName, false, 0},
-	{"affiliations", matchAffiliations, false, 0},
+	// fields, co-authors or names), after the merges, recomputes and
+	// added papers above, which leave them on the other queue if they
+	// touched them, or put them on this one.
+	{name: "cited", kind: batched, queue: db.FiguresOnly, fn: deriveFigures},
+	{name: "same-name", fn: deriveSameName},
+	{name: "affiliations", fn: matchAffiliations},
 }
 
 // deriveBatchSize is the most researchers one transaction of a batched
@@ -102,10 +146,10 @@ var deriveSteps = []struct {
 // with the archive.
 var deriveBatchSize = 20_000
 
-// deriveBatches runs fn over the derive queue a batch at a time, each
-// batch (derive_batch, in id order) in a transaction of its own. The queue
-// itself is emptied only at the end of Derive, so a derive stopped between
-// two batches is done again in full by the next import or migrate.
+// deriveBatches runs fn over the researchers of queue a batch at a time,
+// each batch (derive_batch, in id order) in a transaction of its own. The
+// queue itself is emptied only at the end of Derive, so a derive stopped
+// between two batches is done again in full by the next import or migrate.
 func deriveBatches(ctx context.Context, bdb *bun.DB, name string, queue db.DeriveQueue, fn func(ctx context.Context, tx bun.Tx) error) error {
 	var after int64
 	for {
@@ -146,10 +190,11 @@ type familyMember struct {
 // candidateGroups returns the researchers that may share a name with
 // another profile, grouped by family name and first initial (names that
 // differ there are never compatible), each group sorted by id. Only
-// families with a researcher on the derive queue are read. Profiles
+// families with a researcher on the derive queue are read (with added,
+// or on a paper of derive_added: see db.NameCandidates). Profiles
 // without a given name are left out: a bare surname says too little.
-func candidateGroups(ctx context.Context, tx bun.Tx) ([][]familyMember, error) {
-	cs, err := db.NameCandidates(ctx, tx)
+func candidateGroups(ctx context.Context, tx bun.Tx, added bool) ([][]familyMember, error) {
+	cs, err := db.NameCandidates(ctx, tx, added)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +253,7 @@ func parseAll(ms []familyMember) {
 // every researcher would make. Each round decides all before it moves any,
 // reading the co-author sets of initialsBatchSize profiles at a time.
 func mergeInitials(ctx context.Context, tx bun.Tx) error {
-	groups, err := candidateGroups(ctx, tx)
+	groups, err := candidateGroups(ctx, tx, true)
 	if err != nil {
 		return err
 	}
@@ -345,7 +390,9 @@ func deriveResearchers(ctx context.Context, tx bun.Tx) error {
 // family name and compatible given names (which includes two profiles
 // of one name that external ids keep apart).
 func deriveSameName(ctx context.Context, tx bun.Tx) error {
-	groups, err := candidateGroups(ctx, tx)
+	// Same-name links follow names alone: a paper added to a profile
+	// moves none.
+	groups, err := candidateGroups(ctx, tx, false)
 	if err != nil {
 		return err
 	}

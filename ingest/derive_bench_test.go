@@ -37,13 +37,7 @@ func BenchmarkDeriveAll(b *testing.B) {
 		b.StartTimer()
 		for _, s := range deriveSteps {
 			start := time.Now()
-			var err error
-			if s.batched {
-				err = deriveBatches(ctx, bdb, s.name, s.queue, s.fn)
-			} else {
-				err = deriveStep(ctx, bdb, s.name, s.fn)
-			}
-			if err != nil {
+			if err := s.run(ctx, bdb); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(time.Since(start).Seconds(), s.name+"-s")

@@ -24,7 +24,7 @@ type authoredPaper struct {
 	published                        time.Time // zero when unknown
 }
 
-// deriveFigures recomputes the figures of the queued researchers: paper
+// deriveFigures recomputes the figures of the derive batch: paper
 // count, author positions (counted only where the full author list is
 // known), the archive h-index and the most cited paper. A profile printed
 // twice on one paper ("A. Kumar, A. Kumar") counts the paper once, at its

@@ -124,11 +124,13 @@ func Harvest(ctx context.Context, bdb *bun.DB, o HarvestOptions) (HarvestSummary
 		return h.sum, err
 	}
 	defer release()
-	if _, err := db.BeginBulk(ctx, bdb); err != nil {
+	bulk, err := db.BeginBulk(ctx, bdb)
+	if err != nil {
 		return h.sum, err
 	}
 	h.w = newWriter(bdb)
 	h.w.onCommit = o.OnCommit
+	h.w.bulk = bulk
 	sets := o.Sets
 	if len(sets) == 0 {
 		sets = []string{""}

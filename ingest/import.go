@@ -129,7 +129,8 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	}
 	// An import into an empty archive builds the readers' indexes once
 	// at the end, in Derive, rather than row by row.
-	if _, err := db.BeginBulk(ctx, bdb); err != nil {
+	bulk, err := db.BeginBulk(ctx, bdb)
+	if err != nil {
 		return sum, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -147,6 +148,7 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	})()
 	w := newWriter(bdb)
 	w.onCommit = o.OnCommit
+	w.bulk = bulk
 	var writeErr error
 	for b := range batches {
 		if writeErr != nil {

@@ -138,13 +138,26 @@ func (w *writer) storePapers(ctx context.Context, tx bun.Tx, todo, inserts, upda
 		return err
 	}
 	// The old authors of updated papers are queued above; the new ones
-	// of every paper are queued here.
-	queue, err := w.writeAuthors(ctx, tx, written)
+	// of every updated paper are queued here. A new paper's authors have
+	// it added to their figures (db.QueueAddedPapers), unless it is a bulk
+	// load; the profiles it creates are queued as they are made.
+	queue, recompute, err := w.writeAuthors(ctx, tx, written)
 	if err != nil {
 		return err
 	}
-	if err := db.QueueResearchers(ctx, tx, queue); err != nil {
+	if err := db.QueueResearchers(ctx, tx, recompute); err != nil {
 		return err
+	}
+	if !w.bulk {
+		var added []int64
+		for _, p := range inserts {
+			if p.authors != nil {
+				added = append(added, p.row.ID)
+			}
+		}
+		if err := db.QueueAddedPapers(ctx, tx, added); err != nil {
+			return err
+		}
 	}
 	ids := make([]int64, len(written))
 	for i, p := range written {

@@ -37,6 +37,12 @@ type writer struct {
 	onCommit func(papers, researchers []int64)
 	// papers and people collect the current batch's ids for onCommit.
 	papers, people []int64
+	// bulk is set during a bulk load (db.BeginBulk), when nearly every
+	// author is new to the archive: the authors of new papers are then
+	// queued to be recomputed, rather than the papers to be added to
+	// their figures (db.QueueAddedPapers), which would read every
+	// authorship of the load a second time to find them queued.
+	bulk bool
 }
 
 func newWriter(bdb *bun.DB) *writer {

@@ -1,0 +1,162 @@
+package ingest
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+)
+
+// addedChunk is how many paper ids of derive_added one transaction of
+// deriveAdded covers (a variable for its test).
+var addedChunk int64 = 20_000
+
+// addChunk adds the papers on derive_added with the lowest ids,
+// addedChunk ids of them, to their authors' figures, fields and
+// co-authors, and takes them off the queue in the same transaction, so
+// that a derive stopped and run again adds each paper once; errDrained
+// when the queue is empty. Authors on derive_queue are recomputed whole
+// instead, and those on derive_cited, or on a paper already cited, have
+// their figures recomputed (the h-index and most cited paper need all
+// their papers): only their fields and co-authors are added to. A new
+// paper uncited moves neither of those two.
+func addChunk(ctx context.Context, tx bun.Tx) error {
+	from, to, ok, err := db.AddedRange(ctx, tx, addedChunk)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errDrained
+	}
+	if err := addPapers(ctx, tx, from, to); err != nil {
+		return err
+	}
+	return db.DropAdded(ctx, tx, from, to)
+}
+
+// addPapers adds the papers on derive_added with ids in [from, to) to
+// their authors, as deriveAdded says.
+func addPapers(ctx context.Context, tx bun.Tx, from, to int64) error {
+	rows, err := db.AddedAuthorships(ctx, tx, from, to)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	cats, err := db.AddedCategories(ctx, tx, from, to)
+	if err != nil {
+		return err
+	}
+	type field struct {
+		researcher int64
+		category   string
+	}
+	added := map[int64]figures{} // the counts to add, by researcher
+	fields := map[field]int64{}
+	pairs := map[[2]int64]int64{}
+	var cite []int64
+	var authors []db.AddedAuthorship // of the current paper, each once, at their first position
+	for i := 0; i < len(rows); {
+		j := i
+		authors = authors[:0]
+		for ; j < len(rows) && rows[j].PaperID == rows[i].PaperID; j++ {
+			if !slices.ContainsFunc(authors, func(a db.AddedAuthorship) bool { return a.ResearcherID == rows[j].ResearcherID }) {
+				authors = append(authors, rows[j])
+			}
+		}
+		i = j
+		for _, a := range authors {
+			if a.Queued {
+				continue
+			}
+			for _, c := range cats[a.PaperID] {
+				fields[field{a.ResearcherID, c}]++
+			}
+			if a.AuthorCount <= db.MaxCoauthorPaperAuthors {
+				for _, b := range authors {
+					if b.ResearcherID != a.ResearcherID {
+						pairs[[2]int64{a.ResearcherID, b.ResearcherID}]++
+					}
+				}
+			}
+			// The citations step has put the authors of a paper cited
+			// already on derive_cited; in case it has not, they go there.
+			if a.Cited || a.Citations > 0 {
+				if !a.Cited {
+					cite = append(cite, a.ResearcherID)
+				}
+				continue
+			}
+			f := figuresOf([]authoredPaper{{id: a.PaperID, position: a.Position, authors: a.AuthorCount, complete: a.AuthorsComplete}})
+			g := added[a.ResearcherID]
+			g.papers += f.papers
+			g.known += f.known
+			g.sole += f.sole
+			g.first += f.first
+			g.middle += f.middle
+			g.last += f.last
+			added[a.ResearcherID] = g
+		}
+	}
+	if err := addFigures(ctx, tx, added); err != nil {
+		return err
+	}
+	if err := db.QueueCited(ctx, tx, cite); err != nil {
+		return err
+	}
+	fks := make([]field, 0, len(fields))
+	for k := range fields {
+		fks = append(fks, k)
+	}
+	slices.SortFunc(fks, func(a, b field) int {
+		return cmp.Or(cmp.Compare(a.researcher, b.researcher), cmp.Compare(a.category, b.category))
+	})
+	rids, codes, ns := make([]int64, len(fks)), make([]string, len(fks)), make([]int64, len(fks))
+	for i, k := range fks {
+		rids[i], codes[i], ns[i] = k.researcher, k.category, fields[k]
+	}
+	if err := db.AddResearcherCategories(ctx, tx, rids, codes, ns); err != nil {
+		return err
+	}
+	pks := make([][2]int64, 0, len(pairs))
+	for k := range pairs {
+		pks = append(pks, k)
+	}
+	slices.SortFunc(pks, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	as, bs, ps := make([]int64, len(pks)), make([]int64, len(pks)), make([]int64, len(pks))
+	for i, k := range pks {
+		as[i], bs[i], ps[i] = k[0], k[1], pairs[k]
+	}
+	return db.AddCoauthors(ctx, tx, as, bs, ps)
+}
+
+// addFigures adds counts to researchers' stored figures; their h-index
+// and most cited paper stay.
+func addFigures(ctx context.Context, tx bun.Tx, added map[int64]figures) error {
+	if len(added) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(added))
+	for id := range added {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	stored, err := db.FiguresOf(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	ids = ids[:0]
+	cols := make([][]int64, 7)
+	var tops []*int64
+	for _, s := range stored {
+		a := added[s.ID]
+		ids = append(ids, s.ID)
+		for j, v := range []int64{s.Papers + a.papers, s.Known + a.known, s.Sole + a.sole, s.First + a.first,
+			s.Middle + a.middle, s.Last + a.last, s.H} {
+			cols[j] = append(cols[j], v)
+		}
+		tops = append(tops, s.Top)
+	}
+	return db.SetFigures(ctx, tx, ids, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], tops)
+}

@@ -1,0 +1,257 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+)
+
+// TestAddedPapersMatchFullDerive: the papers an import adds to an archive
+// are added to their authors' figures, fields and co-authors (derive_added)
+// rather than those authors recomputed, and that leaves what recomputing
+// every researcher leaves: authors at every position, a list cut short, a
+// name printed twice, a collaboration too large to tie co-authors, several
+// categories, a paper cited before it arrived, a profile the import
+// creates, one transaction for all papers or one per paper, and a derive
+// stopped after its first paper and run again.
+func TestAddedPapersMatchFullDerive(t *testing.T) {
+	line := func(id, authors, cats string) string {
+		return `{"id":"` + id + `","authors":"` + authors + `","title":"Paper ` + id + `","categories":"` + cats + `",` +
+			`"versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}]}` + "\n"
+	}
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := write("base.jsonl", line("1001.0001", "Ann Lee, Bob Ray", "hep-th")+
+		line("1001.0002", "Ann Lee, Cy Dee, Dan Fox", "hep-th hep-ph")+
+		line("1001.0003", "Dan Fox", "gr-qc"))
+	// A reference to a paper not yet in the archive, resolved when it comes.
+	early := write("early.csv", "1001.0004;hep-th;1;1;1002.0006;E.Roe;Cites\n")
+	crowd := make([]string, db.MaxCoauthorPaperAuthors+1)
+	for i := range crowd {
+		crowd[i] = fmt.Sprintf("Member%03d Crowd", i)
+	}
+	increment := write("increment.jsonl", line("1002.0001", "Bob Ray, Cy Dee, Ann Lee", "hep-ph math-ph")+
+		line("1002.0002", "Ann Lee", "hep-th")+
+		line("1002.0003", "Cy Dee, Cy Dee, Eve Gold", "hep-th")+
+		line("1002.0004", "Ann Lee, Bob Ray, "+strings.Join(crowd, ", "), "hep-ex")+
+		line("1002.0005", "Bob Ray, Dan Fox et al.", "hep-th")+
+		line("1002.0006", "Dan Fox, Ann Lee", "gr-qc hep-th"))
+	load := func(t *testing.T, kind string, chunk int64, stopAfterOne bool) []string {
+		saved := addedChunk
+		addedChunk = chunk
+		defer func() { addedChunk = saved }()
+		bdb := dbtest.Open(t, dbtest.New(t, kind))
+		ctx := context.Background()
+		for _, s := range []struct {
+			f    Format
+			path string
+		}{{Kaggle, base}, {Paperscape, early}} {
+			if _, err := Import(ctx, bdb, Options{Format: s.f, Paths: []string{s.path}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{increment}, SkipDerive: true}); err != nil {
+			t.Fatal(err)
+		}
+		names := func(q string) []string {
+			t.Helper()
+			var got []string
+			if err := bdb.NewRaw(q).Scan(ctx, &got); err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		// Only the profile the increment made (and the crowd's) is to be
+		// recomputed; every new paper is to be added.
+		queued := names(`SELECT r.name FROM researchers r JOIN derive_queue q ON q.researcher_id = r.id
+			WHERE r.name NOT LIKE 'Member%' ORDER BY r.name`)
+		if want := []string{"Eve Gold"}; !slices.Equal(queued, want) {
+			t.Errorf("recompute queue after the increment = %q, want %q", queued, want)
+		}
+		added := names(`SELECT p.arxiv_id FROM papers p JOIN derive_added d ON d.paper_id = p.id ORDER BY 1`)
+		if want := []string{"1002.0001", "1002.0002", "1002.0003", "1002.0004", "1002.0005", "1002.0006"}; !slices.Equal(added, want) {
+			t.Errorf("added papers = %q, want %q", added, want)
+		}
+		if stopAfterOne {
+			// A derive that stopped after its first transaction of added
+			// papers: the next one must add each paper once.
+			addedChunk = 1
+			err := deriveStep(ctx, bdb, "added", addChunk)
+			addedChunk = chunk
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := Derive(ctx, bdb); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{"derive_queue", "derive_cited", "derive_added", "derive_batch"} {
+			if n, err := bdb.NewSelect().Table(table).Count(ctx); err != nil || n != 0 {
+				t.Errorf("%s holds %d rows (%v) after derive, want none", table, n, err)
+			}
+		}
+		got := dbtest.Dump(t, bdb)
+		// The oracle: every researcher and paper recomputed.
+		for _, q := range []string{
+			"INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers",
+			"UPDATE papers SET archive_citation_count = 0",
+			"INSERT INTO derive_papers (paper_id) SELECT id FROM papers",
+		} {
+			if _, err := bdb.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := Derive(ctx, bdb); err != nil {
+			t.Fatal(err)
+		}
+		dbtest.SameDump(t, got, dbtest.Dump(t, bdb))
+		var fig []string
+		if err := bdb.NewRaw(`SELECT name || ' ' || CAST(paper_count AS TEXT) || ' ' || CAST(position_known_count AS TEXT) || ' ' ||
+			CAST(sole_count AS TEXT) || ' ' || CAST(first_count AS TEXT) || ' ' || CAST(middle_count AS TEXT) || ' ' ||
+			CAST(last_count AS TEXT) || ' h' || CAST(archive_h_index AS TEXT)
+			FROM researchers WHERE name IN ('Ann Lee', 'Bob Ray', 'Cy Dee', 'Dan Fox') ORDER BY name`).Scan(ctx, &fig); err != nil {
+			t.Fatal(err)
+		}
+		// name, papers, known positions, sole, first, middle, last, h-index
+		want := []string{"Ann Lee 6 6 1 3 0 2 h1", "Bob Ray 4 3 0 1 1 1 h0", "Cy Dee 3 3 0 1 2 0 h0", "Dan Fox 4 3 1 1 0 1 h1"}
+		if !slices.Equal(fig, want) {
+			t.Errorf("figures = %q, want %q", fig, want)
+		}
+		return got
+	}
+	for _, kind := range dbtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			all := load(t, kind, 1_000_000, false)
+			dbtest.SameDump(t, load(t, kind, 1, false), all)
+			dbtest.SameDump(t, load(t, kind, 1_000_000, true), all)
+		})
+	}
+}
+
+// TestDeriveStoppedAnywhereEndsTheSame stops a derive at each of its
+// transactions in turn (batches of one researcher, one added paper a
+// transaction: merges, recomputes, added papers, cited researchers and
+// same-name links all pending) and runs it again: every stop must end
+// with the data a derive never stopped leaves, which must be the data
+// recomputing everyone leaves.
+func TestDeriveStoppedAnywhereEndsTheSame(t *testing.T) {
+	line := func(id, authors, version string) string {
+		return `{"id":"` + id + `","authors":"` + authors + `","title":"Paper ` + id + `","categories":"hep-th",` +
+			`"versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}` + version + `]}` + "\n"
+	}
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := write("base.jsonl", line("1001.0001", "Ann Lee, Bob Ray", "")+line("1001.0002", "Ann Lee, Cy Dee", "")+
+		line("1001.0003", "Gil Ho, Jon Orr", "")+line("1001.0004", "B. Ray, Zed Quo", "")+
+		line("1001.0005", "G. Ho, Kim Poe", "")+ // no co-author shared with Gil Ho: apart
+		line("1001.0006", "Lu Chen, Mo Diaz", ""))
+	increment := write("inc.jsonl", line("1002.0001", "Lu Chen, Mo Diaz", "")+ // added to both
+		line("1002.0004", "Mo Diaz, Ann Lee, Lu Chen", "")+ // added to two, Ann Lee recomputed
+		line("1002.0002", "G. Ho, Jon Orr", "")+ // now shared: G. Ho joins Gil Ho
+		line("1001.0002", "Ann Lee, Cy Dee, Dan Fox", `,{"version":"v2","created":"Tue, 5 Jan 2010 10:00:00 GMT"}`)) // a new version
+	cites := write("cites.csv", "1002.0003;hep-th;1;1;1001.0001,1001.0003;Cy Dee;Cites\n")
+	setup := func(t *testing.T, kind string) *bun.DB {
+		bdb := dbtest.Open(t, dbtest.New(t, kind))
+		ctx := context.Background()
+		if _, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{base}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{increment}, SkipDerive: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Import(ctx, bdb, Options{Format: Paperscape, Paths: []string{cites}, SkipDerive: true}); err != nil {
+			t.Fatal(err)
+		}
+		return bdb
+	}
+	savedSize, savedChunk, savedSteps := deriveBatchSize, addedChunk, deriveSteps
+	deriveBatchSize, addedChunk = 1, 1
+	defer func() { deriveBatchSize, addedChunk, deriveSteps = savedSize, savedChunk, savedSteps }()
+	errStop := errors.New("stopped")
+	// stopAt makes the steps count their transactions and fail the k-th
+	// (none when k < 0); it returns the count.
+	stopAt := func(k int) *int {
+		n := new(int)
+		deriveSteps = slices.Clone(savedSteps)
+		for i := range deriveSteps {
+			fn := deriveSteps[i].fn
+			deriveSteps[i].fn = func(ctx context.Context, tx bun.Tx) error {
+				*n++
+				if *n-1 == k {
+					return errStop
+				}
+				return fn(ctx, tx)
+			}
+		}
+		return n
+	}
+	for _, kind := range dbtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			bdb := setup(t, kind)
+			n := stopAt(-1)
+			if err := Derive(ctx, bdb); err != nil {
+				t.Fatal(err)
+			}
+			want := dbtest.Dump(t, bdb)
+			steps := *n
+			if steps < 12 {
+				t.Fatalf("the derive took %d transactions; the test expects merges, batches and added papers to take more", steps)
+			}
+			for _, q := range []string{
+				"INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers",
+				"UPDATE papers SET archive_citation_count = 0",
+				"INSERT INTO derive_papers (paper_id) SELECT id FROM papers",
+			} {
+				if _, err := bdb.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := Derive(ctx, bdb); err != nil {
+				t.Fatal(err)
+			}
+			dbtest.SameDump(t, want, dbtest.Dump(t, bdb))
+			for k := range steps {
+				bdb := setup(t, kind)
+				stopAt(k)
+				if err := Derive(ctx, bdb); !errors.Is(err, errStop) {
+					t.Fatalf("derive stopped at transaction %d: %v, want the stop", k, err)
+				}
+				stopAt(-1)
+				if err := Derive(ctx, bdb); err != nil {
+					t.Fatal(err)
+				}
+				got := dbtest.Dump(t, bdb)
+				for i := 0; i < len(got) || i < len(want); i++ {
+					if i >= len(got) || i >= len(want) || got[i] != want[i] {
+						t.Errorf("stopped at transaction %d of %d, then run again: dumps differ at line %d", k, steps, i)
+						dbtest.SameDump(t, got, want)
+						break
+					}
+				}
+			}
+		})
+	}
+}
