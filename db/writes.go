@@ -3,6 +3,7 @@ package db
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"time"
@@ -129,6 +130,26 @@ func UpdatePapers(ctx context.Context, idb bun.IDB, rows []*Paper) error {
 func AddCategories(ctx context.Context, idb bun.IDB, cats []Category) error {
 	_, err := idb.NewInsert().Model(&cats).On("CONFLICT (code) DO NOTHING").Exec(ctx)
 	return err
+}
+
+// CategoriesOf reads the stored category lists of papers, in order.
+func CategoriesOf(ctx context.Context, idb bun.IDB, papers []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	for chunk := range slices.Chunk(papers, 5000) {
+		err := scan(ctx, idb, func(rows *sql.Rows) error {
+			var p int64
+			var c string
+			if err := rows.Scan(&p, &c); err != nil {
+				return err
+			}
+			out[p] = append(out[p], c)
+			return nil
+		}, `SELECT paper_id, category FROM paper_categories WHERE paper_id IN (?) ORDER BY paper_id, position`, bun.List(chunk))
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // ReplacePaperCategories deletes the category lists of the stored papers

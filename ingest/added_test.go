@@ -255,3 +255,73 @@ func TestDeriveStoppedAnywhereEndsTheSame(t *testing.T) {
 		})
 	}
 }
+
+// TestNewVersionsQueueWhatMoved: a new version queues its authors to be
+// recomputed only when it moves what their figures are made of. A new
+// title (what most versions change) moves nothing; new categories move
+// the authors' fields.
+func TestNewVersionsQueueWhatMoved(t *testing.T) {
+	line := func(id, authors, title, cats, versions string) string {
+		return `{"id":"` + id + `","authors":"` + authors + `","title":"` + title + `","categories":"` + cats + `",` +
+			`"versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}` + versions + `]}` + "\n"
+	}
+	v2 := `,{"version":"v2","created":"Tue, 5 Jan 2010 10:00:00 GMT"}`
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := write("base.jsonl", line("1001.0001", "Ann Lee, Bob Ray", "First", "hep-th", "")+
+		line("1001.0002", "Cy Dee, Dan Fox", "Second", "hep-th", ""))
+	versions := write("v2.jsonl", line("1001.0001", "Ann Lee, Bob Ray", "First, revised", "hep-th", v2)+
+		line("1001.0002", "Cy Dee, Dan Fox", "Second", "hep-th hep-ph", v2))
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx := context.Background()
+		if _, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{base}}); err != nil {
+			t.Fatal(err)
+		}
+		sum, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{versions}, SkipDerive: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Counts.Updated != 2 {
+			t.Fatalf("updated %d papers, want both new versions", sum.Counts.Updated)
+		}
+		var queued []string
+		if err := bdb.NewRaw(`SELECT r.name FROM researchers r JOIN derive_queue q ON q.researcher_id = r.id ORDER BY r.name`).
+			Scan(ctx, &queued); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"Cy Dee", "Dan Fox"}; !slices.Equal(queued, want) {
+			t.Errorf("queued after the new versions = %q, want %q (the new categories' authors)", queued, want)
+		}
+		if err := Derive(ctx, bdb); err != nil {
+			t.Fatal(err)
+		}
+		var fields []string
+		if err := bdb.NewRaw(`SELECT r.name || ' ' || c.category || ' ' || CAST(c.paper_count AS TEXT) FROM researcher_categories c
+			JOIN researchers r ON r.id = c.researcher_id ORDER BY 1`).Scan(ctx, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"Ann Lee hep-th 1", "Bob Ray hep-th 1", "Cy Dee hep-ph 1", "Cy Dee hep-th 1", "Dan Fox hep-ph 1", "Dan Fox hep-th 1"}; !slices.Equal(fields, want) {
+			t.Errorf("fields = %q, want %q", fields, want)
+		}
+		got := dbtest.Dump(t, bdb)
+		for _, q := range []string{
+			"INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers",
+			"UPDATE papers SET archive_citation_count = 0",
+			"INSERT INTO derive_papers (paper_id) SELECT id FROM papers",
+		} {
+			if _, err := bdb.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := Derive(ctx, bdb); err != nil {
+			t.Fatal(err)
+		}
+		dbtest.SameDump(t, got, dbtest.Dump(t, bdb))
+	})
+}

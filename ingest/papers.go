@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,42 @@ func mergeBatch(in []*Paper) (todo []*pending, skipped int) {
 	return todo, skipped
 }
 
+// authorsMoved returns the stored papers of ps whose change moves what
+// their authors' derived figures are made of: a new author list (and with
+// it the author count and whether it is whole), a new first-version date
+// (which breaks ties for the most cited paper), or categories other than
+// those stored (fields). A new version that changes its title, abstract
+// or comments, as most do, moves none of them; a new citation count is
+// derive's to see (db.ResolveReferences).
+func authorsMoved(ctx context.Context, tx bun.Tx, ps []*pending) ([]*pending, error) {
+	var out, cats []*pending
+	for _, p := range ps {
+		switch {
+		case p.authors != nil || p.dateMoved:
+			out = append(out, p)
+		case p.writeCats:
+			cats = append(cats, p)
+		}
+	}
+	if len(cats) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, len(cats))
+	for i, p := range cats {
+		ids[i] = p.row.ID
+	}
+	stored, err := db.CategoriesOf(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range cats {
+		if !slices.Equal(stored[p.row.ID], p.cats) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // sortPending splits the matched batch into new rows and changed ones,
 // and counts the unchanged.
 func sortPending(todo []*pending) (inserts, updates []*pending, unchanged int) {
@@ -128,9 +165,13 @@ func (w *writer) storePapers(ctx context.Context, tx bun.Tx, todo, inserts, upda
 	if err := updatePapers(ctx, tx, updates); err != nil {
 		return err
 	}
-	// The authors of every changed paper, before and after, need their
-	// derived figures recomputed.
-	if err := queueAuthors(ctx, tx, updates); err != nil {
+	// The authors of a changed paper, before and after, need their
+	// derived figures recomputed when what those are made of changed.
+	moved, err := authorsMoved(ctx, tx, updates)
+	if err != nil {
+		return err
+	}
+	if err := queueAuthors(ctx, tx, moved); err != nil {
 		return err
 	}
 	written := append(inserts, updates...)
