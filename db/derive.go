@@ -261,8 +261,12 @@ type NameCandidate struct {
 func NameCandidates(ctx context.Context, idb bun.IDB, added bool) ([]NameCandidate, error) {
 	touched := `SELECT researcher_id FROM derive_queue`
 	if added {
-		touched += ` UNION SELECT a.researcher_id FROM authorships a JOIN derive_added d ON d.paper_id = a.paper_id
-			WHERE a.researcher_id IS NOT NULL`
+		// CROSS JOIN keeps SQLite reading the few added papers' authors
+		// by paper: joined the other way it walked every authorship of
+		// the archive by researcher to find them (3.4 of the 4.3 s this
+		// statement took in an increment into 2.7 million papers).
+		touched += ` UNION SELECT a.researcher_id FROM derive_added d CROSS JOIN authorships a
+			WHERE a.paper_id = d.paper_id AND a.researcher_id IS NOT NULL`
 	}
 	var ms []NameCandidate
 	err := idb.NewSelect().

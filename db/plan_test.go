@@ -80,3 +80,40 @@ func TestCategoryProbeUsesPaperKey(t *testing.T) {
 		}
 	}
 }
+
+// TestDeriveReadsAddedPapersByPaper checks SQLite's plan for the derive
+// statements that read the authors of the papers an import added
+// (derive_added): by paper, from the few queued ones, never along the
+// authorships' researcher index, which walks every authorship of the
+// archive (3.4 s of an increment into 2.7 million papers).
+func TestDeriveReadsAddedPapersByPaper(t *testing.T) {
+	ctx := context.Background()
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	log := &sqlLog{}
+	bdb.AddQueryHook(log)
+	if _, err := db.NameCandidates(ctx, bdb, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddedAuthorships(ctx, bdb, 0, 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	log.mu.Lock()
+	sqls := log.sqls
+	log.mu.Unlock()
+	if len(sqls) != 2 {
+		t.Fatalf("got %d statements, want 2:\n%s", len(sqls), strings.Join(sqls, "\n"))
+	}
+	for _, sql := range sqls {
+		plan := sqlitePlan(t, bdb, sql)
+		byPaper := false
+		for _, step := range plan {
+			if strings.Contains(step, " a ") && !strings.Contains(step, "(paper_id=?)") {
+				t.Errorf("authorships read by %q, want by paper (paper_id=?), in:\n%s\nfor %s", step, strings.Join(plan, "\n"), sql)
+			}
+			byPaper = byPaper || strings.Contains(step, "SEARCH a ") && strings.Contains(step, "(paper_id=?)")
+		}
+		if !byPaper {
+			t.Errorf("no read of authorships by paper in:\n%s\nfor %s", strings.Join(plan, "\n"), sql)
+		}
+	}
+}
