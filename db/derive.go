@@ -268,13 +268,28 @@ func NameCandidates(ctx context.Context, idb bun.IDB, added bool) ([]NameCandida
 		touched += ` UNION SELECT a.researcher_id FROM derive_added d CROSS JOIN authorships a
 			WHERE a.paper_id = d.paper_id AND a.researcher_id IS NOT NULL`
 	}
+	return nameCandidates(ctx, idb, touched)
+}
+
+// FamilyCandidates is NameCandidates for the families of the given
+// researchers, who count as queued.
+func FamilyCandidates(ctx context.Context, idb bun.IDB, ids []int64) ([]NameCandidate, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return nameCandidates(ctx, idb, "?", bun.List(ids))
+}
+
+// nameCandidates reads the families of the researchers touched (a
+// SELECT of ids, or ? for args) lists, as NameCandidates says.
+func nameCandidates(ctx context.Context, idb bun.IDB, touched string, args ...any) ([]NameCandidate, error) {
 	var ms []NameCandidate
 	err := idb.NewSelect().
 		ColumnExpr("id, name, family_key").
 		ColumnExpr("(orcid IS NOT NULL OR openalex_id IS NOT NULL OR s2_id IS NOT NULL) AS has_ext_id").
-		ColumnExpr("id IN ("+touched+") AS queued").
+		ColumnExpr("id IN ("+touched+") AS queued", args...).
 		Table("researchers").
-		Where(`family_key IN (SELECT r.family_key FROM researchers r WHERE r.id IN (`+touched+`))`).
+		Where(`family_key IN (SELECT r.family_key FROM researchers r WHERE r.id IN (`+touched+`))`, args...).
 		Order("family_key", "id").
 		Scan(ctx, &ms)
 	if err != nil {

@@ -198,6 +198,11 @@ func candidateGroups(ctx context.Context, tx bun.Tx, added bool) ([][]familyMemb
 	if err != nil {
 		return nil, err
 	}
+	return groupCandidates(cs), nil
+}
+
+// groupCandidates groups candidates as candidateGroups says.
+func groupCandidates(cs []db.NameCandidate) [][]familyMember {
 	ms := make([]familyMember, len(cs))
 	for i, c := range cs {
 		ms[i].NameCandidate = c
@@ -219,7 +224,7 @@ func candidateGroups(ctx context.Context, tx bun.Tx, added bool) ([][]familyMemb
 		}
 		groups[i] = append(groups[i], m)
 	}
-	return groups, nil
+	return groups
 }
 
 // parseAll takes the members' names apart, on every core: after a large
@@ -257,28 +262,9 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 	if err != nil {
 		return err
 	}
-	var cands []initialsCandidate
-	touched := map[int64]bool{}
-	for _, ms := range groups {
-		for _, a := range ms {
-			if a.Queued {
-				touched[a.ID] = true
-			}
-			if a.HasExtID || !a.parsed.InitialsOnly() {
-				continue
-			}
-			c := initialsCandidate{id: a.ID}
-			for _, b := range ms {
-				if b.ID != a.ID && !b.parsed.InitialsOnly() && a.parsed.Compatible(b.parsed) {
-					c.fullNames = append(c.fullNames, b.ID)
-				}
-			}
-			if len(c.fullNames) > 0 {
-				cands = append(cands, c)
-			}
-		}
-	}
+	gone := map[int64]bool{} // merged away
 	for {
+		cands, touched := initialsCandidates(groups, gone)
 		var todo []initialsCandidate
 		for _, c := range cands {
 			if touched[c.id] || slices.ContainsFunc(c.fullNames, func(b int64) bool { return touched[b] }) {
@@ -289,7 +275,6 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 		if err != nil || len(moves) == 0 {
 			return err
 		}
-		moved := map[int64]bool{}
 		var into []int64
 		for _, m := range moves {
 			// Everyone on the papers that move, and the emptied profile, is
@@ -297,19 +282,50 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 			if err := db.MoveAuthorships(ctx, tx, m[0], m[1]); err != nil {
 				return err
 			}
-			moved[m[0]] = true
+			gone[m[0]] = true
 			into = append(into, m[1])
 		}
-		cands = slices.DeleteFunc(cands, func(c initialsCandidate) bool { return moved[c.id] })
+		// The next round decides the families of everyone on the papers
+		// that moved, read afresh: families the rounds before did not
+		// read among them (a co-author of the initials whose own
+		// initials now share the profile merged into).
 		on, err := db.ResearchersOnPapersOf(ctx, tx, into)
 		if err != nil {
 			return err
 		}
-		clear(touched)
-		for _, id := range on {
-			touched[id] = true
+		cs, err := db.FamilyCandidates(ctx, tx, on)
+		if err != nil {
+			return err
+		}
+		groups = groupCandidates(cs)
+	}
+}
+
+// initialsCandidates returns the initials profiles of groups (but those
+// gone) with their compatible full-name profiles, and the members queued.
+func initialsCandidates(groups [][]familyMember, gone map[int64]bool) ([]initialsCandidate, map[int64]bool) {
+	var cands []initialsCandidate
+	touched := map[int64]bool{}
+	for _, ms := range groups {
+		for _, a := range ms {
+			if a.Queued {
+				touched[a.ID] = true
+			}
+			if gone[a.ID] || a.HasExtID || !a.parsed.InitialsOnly() {
+				continue
+			}
+			c := initialsCandidate{id: a.ID}
+			for _, b := range ms {
+				if b.ID != a.ID && !gone[b.ID] && !b.parsed.InitialsOnly() && a.parsed.Compatible(b.parsed) {
+					c.fullNames = append(c.fullNames, b.ID)
+				}
+			}
+			if len(c.fullNames) > 0 {
+				cands = append(cands, c)
+			}
 		}
 	}
+	return cands, touched
 }
 
 // decideInitials returns the merges of cands that the authorships as they
