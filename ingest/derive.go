@@ -275,7 +275,19 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 		if err != nil || len(moves) == 0 {
 			return err
 		}
-		var into []int64
+		// A move changes the co-authors of the profile merged into and of
+		// everyone on the papers that move, and no one else's: the next
+		// round decides their families, read afresh (the rounds before
+		// may not have read them: a co-author of the initials whose own
+		// initials now share the profile merged into).
+		froms := make([]int64, len(moves))
+		for i, m := range moves {
+			froms[i] = m[0]
+		}
+		on, err := db.ResearchersOnPapersOf(ctx, tx, froms)
+		if err != nil {
+			return err
+		}
 		for _, m := range moves {
 			// Everyone on the papers that move, and the emptied profile, is
 			// recomputed.
@@ -283,15 +295,7 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 				return err
 			}
 			gone[m[0]] = true
-			into = append(into, m[1])
-		}
-		// The next round decides the families of everyone on the papers
-		// that moved, read afresh: families the rounds before did not
-		// read among them (a co-author of the initials whose own
-		// initials now share the profile merged into).
-		on, err := db.ResearchersOnPapersOf(ctx, tx, into)
-		if err != nil {
-			return err
+			on = append(on, m[1])
 		}
 		cs, err := db.FamilyCandidates(ctx, tx, on)
 		if err != nil {
