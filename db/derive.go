@@ -569,8 +569,9 @@ type deriveAddedRow struct {
 }
 
 // QueueAddedPapers puts new papers on derive_added: their authors who
-// are on neither queue of researchers have the papers added to their
-// figures, fields and co-authors rather than all of those recomputed.
+// are not on derive_queue have the papers added to their fields and
+// co-authors, and to their figures unless they are on derive_cited,
+// rather than all of those recomputed.
 func QueueAddedPapers(ctx context.Context, idb bun.IDB, ids []int64) error {
 	return queueIDs(ctx, idb, ids, func(id int64) deriveAddedRow { return deriveAddedRow{PaperID: id} })
 }
