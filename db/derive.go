@@ -601,9 +601,6 @@ type AddedAuthorship struct {
 	AuthorsComplete, Queued, Cited                          bool
 }
 
-// addedPapers is the papers of derive_added in a range of ids.
-const addedPapers = `(SELECT paper_id FROM derive_added WHERE paper_id >= ? AND paper_id < ?)`
-
 // AddedAuthorships reads the authorships of the papers on derive_added
 // with ids in [from, to), by paper and position.
 func AddedAuthorships(ctx context.Context, idb bun.IDB, from, to int64) ([]AddedAuthorship, error) {
@@ -620,24 +617,8 @@ func AddedAuthorships(ctx context.Context, idb bun.IDB, from, to int64) ([]Added
 		  EXISTS (SELECT 1 FROM derive_queue q WHERE q.researcher_id = a.researcher_id),
 		  EXISTS (SELECT 1 FROM derive_cited c WHERE c.researcher_id = a.researcher_id)
 		FROM authorships a JOIN papers p ON p.id = a.paper_id
-		WHERE a.researcher_id IS NOT NULL AND a.paper_id IN `+addedPapers+`
+		WHERE a.researcher_id IS NOT NULL AND a.paper_id IN (SELECT paper_id FROM derive_added WHERE paper_id >= ? AND paper_id < ?)
 		ORDER BY a.paper_id, a.position`, from, to)
-	return out, err
-}
-
-// AddedCategories reads the categories of the papers on derive_added with
-// ids in [from, to), by paper.
-func AddedCategories(ctx context.Context, idb bun.IDB, from, to int64) (map[int64][]string, error) {
-	out := map[int64][]string{}
-	err := scan(ctx, idb, func(rows *sql.Rows) error {
-		var p int64
-		var c string
-		if err := rows.Scan(&p, &c); err != nil {
-			return err
-		}
-		out[p] = append(out[p], c)
-		return nil
-	}, `SELECT paper_id, category FROM paper_categories WHERE paper_id IN `+addedPapers+` ORDER BY paper_id, position`, from, to)
 	return out, err
 }
 

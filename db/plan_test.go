@@ -26,6 +26,17 @@ func (l *sqlLog) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
 	l.sqls = append(l.sqls, ev.Query)
 }
 
+// want returns the statements sent, failing the test unless there are n.
+func (l *sqlLog) want(t *testing.T, n int) []string {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.sqls) != n {
+		t.Fatalf("got %d statements, want %d:\n%s", len(l.sqls), n, strings.Join(l.sqls, "\n"))
+	}
+	return l.sqls
+}
+
 // TestCategoryProbeUsesPaperKey checks SQLite's plan for the statements
 // that keep a list's or a search's papers of one category: each paper's
 // categories are probed by the paper's id (the primary key), never along
@@ -58,12 +69,7 @@ func TestCategoryProbeUsesPaperKey(t *testing.T) {
 	if _, err := db.CategoryFacets[int64](ctx, bdb, db.ListSet(bdb, db.ResearcherPapers, []int64{1}, "hep-th")); err != nil {
 		t.Fatal(err)
 	}
-	log.mu.Lock()
-	sqls := log.sqls
-	log.mu.Unlock()
-	if len(sqls) != 5 {
-		t.Fatalf("got %d statements, want 5:\n%s", len(sqls), strings.Join(sqls, "\n"))
-	}
+	sqls := log.want(t, 5)
 	for _, sql := range sqls {
 		plan := sqlitePlan(t, bdb, sql)
 		probe := false
@@ -97,12 +103,7 @@ func TestDeriveReadsAddedPapersByPaper(t *testing.T) {
 	if _, err := db.AddedAuthorships(ctx, bdb, 0, 1<<40); err != nil {
 		t.Fatal(err)
 	}
-	log.mu.Lock()
-	sqls := log.sqls
-	log.mu.Unlock()
-	if len(sqls) != 2 {
-		t.Fatalf("got %d statements, want 2:\n%s", len(sqls), strings.Join(sqls, "\n"))
-	}
+	sqls := log.want(t, 2)
 	for _, sql := range sqls {
 		plan := sqlitePlan(t, bdb, sql)
 		byPaper := false

@@ -44,7 +44,13 @@ func addPapers(ctx context.Context, tx bun.Tx, from, to int64) error {
 	if err != nil || len(rows) == 0 {
 		return err
 	}
-	cats, err := db.AddedCategories(ctx, tx, from, to)
+	var papers []int64
+	for _, r := range rows {
+		if n := len(papers); n == 0 || papers[n-1] != r.PaperID {
+			papers = append(papers, r.PaperID)
+		}
+	}
+	cats, err := db.CategoriesOf(ctx, tx, papers)
 	if err != nil {
 		return err
 	}
@@ -57,11 +63,14 @@ func addPapers(ctx context.Context, tx bun.Tx, from, to int64) error {
 	pairs := map[[2]int64]int64{}
 	var cite []int64
 	var authors []db.AddedAuthorship // of the current paper, each once, at their first position
+	onPaper := map[int64]bool{}      // (a map: collaborations have thousands of authors)
 	for i := 0; i < len(rows); {
 		j := i
 		authors = authors[:0]
+		clear(onPaper)
 		for ; j < len(rows) && rows[j].PaperID == rows[i].PaperID; j++ {
-			if !slices.ContainsFunc(authors, func(a db.AddedAuthorship) bool { return a.ResearcherID == rows[j].ResearcherID }) {
+			if !onPaper[rows[j].ResearcherID] {
+				onPaper[rows[j].ResearcherID] = true
 				authors = append(authors, rows[j])
 			}
 		}
@@ -88,15 +97,8 @@ func addPapers(ctx context.Context, tx bun.Tx, from, to int64) error {
 				}
 				continue
 			}
-			f := figuresOf([]authoredPaper{{id: a.PaperID, position: a.Position, authors: a.AuthorCount, complete: a.AuthorsComplete}})
-			g := added[a.ResearcherID]
-			g.papers += f.papers
-			g.known += f.known
-			g.sole += f.sole
-			g.first += f.first
-			g.middle += f.middle
-			g.last += f.last
-			added[a.ResearcherID] = g
+			added[a.ResearcherID] = added[a.ResearcherID].plus(
+				figuresOf([]authoredPaper{{id: a.PaperID, position: a.Position, authors: a.AuthorCount, complete: a.AuthorsComplete}}))
 		}
 	}
 	if err := addFigures(ctx, tx, added); err != nil {
@@ -150,13 +152,24 @@ func addFigures(ctx context.Context, tx bun.Tx, added map[int64]figures) error {
 	cols := make([][]int64, 7)
 	var tops []*int64
 	for _, s := range stored {
-		a := added[s.ID]
+		f := added[s.ID].plus(figures{papers: s.Papers, known: s.Known, sole: s.Sole, first: s.First, middle: s.Middle, last: s.Last})
 		ids = append(ids, s.ID)
-		for j, v := range []int64{s.Papers + a.papers, s.Known + a.known, s.Sole + a.sole, s.First + a.first,
-			s.Middle + a.middle, s.Last + a.last, s.H} {
+		for j, v := range []int64{f.papers, f.known, f.sole, f.first, f.middle, f.last, s.H} {
 			cols[j] = append(cols[j], v)
 		}
 		tops = append(tops, s.Top)
 	}
 	return db.SetFigures(ctx, tx, ids, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], tops)
+}
+
+// plus is f with g's counts added (not the h-index or most cited paper,
+// which do not add up).
+func (f figures) plus(g figures) figures {
+	f.papers += g.papers
+	f.known += g.known
+	f.sole += g.sole
+	f.first += g.first
+	f.middle += g.middle
+	f.last += g.last
+	return f
 }

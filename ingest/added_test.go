@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,33 +23,21 @@ import (
 // creates, one transaction for all papers or one per paper, and a derive
 // stopped after its first paper and run again.
 func TestAddedPapersMatchFullDerive(t *testing.T) {
-	line := func(id, authors, cats string) string {
-		return `{"id":"` + id + `","authors":"` + authors + `","title":"Paper ` + id + `","categories":"` + cats + `",` +
-			`"versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}]}` + "\n"
-	}
-	dir := t.TempDir()
-	write := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	base := write("base.jsonl", line("1001.0001", "Ann Lee, Bob Ray", "hep-th")+
-		line("1001.0002", "Ann Lee, Cy Dee, Dan Fox", "hep-th hep-ph")+
-		line("1001.0003", "Dan Fox", "gr-qc"))
+	base := tempFile(t, "base.jsonl", kaggleRecord("1001.0001", "Ann Lee, Bob Ray", "Paper 1001.0001", "hep-th", "")+
+		kaggleRecord("1001.0002", "Ann Lee, Cy Dee, Dan Fox", "Paper 1001.0002", "hep-th hep-ph", "")+
+		kaggleRecord("1001.0003", "Dan Fox", "Paper 1001.0003", "gr-qc", ""))
 	// A reference to a paper not yet in the archive, resolved when it comes.
-	early := write("early.csv", "1001.0004;hep-th;1;1;1002.0006;E.Roe;Cites\n")
+	early := tempFile(t, "early.csv", "1001.0004;hep-th;1;1;1002.0006;E.Roe;Cites\n")
 	crowd := make([]string, db.MaxCoauthorPaperAuthors+1)
 	for i := range crowd {
 		crowd[i] = fmt.Sprintf("Member%03d Crowd", i)
 	}
-	increment := write("increment.jsonl", line("1002.0001", "Bob Ray, Cy Dee, Ann Lee", "hep-ph math-ph")+
-		line("1002.0002", "Ann Lee", "hep-th")+
-		line("1002.0003", "Cy Dee, Cy Dee, Eve Gold", "hep-th")+
-		line("1002.0004", "Ann Lee, Bob Ray, "+strings.Join(crowd, ", "), "hep-ex")+
-		line("1002.0005", "Bob Ray, Dan Fox et al.", "hep-th")+
-		line("1002.0006", "Dan Fox, Ann Lee", "gr-qc hep-th"))
+	increment := tempFile(t, "increment.jsonl", kaggleRecord("1002.0001", "Bob Ray, Cy Dee, Ann Lee", "Paper 1002.0001", "hep-ph math-ph", "")+
+		kaggleRecord("1002.0002", "Ann Lee", "Paper 1002.0002", "hep-th", "")+
+		kaggleRecord("1002.0003", "Cy Dee, Cy Dee, Eve Gold", "Paper 1002.0003", "hep-th", "")+
+		kaggleRecord("1002.0004", "Ann Lee, Bob Ray, "+strings.Join(crowd, ", "), "Paper 1002.0004", "hep-ex", "")+
+		kaggleRecord("1002.0005", "Bob Ray, Dan Fox et al.", "Paper 1002.0005", "hep-th", "")+
+		kaggleRecord("1002.0006", "Dan Fox, Ann Lee", "Paper 1002.0006", "gr-qc hep-th", ""))
 	load := func(t *testing.T, kind string, chunk int64, stopAfterOne bool) []string {
 		saved := addedChunk
 		addedChunk = chunk
@@ -107,19 +93,7 @@ func TestAddedPapersMatchFullDerive(t *testing.T) {
 			}
 		}
 		got := dbtest.Dump(t, bdb)
-		// The oracle: every researcher and paper recomputed.
-		for _, q := range []string{
-			"INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers",
-			"UPDATE papers SET archive_citation_count = 0",
-			"INSERT INTO derive_papers (paper_id) SELECT id FROM papers",
-		} {
-			if _, err := bdb.ExecContext(ctx, q); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := Derive(ctx, bdb); err != nil {
-			t.Fatal(err)
-		}
+		recomputeEveryone(t, bdb)
 		dbtest.SameDump(t, got, dbtest.Dump(t, bdb))
 		var fig []string
 		if err := bdb.NewRaw(`SELECT name || ' ' || CAST(paper_count AS TEXT) || ' ' || CAST(position_known_count AS TEXT) || ' ' ||
@@ -151,27 +125,15 @@ func TestAddedPapersMatchFullDerive(t *testing.T) {
 // with the data a derive never stopped leaves, which must be the data
 // recomputing everyone leaves.
 func TestDeriveStoppedAnywhereEndsTheSame(t *testing.T) {
-	line := func(id, authors, version string) string {
-		return `{"id":"` + id + `","authors":"` + authors + `","title":"Paper ` + id + `","categories":"hep-th",` +
-			`"versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}` + version + `]}` + "\n"
-	}
-	dir := t.TempDir()
-	write := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	base := write("base.jsonl", line("1001.0001", "Ann Lee, Bob Ray", "")+line("1001.0002", "Ann Lee, Cy Dee", "")+
-		line("1001.0003", "Gil Ho, Jon Orr", "")+line("1001.0004", "B. Ray, Zed Quo", "")+
-		line("1001.0005", "G. Ho, Kim Poe", "")+ // no co-author shared with Gil Ho: apart
-		line("1001.0006", "Lu Chen, Mo Diaz", ""))
-	increment := write("inc.jsonl", line("1002.0001", "Lu Chen, Mo Diaz", "")+ // added to both
-		line("1002.0004", "Mo Diaz, Ann Lee, Lu Chen", "")+ // added to two, Ann Lee recomputed
-		line("1002.0002", "G. Ho, Jon Orr", "")+ // now shared: G. Ho joins Gil Ho
-		line("1001.0002", "Ann Lee, Cy Dee, Dan Fox", `,{"version":"v2","created":"Tue, 5 Jan 2010 10:00:00 GMT"}`)) // a new version
-	cites := write("cites.csv", "1002.0003;hep-th;1;1;1001.0001,1001.0003;Cy Dee;Cites\n")
+	base := tempFile(t, "base.jsonl", kaggleRecord("1001.0001", "Ann Lee, Bob Ray", "Paper 1001.0001", "hep-th", "")+kaggleRecord("1001.0002", "Ann Lee, Cy Dee", "Paper 1001.0002", "hep-th", "")+
+		kaggleRecord("1001.0003", "Gil Ho, Jon Orr", "Paper 1001.0003", "hep-th", "")+kaggleRecord("1001.0004", "B. Ray, Zed Quo", "Paper 1001.0004", "hep-th", "")+
+		kaggleRecord("1001.0005", "G. Ho, Kim Poe", "Paper 1001.0005", "hep-th", "")+ // no co-author shared with Gil Ho: apart
+		kaggleRecord("1001.0006", "Lu Chen, Mo Diaz", "Paper 1001.0006", "hep-th", ""))
+	increment := tempFile(t, "inc.jsonl", kaggleRecord("1002.0001", "Lu Chen, Mo Diaz", "Paper 1002.0001", "hep-th", "")+ // added to both
+		kaggleRecord("1002.0004", "Mo Diaz, Ann Lee, Lu Chen", "Paper 1002.0004", "hep-th", "")+ // added to two, Ann Lee recomputed
+		kaggleRecord("1002.0002", "G. Ho, Jon Orr", "Paper 1002.0002", "hep-th", "")+ // now shared: G. Ho joins Gil Ho
+		kaggleRecord("1001.0002", "Ann Lee, Cy Dee, Dan Fox", "Paper 1001.0002", "hep-th", `,{"version":"v2","created":"Tue, 5 Jan 2010 10:00:00 GMT"}`)) // a new version
+	cites := tempFile(t, "cites.csv", "1002.0003;hep-th;1;1;1001.0001,1001.0003;Cy Dee;Cites\n")
 	setup := func(t *testing.T, kind string) *bun.DB {
 		bdb := dbtest.Open(t, dbtest.New(t, kind))
 		ctx := context.Background()
@@ -220,18 +182,7 @@ func TestDeriveStoppedAnywhereEndsTheSame(t *testing.T) {
 			if steps < 12 {
 				t.Fatalf("the derive took %d transactions; the test expects merges, batches and added papers to take more", steps)
 			}
-			for _, q := range []string{
-				"INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers",
-				"UPDATE papers SET archive_citation_count = 0",
-				"INSERT INTO derive_papers (paper_id) SELECT id FROM papers",
-			} {
-				if _, err := bdb.ExecContext(ctx, q); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := Derive(ctx, bdb); err != nil {
-				t.Fatal(err)
-			}
+			recomputeEveryone(t, bdb)
 			dbtest.SameDump(t, want, dbtest.Dump(t, bdb))
 			for k := range steps {
 				bdb := setup(t, kind)
@@ -261,23 +212,11 @@ func TestDeriveStoppedAnywhereEndsTheSame(t *testing.T) {
 // title (what most versions change) moves nothing; new categories move
 // the authors' fields.
 func TestNewVersionsQueueWhatMoved(t *testing.T) {
-	line := func(id, authors, title, cats, versions string) string {
-		return `{"id":"` + id + `","authors":"` + authors + `","title":"` + title + `","categories":"` + cats + `",` +
-			`"versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}` + versions + `]}` + "\n"
-	}
 	v2 := `,{"version":"v2","created":"Tue, 5 Jan 2010 10:00:00 GMT"}`
-	dir := t.TempDir()
-	write := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	base := write("base.jsonl", line("1001.0001", "Ann Lee, Bob Ray", "First", "hep-th", "")+
-		line("1001.0002", "Cy Dee, Dan Fox", "Second", "hep-th", ""))
-	versions := write("v2.jsonl", line("1001.0001", "Ann Lee, Bob Ray", "First, revised", "hep-th", v2)+
-		line("1001.0002", "Cy Dee, Dan Fox", "Second", "hep-th hep-ph", v2))
+	base := tempFile(t, "base.jsonl", kaggleRecord("1001.0001", "Ann Lee, Bob Ray", "First", "hep-th", "")+
+		kaggleRecord("1001.0002", "Cy Dee, Dan Fox", "Second", "hep-th", ""))
+	versions := tempFile(t, "v2.jsonl", kaggleRecord("1001.0001", "Ann Lee, Bob Ray", "First, revised", "hep-th", v2)+
+		kaggleRecord("1001.0002", "Cy Dee, Dan Fox", "Second", "hep-th hep-ph", v2))
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		ctx := context.Background()
 		if _, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{base}}); err != nil {
@@ -310,18 +249,33 @@ func TestNewVersionsQueueWhatMoved(t *testing.T) {
 			t.Errorf("fields = %q, want %q", fields, want)
 		}
 		got := dbtest.Dump(t, bdb)
-		for _, q := range []string{
-			"INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers",
-			"UPDATE papers SET archive_citation_count = 0",
-			"INSERT INTO derive_papers (paper_id) SELECT id FROM papers",
-		} {
-			if _, err := bdb.ExecContext(ctx, q); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := Derive(ctx, bdb); err != nil {
-			t.Fatal(err)
-		}
+		recomputeEveryone(t, bdb)
 		dbtest.SameDump(t, got, dbtest.Dump(t, bdb))
 	})
+}
+
+// kaggleRecord is a Kaggle record of one paper, its versions after the
+// first given as JSON objects, each led by a comma.
+func kaggleRecord(id, authors, title, cats, versions string) string {
+	return `{"id":"` + id + `","authors":"` + authors + `","title":"` + title + `","categories":"` + cats + `",` +
+		`"versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}` + versions + `]}` + "\n"
+}
+
+// recomputeEveryone derives every researcher and paper anew: what an
+// incremental derive must leave.
+func recomputeEveryone(t *testing.T, bdb *bun.DB) {
+	t.Helper()
+	ctx := context.Background()
+	for _, q := range []string{
+		"INSERT INTO derive_queue (researcher_id) SELECT id FROM researchers",
+		"UPDATE papers SET archive_citation_count = 0",
+		"INSERT INTO derive_papers (paper_id) SELECT id FROM papers",
+	} {
+		if _, err := bdb.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Derive(ctx, bdb); err != nil {
+		t.Fatal(err)
+	}
 }
