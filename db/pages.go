@@ -316,10 +316,10 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 	if len(parents) == 0 {
 		return map[P]Page[*Paper]{}, nil
 	}
-	if inRange(list, a) {
-		return rangePages(ctx, idb, list, parents, a)
-	}
 	b := binding(idb)
+	if inRange(list, a) && (b.pg || len(uniqueParents(parents)) <= rangeBranches) {
+		return rangePages(ctx, idb, b, list, parents, a)
+	}
 	k := paperKeysets[a.Order]
 	var q string
 	var args []any
@@ -673,23 +673,41 @@ func InstitutionResearcherCursor(r *InstitutionResearcherRow) Cursor {
 type rangeList struct {
 	table               string // the table and its alias
 	parent, date, paper string // its columns
-	count               string // a statement reading a parent's list's kept length (one argument)
+	count               string // a statement reading a parent's list's length (one argument)
+	// distinct is set when a paper can be on a parent's list twice in
+	// the table (a researcher printed twice on one byline): the range
+	// reads distinct (parent, date, paper) rows, which come in index
+	// order, so that telling them apart stops with the LIMIT too.
+	distinct bool
 }
 
 // rangeLists are the lists that are ranges of an index in date order:
 // a category's papers (paper_categories' category index, since migration
-// 0013) and a paper's citations (paper_references' cited index, since
-// 0015). A paper cites another at most once: references resolve by arXiv
-// id, which is unique, and a paper's targets are its key. Their lengths are
-// kept, not counted: categories.paper_count, which the writer moves, and
-// papers.archive_citation_count, which derive counts (the most cited
-// synthetic paper of 750,000 has 159,881 citations: 53 ms to count them on SQLite).
+// 0013), a paper's citations (paper_references' cited index, since 0015)
+// and a researcher's papers (the authorships' researcher index, since
+// 0018). A paper cites another at most once: references resolve by arXiv
+// id, which is unique, and a paper's targets are its key. The first two
+// lengths are kept, not counted: categories.paper_count, which the writer
+// moves, and papers.archive_citation_count, which derive counts (the most
+// cited synthetic paper of 750,000 has 159,881 citations: 53 ms to count
+// them on SQLite). A researcher's are counted from the index: the most
+// prolific of 2.7 million synthetic papers has 1,201, and a count of the
+// range is as current as the list, which researchers.paper_count is only
+// once derive has run.
 var rangeLists = map[PaperList]rangeList{
 	CategoryPapers: {table: "paper_categories AS pc", parent: "pc.category", date: "pc.published", paper: "pc.paper_id",
 		count: categoryCount},
 	Citations: {table: "paper_references AS pc", parent: "pc.cited_id", date: "pc.citing_published", paper: "pc.citing_id",
 		count: citationCount},
+	ResearcherPapers: {table: "authorships AS pc", parent: "pc.researcher_id", date: "pc.published", paper: "pc.paper_id",
+		count: researcherPaperCount, distinct: true},
 }
+
+// researcherPaperCount counts a researcher's papers (one argument), a
+// paper once however often the byline prints them: the distinct rows of
+// the range come in index order (COUNT(DISTINCT paper_id) sorted them in
+// a temporary tree on SQLite).
+const researcherPaperCount = "SELECT COUNT(*) AS n FROM (SELECT DISTINCT published, paper_id FROM authorships WHERE researcher_id = ?) AS d"
 
 // citationCount reads a paper's count of the papers citing it, which
 // derive keeps (see ResolveReferences).
@@ -726,9 +744,12 @@ func inRange(list PaperList, a PageArgs) bool {
 // 500.
 const categoryBranches = 200
 
-// rangeBranches is the most parents of one statement of rangePages: with
-// their counts (a CTE each) about 90 made SQLite refuse the statement
-// ("VIEWs and/or subqueries nested too deep", found by review; 80 passed).
+// rangeBranches is the most parents of a statement of rangePages on
+// SQLite: with their counts (a CTE each) about 90 made SQLite refuse the
+// statement ("VIEWs and/or subqueries nested too deep", found by review;
+// 80 passed). More parents take the window of every other list, so that
+// a level of a query stays one statement however wide (a 2,832-author
+// paper's authors' papers).
 const rangeBranches = 64
 
 // rangePages reads a page of each parent's list as ranges of the list's
@@ -739,8 +760,10 @@ const rangeBranches = 64
 // by UNION ALL. A cursor's condition is an OR, which neither database
 // bounds an index range by, so the dated branch also bounds the date
 // itself (date <= the cursor's, newest first): without it a page deep in
-// a long list walked the list from its start.
-func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
+// a long list walked the list from its start. On PostgreSQL the parents
+// are a bound array, each read by a LATERAL join: one statement, one SQL
+// text, for any number of parents (see bound).
+func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
 	parents = uniqueParents(parents)
 	l := rangeLists[list]
 	k, _ := l.keyset(a.Order)
@@ -761,7 +784,42 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 		}
 	}
 	dir := dir(k.keyDesc, false)
+	distinct := ""
+	if l.distinct {
+		distinct = "DISTINCT "
+	}
 	out := make(map[P]Page[*Paper], len(parents))
+	if b.pg {
+		arr, typ, _ := pgArray(parents)
+		b.args = append(b.args, arr)
+		total := "0"
+		if a.Counted() {
+			total = "(SELECT c.n FROM (" + strings.Replace(l.count, "?", "u.parent", 1) + ") AS c)"
+		}
+		var branches []string
+		var args []any
+		for nulls, dated := range []string{l.date + " IS NOT NULL" + bound, l.date + " IS NULL"} {
+			branches = append(branches, fmt.Sprintf(`SELECT v.parent, %d AS rn, v.total, %s
+				FROM v CROSS JOIN LATERAL (SELECT %s%s AS parent, %s AS published, %s AS paper FROM %s
+				  WHERE %s = v.parent AND %s%s ORDER BY %s %s, %s %s LIMIT ?) AS x
+				JOIN papers AS p ON p.id = x.paper`,
+				nulls, paperListColumns,
+				distinct, l.parent, l.date, l.paper, l.table,
+				l.parent, dated, cond, l.date, dir, l.paper, dir))
+			if nulls == 0 {
+				args = append(args, boundArgs...)
+			}
+			args = append(append(args, condArgs...), a.size()+1)
+		}
+		q := "WITH v AS MATERIALIZED (SELECT u.parent, " + total + " AS total FROM unnest($" + strconv.Itoa(len(b.args)) + "::" + typ + ") AS u(parent)) " +
+			"SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") AS t ORDER BY t.parent, t.rn, t.published " + dir + ", t.id " + dir
+		var rows []*pageRow[P]
+		if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
+			return nil, err
+		}
+		paperPages(out, rows, a)
+		return out, nil
+	}
 	for lo := 0; lo < len(parents); lo += rangeBranches {
 		part := parents[lo:min(lo+rangeBranches, len(parents))]
 		var counts, branches []string
@@ -782,11 +840,11 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 			}
 			for nulls, dated := range []string{l.date + " IS NOT NULL" + bound, l.date + " IS NULL"} {
 				branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT x.parent, %d AS rn, %s AS total, %s
-					FROM (SELECT %s AS parent, %s AS published, %s AS paper FROM %s
+					FROM (SELECT %s%s AS parent, %s AS published, %s AS paper FROM %s
 					  WHERE %s = ? AND %s%s ORDER BY %s %s, %s %s LIMIT ?) AS x
 					JOIN papers AS p ON p.id = x.paper) AS b%d`,
 					nulls, total, paperListColumns,
-					l.parent, l.date, l.paper, l.table,
+					distinct, l.parent, l.date, l.paper, l.table,
 					l.parent, dated, cond, l.date, dir, l.paper, dir, len(branches)))
 				args = append(args, parent)
 				if nulls == 0 {

@@ -91,7 +91,7 @@ func AuthorshipsWithResearchers(ctx context.Context, idb bun.IDB, paperIDs []int
 	b := binding(idb)
 	cond, args := in(b, "a.paper_id", paperIDs)
 	err := idb.NewSelect().
-		ColumnExpr("a.*").
+		ColumnExpr("a.paper_id, a.position, a.name, a.researcher_id").
 		ColumnExpr(researcherColumns(idb, "r", "r_")).
 		TableExpr("authorships AS a").
 		Join("LEFT JOIN researchers AS r ON r.id = a.researcher_id").

@@ -12,9 +12,10 @@ import (
 )
 
 // TestDatePagesAreIndexRanges checks SQLite's plan for a page of a
-// category's papers and of a paper's citations by date, with and without
-// a cursor: each is a range of its list's index (paper_categories'
-// category index, paper_references' cited index), the papers looked up by
+// category's papers, of a paper's citations and of a researcher's papers
+// by date, with and without a cursor: each is a range of its list's index
+// (paper_categories' category index, paper_references' cited index, the
+// authorships' researcher index), the papers looked up by
 // id, so that a page reads the rows it shows however long the list is and
 // wherever the cursor is (a cursor's date bounds the range); no
 // list is scanned, sorted, deduplicated or counted whole (the window that
@@ -34,6 +35,10 @@ func TestDatePagesAreIndexRanges(t *testing.T) {
 		}},
 		{"citations", "paper_references_cited (cited_id=?", "citing_published", func(a db.PageArgs) error {
 			_, err := db.PaperPages(ctx, bdb, db.Citations, []int64{1, 2}, a)
+			return err
+		}},
+		{"researcher papers", "authorships_researcher (researcher_id=?", "published", func(a db.PageArgs) error {
+			_, err := db.PaperPages(ctx, bdb, db.ResearcherPapers, []int64{1, 2}, a)
 			return err
 		}},
 	} {

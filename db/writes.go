@@ -226,6 +226,12 @@ func SyncCitingDates(ctx context.Context, idb bun.IDB, papers []int64) error {
 	return syncDates(ctx, idb, "paper_references", "citing_published", "citing_id", papers)
 }
 
+// SyncAuthorshipDates copies the first-version date of the given stored
+// papers to their authorships, where it differs.
+func SyncAuthorshipDates(ctx context.Context, idb bun.IDB, papers []int64) error {
+	return syncDates(ctx, idb, "authorships", "published", "paper_id", papers)
+}
+
 // syncDates sets table's date column to the first-version date of the
 // paper its paper column names, on the rows of the given papers where it
 // differs.
@@ -260,14 +266,15 @@ func DeleteBylines(ctx context.Context, idb bun.IDB, paperIDs []int64) error {
 type Bylines struct {
 	Paper, Position []int64
 	Name            []string
-	Researcher      []*int64 // nil for an author matched to no one
+	Researcher      []*int64     // nil for an author matched to no one
+	Published       []*time.Time // the paper's first-version date, nil if it has none
 	Affiliations    []Affiliation
 }
 
 // InsertBylines inserts authorships and affiliations.
 func InsertBylines(ctx context.Context, tx bun.Tx, b Bylines) error {
-	if err := InsertColumns(ctx, tx, "authorships", []string{"paper_id", "position", "name", "researcher_id"},
-		b.Paper, b.Position, b.Name, b.Researcher); err != nil {
+	if err := InsertColumns(ctx, tx, "authorships", []string{"paper_id", "position", "name", "researcher_id", "published"},
+		b.Paper, b.Position, b.Name, b.Researcher, b.Published); err != nil {
 		return err
 	}
 	if len(b.Affiliations) == 0 {

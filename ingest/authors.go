@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -16,11 +17,15 @@ import (
 // of papers already stored, the profiles it created, and in a bulk load
 // all.
 func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (queue, recompute []int64, err error) {
-	var ids []int64 // stored papers whose old list goes
+	var ids []int64   // stored papers whose old list goes
+	var dated []int64 // stored papers whose list stays and whose date moved
 	var refs []*authorRef
 	n := 0
 	for _, p := range ps {
 		if p.authors == nil {
+			if !p.isNew && p.dateMoved {
+				dated = append(dated, p.row.ID)
+			}
 			continue
 		}
 		n++
@@ -30,6 +35,9 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (qu
 		for i := range p.authors.Authors {
 			refs = append(refs, newAuthorRef(&p.authors.Authors[i]))
 		}
+	}
+	if err := db.SyncAuthorshipDates(ctx, tx, dated); err != nil {
+		return nil, nil, err
 	}
 	if n == 0 {
 		return nil, nil, nil
@@ -43,8 +51,13 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (qu
 		if p.authors == nil {
 			continue
 		}
+		var published *time.Time
+		if !p.row.Published.IsZero() {
+			published = &p.row.Published
+		}
 		for i, a := range p.authors.Authors {
 			b.Paper = append(b.Paper, p.row.ID)
+			b.Published = append(b.Published, published)
 			b.Position = append(b.Position, int64(i+1))
 			b.Name = append(b.Name, a.Name)
 			var rid *int64

@@ -14,11 +14,11 @@ import (
 	"github.com/papergraph/papergraph/ingest"
 )
 
-// The category rows and the references carry their paper's first-version
-// date (a category's pages and a paper's citations by date are ranges of
-// an index in that order): it is written with the rows and follows the
-// paper when a later record moves the date without changing the
-// categories or the references.
+// The category rows, the references and the authorships carry their
+// paper's first-version date (a category's pages, a paper's citations and
+// a researcher's papers by date are ranges of an index in that order): it
+// is written with the rows and follows the paper when a later record moves
+// the date without changing the categories, the references or the authors.
 func TestCategoryDatesFollowPapers(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importFiles(t, bdb, ingest.Kaggle, "testdata/kaggle.jsonl")
@@ -40,6 +40,7 @@ func TestCategoryDatesFollowPapers(t *testing.T) {
 			t.Helper()
 			for _, table := range []struct{ name, date, paper string }{
 				{"paper_categories", "published", "paper_id"}, {"paper_references", "citing_published", "citing_id"},
+				{"authorships", "published", "paper_id"},
 			} {
 				var n int
 				if err := bdb.NewRaw(`SELECT COUNT(*) FROM `+table.name+` AS x JOIN papers AS p ON p.id = x.`+table.paper+`
@@ -92,6 +93,19 @@ func TestCategoryDatesFollowPapers(t *testing.T) {
 		for _, d := range dates {
 			if !d.Equal(want) {
 				t.Errorf("0704.0001's reference is dated %v, want %v", d, want)
+			}
+		}
+		var authored []time.Time
+		if err := bdb.NewRaw(`SELECT a.published FROM authorships AS a JOIN papers AS p ON p.id = a.paper_id
+			WHERE p.arxiv_id = '0704.0001'`).Scan(t.Context(), &authored); err != nil {
+			t.Fatal(err)
+		}
+		if len(authored) == 0 {
+			t.Error("0704.0001 has no authorships")
+		}
+		for _, d := range authored {
+			if !d.Equal(want) {
+				t.Errorf("0704.0001's authorship is dated %v, want %v", d, want)
 			}
 		}
 		agree("after the date moved")

@@ -79,6 +79,27 @@ func TestPaginationWalk(t *testing.T) {
 				l: citations(first: $n, after: $after, last: $last, before: $before, sort: %s) {
 				totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } } } }`, sort)})
 		}
+		// A researcher's papers by date likewise (ranges of the authorships'
+		// researcher index forward, the window backward): two of the
+		// researcher's papers lose their date, and the researcher is printed
+		// twice on a third, which both ways list once.
+		var own []int64
+		if err := bdb.NewRaw("SELECT paper_id FROM authorships WHERE researcher_id = ? ORDER BY paper_id LIMIT 3", rid).Scan(t.Context(), &own); err != nil {
+			t.Fatal(err)
+		}
+		if len(own) != 3 {
+			t.Fatalf("researcher %d has %d papers, want 3 at least", rid, len(own))
+		}
+		for _, q := range []string{"UPDATE papers SET published = NULL WHERE id IN (?)", "UPDATE paper_categories SET published = NULL WHERE paper_id IN (?)",
+			"UPDATE paper_references SET citing_published = NULL WHERE citing_id IN (?)", "UPDATE authorships SET published = NULL WHERE paper_id IN (?)"} {
+			if _, err := bdb.NewRaw(q, bun.List(own[:2])).Exec(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := bdb.NewRaw(`INSERT INTO authorships (paper_id, position, name, researcher_id, published)
+			SELECT paper_id, 1000, name, researcher_id, published FROM authorships WHERE paper_id = ? AND researcher_id = ?`, own[2], rid).Exec(t.Context()); err != nil {
+			t.Fatal(err)
+		}
 		// The fixtures have few institutions: those are walked one a page.
 		for _, root := range []struct {
 			field string

@@ -22,7 +22,7 @@ var dumpQueries = []string{
 	   archive_citation_count, citation_count
 	 FROM papers`,
 	`SELECT 'category', p.arxiv_id, c.position, c.category, COALESCE(CAST(c.published AS TEXT), '') FROM paper_categories c JOIN papers p ON p.id = c.paper_id`,
-	`SELECT 'authorship', p.arxiv_id, a.position, a.name, COALESCE(r.name_key, '') FROM authorships a
+	`SELECT 'authorship', p.arxiv_id, a.position, a.name, COALESCE(r.name_key, ''), COALESCE(CAST(a.published AS TEXT), '') FROM authorships a
 	 JOIN papers p ON p.id = a.paper_id LEFT JOIN researchers r ON r.id = a.researcher_id`,
 	`SELECT 'affiliation', p.arxiv_id, a.position, a.seq, a.raw, COALESCE(i.ror_id, '') FROM affiliations a
 	 JOIN papers p ON p.id = a.paper_id LEFT JOIN institutions i ON i.id = a.institution_id`,
