@@ -374,7 +374,17 @@ func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
 		args = append(args, s.To.UTC())
 	}
 	if s.ResearcherID != 0 {
-		from += " AND EXISTS (SELECT 1 FROM authorships AS a WHERE a.paper_id = p.id AND a.researcher_id = ?)"
+		// The probe is by the byline's primary key: on SQLite the unary
+		// plus keeps the planner from the researcher index, which since
+		// migration 0018 is (researcher, date, paper), so that a probe by
+		// researcher and paper walked the researcher's whole range for each
+		// paper (a helper's review: SearchCount 18.4 s against 78 ms for a
+		// researcher of 1,280 papers among 200,000), as categoryFilter's.
+		researcher := "a.researcher_id"
+		if !IsPostgres(idb) {
+			researcher = "+a.researcher_id"
+		}
+		from += " AND EXISTS (SELECT 1 FROM authorships AS a WHERE a.paper_id = p.id AND " + researcher + " = ?)"
 		args = append(args, s.ResearcherID)
 	}
 	if s.InstitutionID != 0 {
