@@ -405,7 +405,9 @@ type QueuedAuthorship struct {
 }
 
 // EachQueuedAuthorship calls fn with every authorship of the queued
-// researchers, by researcher, paper and position.
+// researchers, by researcher, then by paper (in the order of the
+// authorships_researcher index: date, paper) and position, so that a
+// researcher's rows of one paper come together and need no sort.
 func EachQueuedAuthorship(ctx context.Context, idb bun.IDB, fn func(QueuedAuthorship) error) error {
 	return scan(ctx, idb, func(rows *sql.Rows) error {
 		var a QueuedAuthorship
@@ -419,7 +421,7 @@ func EachQueuedAuthorship(ctx context.Context, idb bun.IDB, fn func(QueuedAuthor
 		  p.citation_count, p.published
 		FROM authorships a JOIN papers p ON p.id = a.paper_id
 		WHERE a.researcher_id IN `+queued+`
-		ORDER BY a.researcher_id, a.paper_id, a.position`)
+		ORDER BY a.researcher_id, a.published, a.paper_id, a.position`)
 }
 
 // QueuedWithoutPapers returns the queued researchers with no authorship.
@@ -442,11 +444,12 @@ func SetFigures(ctx context.Context, tx bun.Tx, ids []int64, papers, known, sole
 }
 
 // EachQueuedCategory calls fn with every category of every paper of the
-// queued researchers, by researcher, paper, author position and
-// category position. cat is valid only during the call.
+// queued researchers, by researcher, paper (as EachQueuedAuthorship),
+// author position and category position. cat is valid only during the
+// call.
 func EachQueuedCategory(ctx context.Context, idb bun.IDB, fn func(researcher, paper, position int64, cat []byte) error) error {
-	// In the order of the authorships_researcher index and the
-	// categories' primary key, which needs no sort.
+	// In the order of the authorships_researcher index; only each
+	// paper's categories are sorted, by their primary key.
 	return scan(ctx, idb, func(rows *sql.Rows) error {
 		var rid, p, position int64
 		var cat sql.RawBytes
@@ -457,7 +460,7 @@ func EachQueuedCategory(ctx context.Context, idb bun.IDB, fn func(researcher, pa
 	}, `SELECT a.researcher_id, a.paper_id, a.position, c.category
 		FROM authorships a JOIN paper_categories c ON c.paper_id = a.paper_id
 		WHERE a.researcher_id IN `+queued+`
-		ORDER BY a.researcher_id, a.paper_id, a.position, c.position`)
+		ORDER BY a.researcher_id, a.published, a.paper_id, a.position, c.position`)
 }
 
 // InsertResearcherCategories writes researchers' fields, one row per

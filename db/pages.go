@@ -290,16 +290,18 @@ func pairs[P PaperParent](b *bound, list PaperList, parents []P) (string, []any)
 // PostgreSQL plans the probe by its statistics (and has no unary plus on
 // text).
 func categoryFilter(idb bun.IDB) string {
-	return " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND " + categoryColumn(idb) + " = ?)"
+	return " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND " + probeColumn(idb, "pc.category") + " = ?)"
 }
 
-// categoryColumn is pc.category in a probe of a paper's categories by its
-// id: "+pc.category" on SQLite (see categoryFilter).
-func categoryColumn(idb bun.IDB) string {
+// probeColumn is col in a probe of a paper's rows by its id: "+col" on
+// SQLite, which keeps the planner on the table's primary key (see
+// categoryFilter; a researcher filter likewise, since the authorships'
+// researcher index is (researcher, date, paper)).
+func probeColumn(idb bun.IDB, col string) string {
 	if IsPostgres(idb) {
-		return "pc.category"
+		return col
 	}
-	return "+pc.category"
+	return "+" + col
 }
 
 // paperListColumns are the columns of the papers of a list page: all but
@@ -317,8 +319,10 @@ func PaperPages[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList,
 		return map[P]Page[*Paper]{}, nil
 	}
 	b := binding(idb)
-	if inRange(list, a) && (b.pg || list != ResearcherPapers || len(uniqueParents(parents)) <= rangeBranches) {
-		return rangePages(ctx, idb, b, list, parents, a)
+	if inRange(list, a) {
+		if u := uniqueParents(parents); b.pg || list != ResearcherPapers || len(u) <= rangeBranches {
+			return rangePages(ctx, idb, b, list, u, a)
+		}
 	}
 	k := paperKeysets[a.Order]
 	var q string
@@ -766,8 +770,8 @@ const rangeBranches = 64
 // a long list walked the list from its start. On PostgreSQL the parents
 // are a bound array, each read by a LATERAL join: one statement, one SQL
 // text, for any number of parents (see bound).
+// The parents are without repeats.
 func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
-	parents = uniqueParents(parents)
 	l := rangeLists[list]
 	k, _ := l.keyset(a.Order)
 	var cond, bound string
@@ -791,7 +795,36 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 	if l.distinct {
 		distinct = "DISTINCT "
 	}
+	// branches are a parent's two ranges, dated first, each the
+	// (parent, published, paper) rows of its page for the parent that the
+	// SQL expression parent names, with their arguments after the
+	// parent's.
+	type branch struct {
+		sql  string
+		args []any
+	}
+	branches := func(parent string) [2]branch {
+		var out [2]branch
+		for nulls, dated := range []string{l.date + " IS NOT NULL" + bound, l.date + " IS NULL"} {
+			out[nulls].sql = fmt.Sprintf("SELECT %s%s AS parent, %s AS published, %s AS paper FROM %s WHERE %s = %s AND %s%s ORDER BY %s %s, %s %s LIMIT ?",
+				distinct, l.parent, l.date, l.paper, l.table, l.parent, parent, dated, cond, l.date, dir, l.paper, dir)
+			if nulls == 0 {
+				out[nulls].args = append(out[nulls].args, boundArgs...)
+			}
+			out[nulls].args = append(append(out[nulls].args, condArgs...), a.size()+1)
+		}
+		return out
+	}
+	order := " AS t ORDER BY t.parent, t.rn, t.published " + dir + ", t.id " + dir
 	out := make(map[P]Page[*Paper], len(parents))
+	read := func(ctx context.Context, q string, args []any) error {
+		var rows []*pageRow[P]
+		if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+			return err
+		}
+		paperPages(out, rows, a)
+		return nil
+	}
 	if b.pg {
 		arr, typ, _ := pgArray(parents)
 		b.args = append(b.args, arr)
@@ -799,33 +832,23 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 		if a.Counted() {
 			total = "(SELECT c.n FROM (" + strings.Replace(l.count, "?", "u.parent", 1) + ") AS c)"
 		}
-		var branches []string
+		var parts []string
 		var args []any
-		for nulls, dated := range []string{l.date + " IS NOT NULL" + bound, l.date + " IS NULL"} {
-			branches = append(branches, fmt.Sprintf(`SELECT v.parent, %d AS rn, v.total, %s
-				FROM v CROSS JOIN LATERAL (SELECT %s%s AS parent, %s AS published, %s AS paper FROM %s
-				  WHERE %s = v.parent AND %s%s ORDER BY %s %s, %s %s LIMIT ?) AS x
-				JOIN papers AS p ON p.id = x.paper`,
-				nulls, paperListColumns,
-				distinct, l.parent, l.date, l.paper, l.table,
-				l.parent, dated, cond, l.date, dir, l.paper, dir))
-			if nulls == 0 {
-				args = append(args, boundArgs...)
-			}
-			args = append(append(args, condArgs...), a.size()+1)
+		for rn, br := range branches("v.parent") {
+			parts = append(parts, fmt.Sprintf("SELECT v.parent, %d AS rn, v.total, %s FROM v CROSS JOIN LATERAL (%s) AS x JOIN papers AS p ON p.id = x.paper",
+				rn, paperListColumns, br.sql))
+			args = append(args, br.args...)
 		}
 		q := "WITH v AS MATERIALIZED (SELECT u.parent, " + total + " AS total FROM unnest($" + strconv.Itoa(len(b.args)) + "::" + typ + ") AS u(parent)) " +
-			"SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") AS t ORDER BY t.parent, t.rn, t.published " + dir + ", t.id " + dir
-		var rows []*pageRow[P]
-		if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
+			"SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + order
+		if err := read(b.ctx(ctx), q, args); err != nil {
 			return nil, err
 		}
-		paperPages(out, rows, a)
 		return out, nil
 	}
 	for lo := 0; lo < len(parents); lo += rangeBranches {
 		part := parents[lo:min(lo+rangeBranches, len(parents))]
-		var counts, branches []string
+		var counts, parts []string
 		var args []any
 		// A page read without a cursor counts its list too, as pageSQL's
 		// do: a range count of the index, read once (a materialized CTE)
@@ -841,30 +864,19 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 			if a.Counted() {
 				total = fmt.Sprintf("(SELECT n FROM n%d)", i)
 			}
-			for nulls, dated := range []string{l.date + " IS NOT NULL" + bound, l.date + " IS NULL"} {
-				branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT x.parent, %d AS rn, %s AS total, %s
-					FROM (SELECT %s%s AS parent, %s AS published, %s AS paper FROM %s
-					  WHERE %s = ? AND %s%s ORDER BY %s %s, %s %s LIMIT ?) AS x
-					JOIN papers AS p ON p.id = x.paper) AS b%d`,
-					nulls, total, paperListColumns,
-					distinct, l.parent, l.date, l.paper, l.table,
-					l.parent, dated, cond, l.date, dir, l.paper, dir, len(branches)))
-				args = append(args, parent)
-				if nulls == 0 {
-					args = append(args, boundArgs...)
-				}
-				args = append(append(args, condArgs...), a.size()+1)
+			for rn, br := range branches("?") {
+				parts = append(parts, fmt.Sprintf("SELECT * FROM (SELECT x.parent, %d AS rn, %s AS total, %s FROM (%s) AS x JOIN papers AS p ON p.id = x.paper) AS b%d",
+					rn, total, paperListColumns, br.sql, len(parts)))
+				args = append(append(args, parent), br.args...)
 			}
 		}
-		q := "SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") AS t ORDER BY t.parent, t.rn, t.published " + dir + ", t.id " + dir
+		q := "SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + order
 		if len(counts) > 0 {
 			q = "WITH " + strings.Join(counts, ", ") + " " + q
 		}
-		var rows []*pageRow[P]
-		if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		if err := read(ctx, q, args); err != nil {
 			return nil, err
 		}
-		paperPages(out, rows, a)
 	}
 	return out, nil
 }

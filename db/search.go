@@ -362,7 +362,7 @@ func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
 		args = append(args, bun.List(s.IDs))
 	}
 	if len(s.Categories) > 0 {
-		from += " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND " + categoryColumn(idb) + " IN (?))"
+		from += " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND " + probeColumn(idb, "pc.category") + " IN (?))"
 		args = append(args, bun.List(s.Categories))
 	}
 	if !s.From.IsZero() {
@@ -374,17 +374,11 @@ func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
 		args = append(args, s.To.UTC())
 	}
 	if s.ResearcherID != 0 {
-		// The probe is by the byline's primary key: on SQLite the unary
-		// plus keeps the planner from the researcher index, which since
-		// migration 0018 is (researcher, date, paper), so that a probe by
-		// researcher and paper walked the researcher's whole range for each
-		// paper (a helper's review: SearchCount 18.4 s against 78 ms for a
-		// researcher of 1,280 papers among 200,000), as categoryFilter's.
-		researcher := "a.researcher_id"
-		if !IsPostgres(idb) {
-			researcher = "+a.researcher_id"
-		}
-		from += " AND EXISTS (SELECT 1 FROM authorships AS a WHERE a.paper_id = p.id AND " + researcher + " = ?)"
+		// By the byline's primary key (see probeColumn): by the researcher
+		// index, SQLite walked the researcher's whole range for each paper
+		// (a helper's review: SearchCount 18.4 s against 78 ms for a
+		// researcher of 1,280 papers among 200,000).
+		from += " AND EXISTS (SELECT 1 FROM authorships AS a WHERE a.paper_id = p.id AND " + probeColumn(idb, "a.researcher_id") + " = ?)"
 		args = append(args, s.ResearcherID)
 	}
 	if s.InstitutionID != 0 {

@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -51,10 +50,7 @@ func (w *writer) writeAuthors(ctx context.Context, tx bun.Tx, ps []*pending) (qu
 		if p.authors == nil {
 			continue
 		}
-		var published *time.Time
-		if !p.row.Published.IsZero() {
-			published = &p.row.Published
-		}
+		published := p.published()
 		for i, a := range p.authors.Authors {
 			b.Paper = append(b.Paper, p.row.ID)
 			b.Published = append(b.Published, published)

@@ -60,10 +60,7 @@ func writeCategories(ctx context.Context, tx bun.Tx, ps []*pending) error {
 		if !p.isNew {
 			ids = append(ids, p.row.ID)
 		}
-		var date *time.Time
-		if !p.row.Published.IsZero() {
-			date = &p.row.Published
-		}
+		date := p.published()
 		for i, c := range p.cats {
 			paper = append(paper, p.row.ID)
 			position = append(position, int64(i))

@@ -34,6 +34,15 @@ type pending struct {
 	refs    []string
 }
 
+// published is the paper's first-version date as the rows that carry it
+// store it (category rows, authorships, references): nil when it has none.
+func (p *pending) published() *time.Time {
+	if p.row.Published.IsZero() {
+		return nil
+	}
+	return &p.row.Published
+}
+
 // writePapers merges the batch's papers into one row each, matches them
 // to the stored rows and writes what changed.
 func (w *writer) writePapers(ctx context.Context, tx bun.Tx, in []*Paper) (Counts, error) {

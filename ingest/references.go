@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -20,10 +19,7 @@ func writeReferences(ctx context.Context, tx bun.Tx, ps []*pending) error {
 		if !p.isNew && p.dateMoved {
 			dated = append(dated, p.row.ID)
 		}
-		var published *time.Time
-		if !p.row.Published.IsZero() {
-			published = &p.row.Published
-		}
+		published := p.published()
 		seen := map[string]bool{}
 		for _, t := range p.refs {
 			if t == "" || seen[t] || t == p.row.ArxivID {
