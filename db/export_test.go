@@ -1,6 +1,10 @@
 package db
 
-import "time"
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
 
 // SetFTSHashSize sets the memory EndBulk's refill of the SQLite full-text
 // index fills before it writes a segment, and returns what restores it.
@@ -19,14 +23,22 @@ func SetResolveChunk(n int64) (restore func()) {
 	return func() { resolveChunk = old }
 }
 
-// SetWalk sets when SQLite walks the citation order for a query's
-// candidates (walkCost, walkMin) and how far (walkSlack), and returns what
-// restores them.
-func SetWalk(cost, min, slack int64) (restore func()) {
-	oc, om, os := walkCost, walkMin, walkSlack
-	walkCost, walkMin, walkSlack = cost, min, slack
-	return func() { walkCost, walkMin, walkSlack = oc, om, os }
+// SetCitedBands sets the bands of citations SearchCandidates reads a
+// query's candidates by (nil: all matches in one part, ranked whole), and
+// returns what restores them.
+func SetCitedBands(bands []int) (restore func()) {
+	old := citedBands
+	citedBands = bands
+	return func() { citedBands = old }
 }
+
+// CandidatesSQL is the statement SearchCandidates sends for s.
+func CandidatesSQL(idb bun.IDB, s PaperSearch, scored bool) (string, []any) {
+	return s.candidatesSQL(idb, scored)
+}
+
+// CitedBands is the bands of citations, most cited first.
+func CitedBands() []int { return citedBands }
 
 // CandidateDates is the first-version dates of c's candidates, in c's
 // order.

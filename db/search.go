@@ -3,8 +3,11 @@ package db
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -60,27 +63,18 @@ type candidate struct {
 }
 
 // SearchCandidates reads the candidates of s, which has a query, in one
-// statement (on SQLite after a count of the matches, and for a common
-// word by a walk of its own, see walkCandidates): its RelevanceCandidates
-// most cited matches, whether there are more, their dates and, when
-// scored, their relevance. A common word's candidates are the costly part
-// of a search (a walk down the citation order until a thousand match), so that a request asking for a relevance
-// page, the count and the facets finds them once; see WithCandidates.
+// statement: its RelevanceCandidates most cited matches, whether there are
+// more, their dates and, when scored, their relevance. It reads them band
+// by band of citations (see citedBands), most cited first, and stops at
+// the band that completes them: a common word's candidates come from the
+// few papers of the top bands, not from ranking all of its matches. A
+// request asking for a relevance page, the count and the facets finds them
+// once; see WithCandidates.
 func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bool) (Candidates, error) {
-	rows, err := s.walkCandidates(ctx, idb, scored)
-	if err != nil {
+	q, args := s.candidatesSQL(idb, scored)
+	var rows []candidate
+	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return Candidates{}, err
-	}
-	if rows == nil {
-		score, from, args := s.filtered(idb)
-		if !scored {
-			score = "0.0"
-		}
-		err := idb.NewRaw("SELECT p.id, p.published, "+score+" AS score "+from+" ORDER BY p.citation_count DESC, p.id DESC LIMIT ?",
-			append(args, RelevanceCandidates+1)...).Scan(ctx, &rows)
-		if err != nil {
-			return Candidates{}, err
-		}
 	}
 	c := Candidates{scored: scored}
 	if len(rows) > RelevanceCandidates {
@@ -93,135 +87,130 @@ func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bo
 	return c, nil
 }
 
-// walkCost and walkMin set when SQLite finds a query's candidates by
-// walking the citation order: when the query matches at least
-// max(walkMin, sqrt(walkCost × words × papers)) papers (counted up to
-// that bound), words being its words. The candidates statement reads
-// every match from the full-text index, joins it to its paper, scores it
-// and sorts: 3.0–3.9 µs a match at 750,000 synthetic papers ("distance",
-// "dark", "black", "magnetic": 20,100 to 118,943 matches, 70 to 354 ms),
-// 1.3 µs for "the", which matches nearly every paper (980 ms). The walk
-// reads papers most cited first and probes the index for each, 11–18 µs a
-// probe for a word (62–83 µs for four), and needs about 1,001 × papers /
-// matches probes (72 ms for "magnetic", 619 ms for "distance"). The two
-// cost the same at matches = sqrt(1,001 × 15 / 3.4 × words × papers),
-// about 57,000 for a word at 750,000 papers (between "dark" and "black",
-// as measured), hence walkCost; below walkMin (twice the candidates) a
-// walk saves nothing.
-var walkCost, walkMin int64 = 4416, 2 * (RelevanceCandidates + 1)
+// citedBands are the lower bounds of the bands of citations, most cited
+// first: band i holds the papers with citedBands[i] <= citation_count <
+// citedBands[i-1] (the first has no upper bound), and the papers cited
+// less than the last bound are the rest. Migration 0019 indexes each
+// band's papers on its own: on PostgreSQL a partial GIN index per band
+// (papers_search_cited_N), on SQLite the full-text table papers_fts_cited,
+// whose band column holds the token cN. TestCitedBandsMatchMigration
+// checks that the two agree.
+//
+// A query's candidates are read from the top band down, each band's most
+// cited matches up to the number still wanting, so a band is read only
+// when the bands above it hold fewer than RelevanceCandidates + 1 matches,
+// and the statement reads, of a word matching m papers of which a
+// fraction f(n) is cited n times or more, about m × f(citedBands[i]) rows
+// for the band i that completes the candidates, which is at most the ratio
+// of f across a band (the bands double, and citations fall off as a power
+// of their count) times RelevanceCandidates. Reading a word's matches in
+// citation order needs no index in that order, which a full-text index
+// cannot have: before, a word of 20,000 matches among 2.7 million papers
+// read them all and sorted them (75 ms on SQLite, 159 ms on PostgreSQL),
+// and a word more common than that walked the papers in citation order
+// and probed each.
+var citedBands = []int{128, 64, 32, 16, 8, 4, 2}
 
-// walkSlack is how many times the probes its count predicts a walk may
-// make (see walkCandidates).
-var walkSlack int64 = 2
+// citedBandToken is band i's token in papers_fts_cited's band column.
+func citedBandToken(i int) string { return "c" + strconv.Itoa(citedBands[i]) }
 
-// walkWords is the most words a walked query has: a probe costs about
-// 15 µs a word, and a prefix longer than the index's prefixes (2 and 3
-// characters) merges its words' postings again for every probe (50 probes
-// of "quan*" took 7.8 s at 750,000 papers), so prefixes are never walked.
-const walkWords = 4
-
-// walkCandidates reads the candidates of s on SQLite by walking papers in
-// citation order when its query is common (see walkCost), of at most
-// walkWords words and no prefix, and it has no other filter. It returns
-// nil otherwise, or when the walk gave up, for the candidates statement
-// to rank every match instead. The walk may make walkSlack times the
-// probes its count predicts, but makes an eighth of them first and goes
-// on (from where it stopped) only if those found an eighth of the
-// candidates: a word common in the
-// archive but rare among its most cited papers (new words are in new,
-// uncited papers) costs an eighth of the walk before the statement.
-// The scores, when scored, are bm25 times citationWeight as the candidates
-// statement computes them, read in a statement of their own: bm25 counts
-// the query's matches once per statement, and so once for every probe in
-// the walk's (12 s for "quantum" at 750,000 papers). That statement still
-// reads every match from the index, but at about 0.2 µs each: 146 ms for
-// "the", 50 ms for "quantum" (240,937 matches). A candidate it does not
-// return (deleted, or changed not to match, in between) is left out.
-func (s PaperSearch) walkCandidates(ctx context.Context, idb bun.IDB, scored bool) ([]candidate, error) {
-	if IsPostgres(idb) || s.Query.IsZero() || s.IDs != nil || len(s.Categories) > 0 || !s.From.IsZero() || !s.To.IsZero() ||
-		s.ResearcherID != 0 || s.InstitutionID != 0 || s.HasDOI != nil {
-		return nil, nil
-	}
-	words := 0
-	for _, t := range s.Query.Terms {
-		if t.Prefix {
-			return nil, nil
-		}
-		words += len(t.Words)
-	}
-	if words > walkWords {
-		return nil, nil
-	}
-	match := s.Query.fts5()
-	var n struct {
-		Papers  int64 `bun:"papers"`
-		Bound   int64 `bun:"bound"`
-		Matches int64 `bun:"matches"`
-	}
-	err := idb.NewRaw(`WITH b AS (SELECT papers, MAX(?, CAST(sqrt(? * papers) AS INTEGER)) AS bound
-		  FROM (SELECT COALESCE(MAX(id), 0) AS papers FROM papers) AS n)
-		SELECT papers, bound, (SELECT COUNT(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT (SELECT bound FROM b)) AS m) AS matches FROM b`,
-		walkMin, walkCost*int64(words), match).Scan(ctx, &n)
-	if err != nil || n.Matches < n.Bound {
-		return nil, err
-	}
-	type walked struct {
-		candidate
-		CitationCount int64 `bun:"citation_count"`
-	}
-	var rows []walked
-	budget := walkSlack*(RelevanceCandidates+1)*(n.Papers/n.Bound+1) + 1
-	var probed int64
-	for i, probes := range []int64{budget/8 + 1, budget - budget/8 - 1} {
-		// The second part goes on from where the first stopped: the
-		// papers after the first's in citation order.
-		var part []walked
-		err = idb.NewRaw(`SELECT w.id, w.published, w.citation_count
-			FROM (SELECT id, published, citation_count FROM papers WHERE arxiv_id IS NOT NULL ORDER BY citation_count DESC, id DESC LIMIT ? OFFSET ?) AS w
-			WHERE EXISTS (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? AND papers_fts.rowid = w.id)
-			ORDER BY w.citation_count DESC, w.id DESC LIMIT ?`, probes, probed, match, RelevanceCandidates+1-len(rows)).Scan(ctx, &part)
-		rows, probed = append(rows, part...), probed+probes
+// candidatesSQL is the statement that reads the candidates of s: one CTE
+// per band of citations and one for the rest, each reading its band's
+// most cited matches up to the number the bands above it left wanting
+// (LIMIT 0, which both databases answer without reading the band, once
+// they are found), then the candidates' scores when scored: on
+// PostgreSQL ts_rank of each candidate; on SQLite bm25, which counts the
+// query's matches in the whole full-text index (a band's own table would
+// score against the band's counts), so that statement reads every match
+// of the query from papers_fts as its outer loop (about 0.2 µs a match)
+// and keeps the candidates.
+func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any) {
+	pg := IsPostgres(idb)
+	want := RelevanceCandidates + 1
+	cond, cargs := s.conditions(idb)
+	var args []any
+	var parts, names []string
+	for i := 0; i <= len(citedBands); i++ {
+		var from, band string
 		switch {
-		case err != nil:
-			return nil, err
-		case len(rows) > RelevanceCandidates || probed >= n.Papers: // the candidates, or every match
-		case i == 0 && 8*len(rows) > RelevanceCandidates:
-			continue // on course: the rest of the walk
+		case i < len(citedBands):
+			band = fmt.Sprintf("p.citation_count >= %d", citedBands[i])
+			if i > 0 {
+				band += fmt.Sprintf(" AND p.citation_count < %d", citedBands[i-1])
+			}
+		case len(citedBands) > 0:
+			band = fmt.Sprintf("p.citation_count < %d", citedBands[len(citedBands)-1])
 		default:
-			return nil, nil
+			band = "1 = 1"
 		}
-		break
-	}
-	out := make([]candidate, len(rows))
-	ids := make([]int64, len(rows))
-	for i, r := range rows {
-		out[i], ids[i] = r.candidate, r.ID
-	}
-	if !scored || len(ids) == 0 {
-		return out, nil
-	}
-	// The index is the outer loop (CROSS JOIN) and the unary plus keeps the
-	// ids from its constraints: a lookup of the index by id is the probe
-	// whose bm25 recounts the matches.
-	var scores []candidate
-	err = idb.NewRaw(`SELECT papers_fts.rowid AS id, -bm25(papers_fts, 10.0, 1.0) * `+citationWeight+` AS score
-		FROM papers_fts CROSS JOIN papers AS p WHERE papers_fts MATCH ? AND +papers_fts.rowid IN (?) AND p.id = papers_fts.rowid`,
-		match, bun.List(ids)).Scan(ctx, &scores)
-	if err != nil {
-		return nil, err
-	}
-	score := make(map[int64]float64, len(scores))
-	for _, r := range scores {
-		score[r.ID] = r.Score
-	}
-	kept := out[:0]
-	for _, c := range out {
-		if sc, ok := score[c.ID]; ok {
-			c.Score = sc
-			kept = append(kept, c)
+		switch {
+		case pg:
+			from = "FROM papers AS p WHERE p.search_doc @@ to_tsquery('simple', ?) AND " + band
+			args = append(args, s.Query.tsquery(""))
+		case i < len(citedBands):
+			from = "FROM papers_fts_cited CROSS JOIN papers AS p ON p.id = papers_fts_cited.rowid WHERE papers_fts_cited MATCH ?"
+			args = append(args, fmt.Sprintf(`{band} : "%s" AND {title abstract} : (%s)`, citedBandToken(i), s.Query.fts5()))
+		default:
+			from = "FROM papers_fts CROSS JOIN papers AS p ON p.id = papers_fts.rowid WHERE papers_fts MATCH ? AND " + band
+			args = append(args, s.Query.fts5())
 		}
+		args = append(args, cargs...)
+		body := "SELECT p.id, p.published, p.citation_count " + from + cond + " ORDER BY p.citation_count + 0 DESC, p.id DESC LIMIT "
+		if !pg {
+			// SQLite runs the arms of a UNION ALL in order and stops at
+			// its LIMIT: the bands past the one that completes the
+			// candidates are never read.
+			parts = append(parts, "SELECT * FROM ("+body+strconv.Itoa(want)+")")
+			continue
+		}
+		// PostgreSQL may run the arms of a UNION ALL in parallel, so each
+		// band is a CTE whose LIMIT is what the bands above it left
+		// wanting (SQLite refuses such a chain of CTEs past a few
+		// levels). "+ 0" keeps PostgreSQL off a walk of
+		// papers_citation_count through the band, which reads the band
+		// whole for a rare word: the band's matches are read from its
+		// index and sorted.
+		limit := strconv.Itoa(want)
+		if i > 0 {
+			taken := make([]string, len(names))
+			for j, n := range names {
+				taken[j] = "(SELECT COUNT(*) FROM " + n + ")"
+			}
+			limit = fmt.Sprintf("GREATEST(0, %d - %s)", want, strings.Join(taken, " - "))
+		}
+		name := "b" + strconv.Itoa(i)
+		parts = append(parts, name+" AS MATERIALIZED ("+body+limit+")")
+		names = append(names, name)
 	}
-	return kept, nil
+	var q string
+	if pg {
+		union := make([]string, len(names))
+		for i, n := range names {
+			union[i] = "SELECT id, published, citation_count FROM " + n
+		}
+		q = "WITH " + strings.Join(parts, ",\n") + ",\nc AS MATERIALIZED (SELECT * FROM (" + strings.Join(union, " UNION ALL ") +
+			") AS u ORDER BY citation_count DESC, id DESC LIMIT " + strconv.Itoa(want) + ")\n"
+	} else {
+		q = "WITH c AS MATERIALIZED (" + strings.Join(parts, "\nUNION ALL ") + "\nLIMIT " + strconv.Itoa(want) + ")\n"
+	}
+	weight := "(1 + ln(CAST(1 + c.citation_count AS DOUBLE PRECISION)))"
+	switch {
+	case !scored:
+		q += "SELECT c.id, c.published, 0.0 AS score FROM c"
+	case pg:
+		q += "SELECT c.id, c.published, ts_rank(p.search_doc, to_tsquery('simple', ?))::float8 * " + weight +
+			" AS score FROM c JOIN papers AS p ON p.id = c.id"
+		args = append(args, s.Query.tsquery(""))
+	default:
+		// The index is the outer loop (CROSS JOIN) and the unary plus
+		// keeps the ids from its constraints: a lookup of the index by id
+		// is a probe whose bm25 counts the matches again (862 against 25
+		// ms for a thousand ids at 750,000 papers).
+		q += "SELECT c.id, c.published, -bm25(papers_fts, 10.0, 1.0) * " + weight +
+			" AS score FROM papers_fts CROSS JOIN c WHERE papers_fts MATCH ? AND +papers_fts.rowid IN (SELECT id FROM c) AND c.id = papers_fts.rowid"
+		args = append(args, s.Query.fts5())
+	}
+	return q + " ORDER BY c.citation_count DESC, c.id DESC", args
 }
 
 // candidatesOf is the candidates of s, which has a query: those
@@ -342,17 +331,25 @@ func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
 	score = "0.0"
 	switch {
 	case s.Query.IsZero():
-		from = "FROM papers AS p WHERE p.arxiv_id IS NOT NULL"
+		from = "FROM papers AS p WHERE 1 = 1"
 	case IsPostgres(idb):
 		score = "ts_rank(p.search_doc, tq)::float8 * " + citationWeight
-		from = "FROM papers AS p, to_tsquery('simple', ?) AS tq WHERE p.arxiv_id IS NOT NULL AND p.search_doc @@ tq"
+		from = "FROM papers AS p, to_tsquery('simple', ?) AS tq WHERE p.search_doc @@ tq"
 		args = append(args, s.Query.tsquery(""))
 	default:
 		// bm25 is lower for better matches.
 		score = "-bm25(papers_fts, 10.0, 1.0) * " + citationWeight
-		from = "FROM papers_fts JOIN papers AS p ON p.id = papers_fts.rowid WHERE papers_fts MATCH ? AND p.arxiv_id IS NOT NULL"
+		from = "FROM papers_fts JOIN papers AS p ON p.id = papers_fts.rowid WHERE papers_fts MATCH ?"
 		args = append(args, s.Query.fts5())
 	}
+	c, cargs := s.conditions(idb)
+	return score, from + c, append(args, cargs...)
+}
+
+// conditions is the filters of s other than its query, as conditions on
+// papers AS p, each after an AND, with their arguments.
+func (s PaperSearch) conditions(idb bun.IDB) (from string, args []any) {
+	from = " AND p.arxiv_id IS NOT NULL"
 	switch {
 	case s.IDs == nil:
 	case len(s.IDs) == 0:
@@ -392,7 +389,7 @@ func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
 	default:
 		from += " AND p.doi IS NULL"
 	}
-	return score, from, args
+	return from, args
 }
 
 type searchRow struct {

@@ -2,7 +2,11 @@ package db
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -94,5 +98,47 @@ func TestFoldTableMatchesMigration(t *testing.T) {
 	}
 	if got := string(m[2]); got != foldTo {
 		t.Errorf("the migration folds to %q, want foldTo %q", got, foldTo)
+	}
+}
+
+// TestCitedBandsMatchMigration checks that migration 0019 indexes the
+// bands of citations SearchCandidates reads: a partial GIN index per band
+// on PostgreSQL, a band token per band on SQLite, each from citedBands.
+func TestCitedBandsMatchMigration(t *testing.T) {
+	pg, err := migrationFiles.ReadFile("migrations/postgres/0019_cited_bands.tx.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i, b := range citedBands {
+		pred := fmt.Sprintf("citation_count >= %d", b)
+		if i > 0 {
+			pred += fmt.Sprintf(" AND citation_count < %d", citedBands[i-1])
+		}
+		want = append(want, fmt.Sprintf("CREATE INDEX papers_search_cited_%d ON papers USING GIN (search_doc) WHERE %s;", b, pred))
+	}
+	if got := regexp.MustCompile(`CREATE INDEX papers_search_cited_[^;]*;`).FindAllString(string(pg), -1); !slices.Equal(got, want) {
+		t.Errorf("PostgreSQL's band indexes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	sq, err := migrationFiles.ReadFile("migrations/sqlite/0019_cited_bands.tx.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"new", "old", "papers"} {
+		var b strings.Builder
+		b.WriteString("CASE")
+		for i, n := range citedBands {
+			fmt.Fprintf(&b, " WHEN %s.citation_count >= %d THEN '%s'", row, n, citedBandToken(i))
+		}
+		b.WriteString(" END")
+		if !strings.Contains(string(sq), b.String()) {
+			t.Errorf("SQLite's migration has no band of %s as\n%s", row, b.String())
+		}
+	}
+	if n := strings.Count(string(sq), "CASE"); n != 5 {
+		t.Errorf("SQLite's migration has %d CASE expressions, want 5 (insert, the update's old, new and insert, fill)", n)
+	}
+	if !strings.Contains(string(sq), "citation_count >= "+strconv.Itoa(citedBands[len(citedBands)-1])) {
+		t.Error("SQLite's migration does not keep the papers of the lowest band")
 	}
 }

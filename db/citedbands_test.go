@@ -1,0 +1,280 @@
+package db_test
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
+	"github.com/uptrace/bun"
+)
+
+// TestCitedBandsRankAsTheStatement checks a search's candidates read band
+// by band of citations (db.SearchCandidates, migration 0019) against the
+// search's most cited page, which reads every match (db.MostCited), and
+// every match's score, which a relevance order over them all computes
+// (RankAll): the same candidates in the same order, the same dates,
+// whether there are more, and so the same relevance page with the same
+// scores, for common words
+// (whose candidates the top bands complete), rare ones, prefixes,
+// phrases, no match, and filters, on three years of the demo set's
+// citation data with the most cited paper of all without an arXiv id,
+// which no search lists. On PostgreSQL a common word's statement reads
+// the top band and never the rest (SQLite's stop at its UNION ALL's
+// LIMIT is measured, not tested: it reports no rows read).
+func TestCitedBandsRankAsTheStatement(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx := context.Background()
+		for _, f := range []string{"../demo/data/pscp-1992.csv.gz", "../demo/data/pscp-1993.csv.gz", "../demo/data/pscp-1994.csv.gz"} {
+			if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{f}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stray := &db.Paper{Title: "The most cited paper of all, without an arXiv id", DOI: "10.1/stray", CitationCount: 1 << 30}
+		if _, err := bdb.NewInsert().Model(stray).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The bands below the top hold papers here, so that a word's
+		// candidates come from several of them.
+		var inBands int
+		if err := bdb.NewRaw("SELECT COUNT(DISTINCT CASE WHEN citation_count >= 32 THEN 32 WHEN citation_count >= 16 THEN 16 WHEN citation_count >= 8 THEN 8 WHEN citation_count >= 4 THEN 4 WHEN citation_count >= 2 THEN 2 END) FROM papers").Scan(ctx, &inBands); err != nil {
+			t.Fatal(err)
+		}
+		if inBands < 5 {
+			t.Fatalf("papers in %d of the bands from 2 to 32 and past it, want 5", inBands)
+		}
+		type ranked struct {
+			ID    int64
+			Score float64
+		}
+		read := func(t *testing.T, s db.PaperSearch) (c db.Candidates, page []ranked) {
+			var err error
+			c, err = db.SearchCandidates(ctx, bdb, s, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pg, err := db.SearchPapers(ctx, bdb, s.WithCandidates(c), db.PageArgs{First: db.RelevanceCandidates, Order: db.Relevance})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range pg.Items {
+				page = append(page, ranked{p.ID, p.Score})
+			}
+			return c, page
+		}
+		doi := false
+		common, rare := 0, 0
+		for _, q := range []struct {
+			text, filter string
+			s            db.PaperSearch
+		}{
+			{"the", "", db.PaperSearch{}},
+			{"of the", "", db.PaperSearch{}},
+			{"field", "", db.PaperSearch{}},
+			{"quantum", "", db.PaperSearch{}},
+			{`"string theory"`, "", db.PaperSearch{}},
+			{"th*", "", db.PaperSearch{}},
+			{"quan*", "", db.PaperSearch{}},
+			{"the of a in on", "", db.PaperSearch{}},
+			{"monopole condensation", "", db.PaperSearch{}},
+			{"xyzzyplugh", "", db.PaperSearch{}},
+			{"the", "in hep-lat", db.PaperSearch{Categories: []string{"hep-lat"}}},
+			{"field", "from March to December 1993", db.PaperSearch{From: time.Date(1993, 3, 1, 0, 0, 0, 0, time.UTC), To: time.Date(1994, 1, 1, 0, 0, 0, 0, time.UTC)}},
+			{"the", "without a DOI", db.PaperSearch{HasDOI: &doi}},
+		} {
+			sq, err := db.ParseSearchQuery(q.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := q.s
+			s.Query = sq
+			name := strings.TrimSpace(fmt.Sprintf("%q %s", q.text, q.filter))
+			got, gotPage := read(t, s)
+			// The reference: every match most cited first (the keyset
+			// pages' own statement), and every match's score as a
+			// relevance order over all of them computes it (RankAll).
+			cited, err := db.SearchPapers(ctx, bdb, s, db.PageArgs{First: db.RelevanceCandidates + 1, Order: db.MostCited})
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := s
+			all.RankAll = true
+			every, err := db.SearchPapers(ctx, bdb, all, db.PageArgs{First: 100000, Order: db.Relevance})
+			if err != nil {
+				t.Fatal(err)
+			}
+			score := map[int64]float64{}
+			for _, p := range every.Items {
+				score[p.ID] = p.Score
+			}
+			var wantIDs []int64
+			var wantDates []time.Time
+			for _, p := range cited.Items[:min(len(cited.Items), db.RelevanceCandidates)] {
+				wantIDs, wantDates = append(wantIDs, p.ID), append(wantDates, p.Published)
+			}
+			wantMore := len(cited.Items) > db.RelevanceCandidates
+			wantPage := make([]ranked, len(wantIDs))
+			for i, id := range wantIDs {
+				wantPage[i] = ranked{id, score[id]}
+			}
+			slices.SortFunc(wantPage, func(x, y ranked) int {
+				if x.Score != y.Score {
+					return cmp.Compare(y.Score, x.Score)
+				}
+				return cmp.Compare(x.ID, y.ID)
+			})
+			switch {
+			case wantMore:
+				common++
+			case len(wantIDs) > 0:
+				rare++
+			}
+			if slices.Contains(got.IDs, stray.ID) {
+				t.Fatalf("%s: the paper without an arXiv id is a candidate", name)
+			}
+			if !slices.Equal(got.IDs, wantIDs) || got.More != wantMore {
+				t.Errorf("%s: %d candidates (more: %v), want %d (more: %v)", name, len(got.IDs), got.More, len(wantIDs), wantMore)
+			}
+			if !slices.EqualFunc(db.CandidateDates(got), wantDates, func(a, b time.Time) bool { return a.Equal(b) }) {
+				t.Errorf("%s: the candidates' dates differ", name)
+			}
+			if !slices.Equal(gotPage, wantPage) {
+				t.Errorf("%s: the relevance page differs from every match's scores (%d and %d papers)", name, len(gotPage), len(wantPage))
+			}
+		}
+		if common < 4 || rare < 4 {
+			t.Errorf("%d queries with more than %d matches and %d with fewer, want 4 of each", common, db.RelevanceCandidates, rare)
+		}
+		if !db.IsPostgres(bdb) {
+			return
+		}
+		sq, err := db.ParseSearchQuery("the")
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, args := db.CandidatesSQL(bdb, db.PaperSearch{Query: sq}, true)
+		var plan []byte
+		if err := bdb.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+q, args...).Scan(ctx, &plan); err != nil {
+			t.Fatal(err)
+		}
+		var root []struct{ Plan planNode }
+		if err := json.Unmarshal(plan, &root); err != nil {
+			t.Fatal(err)
+		}
+		// The scans of papers under each band's CTE, and whether they ran.
+		ran := map[string]bool{}
+		var walk func(n planNode, cte string)
+		walk = func(n planNode, cte string) {
+			if strings.HasPrefix(n.Subplan, "CTE ") {
+				cte = strings.TrimPrefix(n.Subplan, "CTE ")
+			}
+			if n.Relation == "papers" {
+				ran[cte] = ran[cte] || n.Loops > 0
+			}
+			for _, c := range n.Plans {
+				walk(c, cte)
+			}
+		}
+		walk(root[0].Plan, "")
+		rest := fmt.Sprintf("b%d", len(db.CitedBands()))
+		if r, ok := ran[rest]; !ran["b0"] || !ok || r {
+			t.Errorf(`"the": the bands' scans of papers ran %v; want b0's run and %s's (the rest) not:\n%s`, ran, rest, plan)
+		}
+	})
+}
+
+// planNode is a node of PostgreSQL's EXPLAIN (ANALYZE, FORMAT JSON).
+type planNode struct {
+	Subplan  string     `json:"Subplan Name"`
+	Relation string     `json:"Relation Name"`
+	Loops    int        `json:"Actual Loops"`
+	Plans    []planNode `json:"Plans"`
+}
+
+// TestCitedBandsFollowPapers checks that SQLite's papers_fts_cited holds
+// each paper cited twice or more under its band's token, as citations
+// arrive year by year, a paper's title and count change, and a paper is
+// inserted and deleted
+// (PostgreSQL's partial indexes follow their rows by themselves).
+func TestCitedBandsFollowPapers(t *testing.T) {
+	ctx := context.Background()
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	check := func(when string) {
+		t.Helper()
+		bands := db.CitedBands()
+		for i, b := range bands {
+			var want, got []int64
+			q := "SELECT id FROM papers WHERE citation_count >= ?"
+			args := []any{b}
+			if i > 0 {
+				q += " AND citation_count < ?"
+				args = append(args, bands[i-1])
+			}
+			if err := bdb.NewRaw(q+" ORDER BY id", args...).Scan(ctx, &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := bdb.NewRaw(`SELECT rowid FROM papers_fts_cited WHERE papers_fts_cited MATCH ? ORDER BY rowid`,
+				fmt.Sprintf(`{band} : "c%d"`, b)).Scan(ctx, &got); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: band %d holds %d papers, want %d", when, b, len(got), len(want))
+			}
+		}
+		var total, cited int
+		if err := bdb.NewRaw("SELECT COUNT(*) FROM papers_fts_cited").Scan(ctx, &total); err != nil {
+			t.Fatal(err)
+		}
+		if err := bdb.NewRaw("SELECT COUNT(*) FROM papers WHERE citation_count >= ?", bands[len(bands)-1]).Scan(ctx, &cited); err != nil {
+			t.Fatal(err)
+		}
+		if total != cited {
+			t.Errorf("%s: papers_fts_cited holds %d rows, want %d", when, total, cited)
+		}
+	}
+	for _, f := range []string{"../demo/data/pscp-1992.csv.gz", "../demo/data/pscp-1993.csv.gz", "../demo/data/pscp-1994.csv.gz"} {
+		if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{f}}); err != nil {
+			t.Fatal(err)
+		}
+		check("after " + f)
+	}
+	var top db.Paper
+	if err := bdb.NewSelect().Model(&top).Where("arxiv_id IS NOT NULL").Order("citation_count DESC", "id").Limit(1).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bdb.NewRaw("UPDATE papers SET title = 'Xyzzyplugh revisited' WHERE id = ?", top.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sq, err := db.ParseSearchQuery("xyzzyplugh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.SearchCandidates(ctx, bdb, db.PaperSearch{Query: sq}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.IDs, []int64{top.ID}) {
+		t.Errorf("a retitled paper's new word finds %v, want [%d]", c.IDs, top.ID)
+	}
+	check("after a new title")
+	if _, err := bdb.NewRaw("UPDATE papers SET citation_count = 1 WHERE id = ?", top.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after a count fell below the bands")
+	added := &db.Paper{Title: "A paper inserted cited", DOI: "10.1/cited", CitationCount: 40}
+	if _, err := bdb.NewInsert().Model(added).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after an insert")
+	if _, err := bdb.NewDelete().Model(added).WherePK().Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after a delete")
+}
