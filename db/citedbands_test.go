@@ -159,9 +159,9 @@ func TestCitedBandsRankAsTheStatement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, args := db.CandidatesSQL(bdb, db.PaperSearch{Query: sq}, true)
+		qctx, q, args := db.CandidatesSQL(ctx, bdb, db.PaperSearch{Query: sq}, true)
 		var plan []byte
-		if err := bdb.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+q, args...).Scan(ctx, &plan); err != nil {
+		if err := bdb.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+q, args...).Scan(qctx, &plan); err != nil {
 			t.Fatal(err)
 		}
 		var root []struct{ Plan planNode }

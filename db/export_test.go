@@ -1,6 +1,7 @@
 package db
 
 import (
+	"context"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -32,9 +33,11 @@ func SetCitedBands(bands []int) (restore func()) {
 	return func() { citedBands = old }
 }
 
-// CandidatesSQL is the statement SearchCandidates sends for s.
-func CandidatesSQL(idb bun.IDB, s PaperSearch, scored bool) (string, []any) {
-	return s.candidatesSQL(idb, scored)
+// CandidatesSQL is the statement SearchCandidates sends for s, and the
+// context to send it in (which carries its bound parameters).
+func CandidatesSQL(ctx context.Context, idb bun.IDB, s PaperSearch, scored bool) (context.Context, string, []any) {
+	q, args, b := s.candidatesSQL(idb, scored)
+	return b.ctx(ctx), q, args
 }
 
 // CitedBands is the bands of citations, most cited first.
