@@ -3,10 +3,12 @@ package db_test
 import (
 	"cmp"
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/ingest"
 	"github.com/uptrace/bun"
+	"modernc.org/sqlite"
 )
 
 // TestCitedBandsRankAsTheStatement checks a search's candidates read band
@@ -49,6 +52,10 @@ func TestCitedBandsRankAsTheStatement(t *testing.T) {
 		}
 		if inBands < 5 {
 			t.Fatalf("papers in %d of the bands from 2 to 32 and past it, want 5", inBands)
+		}
+		var prolific int64
+		if err := bdb.NewRaw("SELECT researcher_id FROM authorships GROUP BY researcher_id ORDER BY COUNT(*) DESC, researcher_id LIMIT 1").Scan(ctx, &prolific); err != nil {
+			t.Fatal(err)
 		}
 		type ranked struct {
 			ID    int64
@@ -88,6 +95,8 @@ func TestCitedBandsRankAsTheStatement(t *testing.T) {
 			{"the", "in hep-lat", db.PaperSearch{Categories: []string{"hep-lat"}}},
 			{"field", "from March to December 1993", db.PaperSearch{From: time.Date(1993, 3, 1, 0, 0, 0, 0, time.UTC), To: time.Date(1994, 1, 1, 0, 0, 0, 0, time.UTC)}},
 			{"the", "without a DOI", db.PaperSearch{HasDOI: &doi}},
+			{"the", "by the most prolific researcher", db.PaperSearch{ResearcherID: prolific}},
+			{"field", "by a researcher of no paper", db.PaperSearch{ResearcherID: -1}},
 		} {
 			sq, err := db.ParseSearchQuery(q.text)
 			if err != nil {
@@ -153,6 +162,28 @@ func TestCitedBandsRankAsTheStatement(t *testing.T) {
 			t.Errorf("%d queries with more than %d matches and %d with fewer, want 4 of each", common, db.RelevanceCandidates, rare)
 		}
 		if !db.IsPostgres(bdb) {
+			// SQLite stops at the UNION ALL's LIMIT: for "the" the rest,
+			// read from the main index, is never read; for a rare word it
+			// is, and finds its matches there.
+			for _, q := range []struct {
+				text string
+				read bool
+			}{{"the", false}, {"of", false}, {"monopole condensation", true}} {
+				sq, err := db.ParseSearchQuery(q.text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				restRows.Store(0)
+				restore := db.SetRestProbe(" AND test_rest_probe(p.id)")
+				_, err = db.SearchCandidates(ctx, bdb, db.PaperSearch{Query: sq}, true)
+				restore()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := restRows.Load(); (n > 0) != q.read {
+					t.Errorf("%q: the rest part read %d rows, want some: %v", q.text, n, q.read)
+				}
+			}
 			return
 		}
 		sq, err := db.ParseSearchQuery("the")
@@ -187,6 +218,16 @@ func TestCitedBandsRankAsTheStatement(t *testing.T) {
 		if r, ok := ran[rest]; !ran["b0"] || !ok || r {
 			t.Errorf(`"the": the bands' scans of papers ran %v; want b0's run and %s's (the rest) not:\n%s`, ran, rest, plan)
 		}
+	})
+}
+
+// restRows counts the rows test_rest_probe sees.
+var restRows atomic.Int64
+
+func init() {
+	sqlite.MustRegisterScalarFunction("test_rest_probe", 1, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		restRows.Add(1)
+		return int64(1), nil
 	})
 }
 
@@ -264,17 +305,33 @@ func TestCitedBandsFollowPapers(t *testing.T) {
 		t.Errorf("a retitled paper's new word finds %v, want [%d]", c.IDs, top.ID)
 	}
 	check("after a new title")
+	if _, err := bdb.NewRaw("UPDATE papers SET abstract = 'On plughxyzzy and its kin.' WHERE id = ?", top.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sq, err = db.ParseSearchQuery("plughxyzzy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err = db.SearchCandidates(ctx, bdb, db.PaperSearch{Query: sq}, true); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.IDs, []int64{top.ID}) {
+		t.Errorf("a new abstract's word finds %v, want [%d]", c.IDs, top.ID)
+	}
+	check("after a new abstract")
 	if _, err := bdb.NewRaw("UPDATE papers SET citation_count = 1 WHERE id = ?", top.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	check("after a count fell below the bands")
-	added := &db.Paper{Title: "A paper inserted cited", DOI: "10.1/cited", CitationCount: 40}
-	if _, err := bdb.NewInsert().Model(added).Exec(ctx); err != nil {
-		t.Fatal(err)
+	for _, n := range []int{40, 2} {
+		added := &db.Paper{Title: "A paper inserted cited", DOI: fmt.Sprintf("10.1/cited%d", n), CitationCount: n}
+		if _, err := bdb.NewInsert().Model(added).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("after an insert cited %d times", n))
+		if _, err := bdb.NewDelete().Model(added).WherePK().Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("after a delete of a paper cited %d times", n))
 	}
-	check("after an insert")
-	if _, err := bdb.NewDelete().Model(added).WherePK().Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	check("after a delete")
 }

@@ -40,6 +40,14 @@ func CandidatesSQL(ctx context.Context, idb bun.IDB, s PaperSearch, scored bool)
 	return b.ctx(ctx), q, args
 }
 
+// SetRestProbe sets a condition on SQLite's rest part of the candidates
+// statement (see restProbe), and returns what restores it.
+func SetRestProbe(cond string) (restore func()) {
+	old := restProbe
+	restProbe = cond
+	return func() { restProbe = old }
+}
+
 // CitedBands is the bands of citations, most cited first.
 func CitedBands() []int { return citedBands }
 
