@@ -233,12 +233,11 @@ func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bo
 	} else {
 		q = "WITH c AS MATERIALIZED (" + strings.Join(parts, "\nUNION ALL ") + "\nLIMIT " + strconv.Itoa(want) + ")\n"
 	}
-	weight := "(1 + ln(CAST(1 + c.citation_count AS DOUBLE PRECISION)))"
 	switch {
 	case !scored:
 		q += "SELECT c.id, c.published, 0.0 AS score FROM c"
 	case pg:
-		q += "SELECT c.id, c.published, ts_rank(p.search_doc, " + tsquery + ")::float8 * " + weight +
+		q += "SELECT c.id, c.published, ts_rank(p.search_doc, " + tsquery + ")::float8 * " + citationWeight +
 			" AS score FROM c JOIN papers AS p ON p.id = c.id"
 		if !b.pg {
 			args = append(args, s.Query.tsquery(""))
@@ -248,7 +247,7 @@ func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bo
 		// keeps the ids from its constraints: a lookup of the index by id
 		// is a probe whose bm25 counts the matches again (862 against 25
 		// ms for a thousand ids at 750,000 papers).
-		q += "SELECT c.id, c.published, -bm25(papers_fts, 10.0, 1.0) * " + weight +
+		q += "SELECT c.id, c.published, -bm25(papers_fts, 10.0, 1.0) * " + citationWeightOf("c.citation_count") +
 			" AS score FROM papers_fts CROSS JOIN c WHERE papers_fts MATCH ? AND +papers_fts.rowid IN (SELECT id FROM c) AND c.id = papers_fts.rowid"
 		args = append(args, s.Query.fts5())
 	}
@@ -361,7 +360,12 @@ func (s PaperSearch) searchFrom(idb bun.IDB, relevance bool) (string, []any) {
 // (about 7 at 400 citations), so that among papers matching alike the
 // influential come first, while a paper matching only in its abstract
 // needs far more citations than one matching in its title to pass it.
-const citationWeight = "(1 + ln(CAST(1 + p.citation_count AS DOUBLE PRECISION)))"
+var citationWeight = citationWeightOf("p.citation_count")
+
+// citationWeightOf is citationWeight of the citation count in column col.
+func citationWeightOf(col string) string {
+	return "(1 + ln(CAST(1 + " + col + " AS DOUBLE PRECISION)))"
+}
 
 // filtered is the FROM … WHERE … over "papers AS p" of the papers s
 // selects, and the expression of their score: the relevance of the match,
