@@ -228,6 +228,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	tuneGC()
 	if *harvestEveryFlag < 0 || *harvestEveryFlag > 0 && db.ReadOnlyDSN(*dsn) {
 		return fmt.Errorf("%w: --harvest-every %s: want a positive interval and a writable database", errUsage, *harvestEveryFlag)
 	}
