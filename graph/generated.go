@@ -11811,36 +11811,33 @@ func (ec *executionContext) _Authorship(ctx context.Context, sel ast.SelectionSe
 		case "position":
 			out.Values[i] = ec._Authorship_position(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "role":
 			out.Values[i] = ec._Authorship_role(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Authorship_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "researcher":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Authorship_researcher(ctx, field, obj)
-				})
+			out.Values[i] = ec._Authorship_researcher(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "affiliations":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Authorship_affiliations(ctx, field, obj)
-				})
+			out.Values[i] = ec._Authorship_affiliations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "institutions":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Authorship_institutions(ctx, field, obj)
-				})
+			out.Values[i] = ec._Authorship_institutions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11872,40 +11869,38 @@ func (ec *executionContext) _Category(ctx context.Context, sel ast.SelectionSet,
 		case "code":
 			out.Values[i] = ec._Category_code(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Category_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "archive":
 			out.Values[i] = ec._Category_archive(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "group":
 			out.Values[i] = ec._Category_group(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "active":
 			out.Values[i] = ec._Category_active(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "topResearchers":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Category_topResearchers(ctx, field, obj)
-				})
+			out.Values[i] = ec._Category_topResearchers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "papers":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Category_papers(ctx, field, obj)
-				})
+			out.Values[i] = ec._Category_papers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12132,24 +12127,23 @@ func (ec *executionContext) _CoauthorConnection(ctx context.Context, sel ast.Sel
 		case "edges":
 			out.Values[i] = ec._CoauthorConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "nodes":
 			out.Values[i] = ec._CoauthorConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pageInfo":
 			out.Values[i] = ec._CoauthorConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._CoauthorConnection_totalCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._CoauthorConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12331,17 +12325,15 @@ func (ec *executionContext) _Following(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Following")
 		case "researchers":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Following_researchers(ctx, field, obj)
-				})
+			out.Values[i] = ec._Following_researchers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "categories":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Following_categories(ctx, field, obj)
-				})
+			out.Values[i] = ec._Following_categories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12373,95 +12365,88 @@ func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionS
 		case "id":
 			out.Values[i] = ec._Institution_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "institutionId":
 			out.Values[i] = ec._Institution_institutionId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "slug":
 			out.Values[i] = ec._Institution_slug(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "rorId":
 			out.Values[i] = ec._Institution_rorId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "rorUrl":
 			out.Values[i] = ec._Institution_rorUrl(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Institution_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "country":
 			out.Values[i] = ec._Institution_country(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "types":
 			out.Values[i] = ec._Institution_types(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "status":
 			out.Values[i] = ec._Institution_status(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "established":
 			out.Values[i] = ec._Institution_established(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "names":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Institution_names(ctx, field, obj)
-				})
+			out.Values[i] = ec._Institution_names(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "aliases":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Institution_aliases(ctx, field, obj)
-				})
+			out.Values[i] = ec._Institution_aliases(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "acronyms":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Institution_acronyms(ctx, field, obj)
-				})
+			out.Values[i] = ec._Institution_acronyms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "researchers":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Institution_researchers(ctx, field, obj)
-				})
+			out.Values[i] = ec._Institution_researchers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "papers":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Institution_papers(ctx, field, obj)
-				})
+			out.Values[i] = ec._Institution_papers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "collaborators":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Institution_collaborators(ctx, field, obj)
-				})
+			out.Values[i] = ec._Institution_collaborators(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "network":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Institution_network(ctx, field, obj)
-				})
+			out.Values[i] = ec._Institution_network(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12531,24 +12516,23 @@ func (ec *executionContext) _InstitutionConnection(ctx context.Context, sel ast.
 		case "edges":
 			out.Values[i] = ec._InstitutionConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "nodes":
 			out.Values[i] = ec._InstitutionConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pageInfo":
 			out.Values[i] = ec._InstitutionConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._InstitutionConnection_totalCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._InstitutionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12742,24 +12726,23 @@ func (ec *executionContext) _InstitutionResearcherConnection(ctx context.Context
 		case "edges":
 			out.Values[i] = ec._InstitutionResearcherConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "nodes":
 			out.Values[i] = ec._InstitutionResearcherConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pageInfo":
 			out.Values[i] = ec._InstitutionResearcherConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._InstitutionResearcherConnection_totalCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._InstitutionResearcherConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12989,155 +12972,143 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 		case "id":
 			out.Values[i] = ec._Paper_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "arxivId":
 			out.Values[i] = ec._Paper_arxivId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "version":
 			out.Values[i] = ec._Paper_version(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "slug":
 			out.Values[i] = ec._Paper_slug(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "title":
 			out.Values[i] = ec._Paper_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "abstract":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_abstract(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_abstract(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "byline":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_byline(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_byline(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "authors":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_authors(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_authors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "authorCount":
 			out.Values[i] = ec._Paper_authorCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "authorsComplete":
 			out.Values[i] = ec._Paper_authorsComplete(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "categories":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_categories(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_categories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "primaryCategory":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_primaryCategory(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_primaryCategory(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "published":
 			out.Values[i] = ec._Paper_published(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "updated":
 			out.Values[i] = ec._Paper_updated(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "doi":
 			out.Values[i] = ec._Paper_doi(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "journalRef":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_journalRef(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_journalRef(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "comments":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_comments(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_comments(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "reportNo":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_reportNo(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_reportNo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "license":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_license(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_license(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "absUrl":
 			out.Values[i] = ec._Paper_absUrl(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pdfUrl":
 			out.Values[i] = ec._Paper_pdfUrl(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "citedByCount":
 			out.Values[i] = ec._Paper_citedByCount(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "citedByCountSource":
 			out.Values[i] = ec._Paper_citedByCountSource(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "archiveCitationCount":
 			out.Values[i] = ec._Paper_archiveCitationCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "citationCount":
 			out.Values[i] = ec._Paper_citationCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "references":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_references(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_references(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "citations":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_citations(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_citations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "citationNetwork":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Paper_citationNetwork(ctx, field, obj)
-				})
+			out.Values[i] = ec._Paper_citationNetwork(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13169,34 +13140,32 @@ func (ec *executionContext) _PaperConnection(ctx context.Context, sel ast.Select
 		case "edges":
 			out.Values[i] = ec._PaperConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "nodes":
 			out.Values[i] = ec._PaperConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pageInfo":
 			out.Values[i] = ec._PaperConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._PaperConnection_totalCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._PaperConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "totalCountIsExact":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._PaperConnection_totalCountIsExact(ctx, field, obj)
-				})
+			out.Values[i] = ec._PaperConnection_totalCountIsExact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "facets":
 			out.Values[i] = ec._PaperConnection_facets(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -13265,17 +13234,15 @@ func (ec *executionContext) _PaperFacets(ctx context.Context, sel ast.SelectionS
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("PaperFacets")
 		case "categories":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._PaperFacets_categories(ctx, field, obj)
-				})
+			out.Values[i] = ec._PaperFacets_categories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "years":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._PaperFacets_years(ctx, field, obj)
-				})
+			out.Values[i] = ec._PaperFacets_years(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13499,120 +13466,113 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 		case "id":
 			out.Values[i] = ec._Researcher_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "researcherId":
 			out.Values[i] = ec._Researcher_researcherId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Researcher_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "slug":
 			out.Values[i] = ec._Researcher_slug(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "orcid":
 			out.Values[i] = ec._Researcher_orcid(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "openAlexId":
 			out.Values[i] = ec._Researcher_openAlexId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "semanticScholarId":
 			out.Values[i] = ec._Researcher_semanticScholarId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "paperCount":
 			out.Values[i] = ec._Researcher_paperCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "hIndex":
 			out.Values[i] = ec._Researcher_hIndex(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "citedByCount":
 			out.Values[i] = ec._Researcher_citedByCount(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "worksCount":
 			out.Values[i] = ec._Researcher_worksCount(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "figuresSource":
 			out.Values[i] = ec._Researcher_figuresSource(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "archiveHIndex":
 			out.Values[i] = ec._Researcher_archiveHIndex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "authorPositions":
 			out.Values[i] = ec._Researcher_authorPositions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "positionKnownPaperCount":
 			out.Values[i] = ec._Researcher_positionKnownPaperCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "fields":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Researcher_fields(ctx, field, obj)
-				})
+			out.Values[i] = ec._Researcher_fields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "sameName":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Researcher_sameName(ctx, field, obj)
-				})
+			out.Values[i] = ec._Researcher_sameName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "mostCitedPaper":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Researcher_mostCitedPaper(ctx, field, obj)
-				})
+			out.Values[i] = ec._Researcher_mostCitedPaper(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "papers":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Researcher_papers(ctx, field, obj)
-				})
+			out.Values[i] = ec._Researcher_papers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "coauthors":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Researcher_coauthors(ctx, field, obj)
-				})
+			out.Values[i] = ec._Researcher_coauthors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "institutions":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Researcher_institutions(ctx, field, obj)
-				})
+			out.Values[i] = ec._Researcher_institutions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "network":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Researcher_network(ctx, field, obj)
-				})
+			out.Values[i] = ec._Researcher_network(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13644,24 +13604,23 @@ func (ec *executionContext) _ResearcherConnection(ctx context.Context, sel ast.S
 		case "edges":
 			out.Values[i] = ec._ResearcherConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "nodes":
 			out.Values[i] = ec._ResearcherConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pageInfo":
 			out.Values[i] = ec._ResearcherConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._ResearcherConnection_totalCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._ResearcherConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13920,30 +13879,28 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 		case "name":
 			out.Values[i] = ec._Viewer_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "keyPrefix":
 			out.Values[i] = ec._Viewer_keyPrefix(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "createdAt":
 			out.Values[i] = ec._Viewer_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "following":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Viewer_following(ctx, field, obj)
-				})
+			out.Values[i] = ec._Viewer_following(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "feed":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Viewer_feed(ctx, field, obj)
-				})
+			out.Values[i] = ec._Viewer_feed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14362,7 +14319,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNAuthorPositionCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuthorPositionCount) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuthorPositionCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCount(ctx, sel, v[i])
@@ -14396,7 +14353,7 @@ func (ec *executionContext) marshalNAuthorRole2githubᚗcomᚋpapergraphᚋpaper
 }
 
 func (ec *executionContext) marshalNAuthorship2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorshipᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Authorship) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuthorship2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorship(ctx, sel, v[i])
@@ -14434,7 +14391,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) marshalNCategory2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Category) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategory(ctx, sel, v[i])
@@ -14458,7 +14415,7 @@ func (ec *executionContext) marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNCategoryCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryCount) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCount(ctx, sel, v[i])
@@ -14482,7 +14439,7 @@ func (ec *executionContext) marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraph�
 }
 
 func (ec *executionContext) marshalNCategoryResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryResearcher) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategoryResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcher(ctx, sel, v[i])
@@ -14514,7 +14471,7 @@ func (ec *executionContext) marshalNCitationNetwork2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNCitationNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CitationNetworkNode) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNode(ctx, sel, v[i])
@@ -14538,7 +14495,7 @@ func (ec *executionContext) marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpaperg
 }
 
 func (ec *executionContext) marshalNCoauthor2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Coauthor) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCoauthor2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthor(ctx, sel, v[i])
@@ -14570,7 +14527,7 @@ func (ec *executionContext) marshalNCoauthorConnection2ᚖgithubᚗcomᚋpapergr
 }
 
 func (ec *executionContext) marshalNCoauthorEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CoauthorEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorEdge(ctx, sel, v[i])
@@ -14594,7 +14551,7 @@ func (ec *executionContext) marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋ
 }
 
 func (ec *executionContext) marshalNCollaborationStep2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CollaborationStep) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCollaborationStep2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStep(ctx, sel, v[i])
@@ -14679,7 +14636,7 @@ func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast
 }
 
 func (ec *executionContext) marshalNInstitution2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Institution) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx, sel, v[i])
@@ -14703,7 +14660,7 @@ func (ec *executionContext) marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋp
 }
 
 func (ec *executionContext) marshalNInstitutionCollaborator2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaboratorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionCollaborator) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionCollaborator2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaborator(ctx, sel, v[i])
@@ -14735,7 +14692,7 @@ func (ec *executionContext) marshalNInstitutionConnection2ᚖgithubᚗcomᚋpape
 }
 
 func (ec *executionContext) marshalNInstitutionEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdge(ctx, sel, v[i])
@@ -14759,7 +14716,7 @@ func (ec *executionContext) marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionName) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionName(ctx, sel, v[i])
@@ -14801,7 +14758,7 @@ func (ec *executionContext) marshalNInstitutionNetwork2ᚖgithubᚗcomᚋpapergr
 }
 
 func (ec *executionContext) marshalNInstitutionNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionNetworkNode) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNode(ctx, sel, v[i])
@@ -14833,7 +14790,7 @@ func (ec *executionContext) marshalNInstitutionResearcherConnection2ᚖgithubᚗ
 }
 
 func (ec *executionContext) marshalNInstitutionResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionResearcherEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdge(ctx, sel, v[i])
@@ -14871,7 +14828,7 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 }
 
 func (ec *executionContext) marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdge(ctx, sel, v[i])
@@ -14895,7 +14852,7 @@ func (ec *executionContext) marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋp
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v []model.Node) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalONode2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx, sel, v[i])
@@ -14913,7 +14870,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx context.Context, sel ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalOPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, sel, v[i])
@@ -14923,7 +14880,7 @@ func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, sel, v[i])
@@ -14955,7 +14912,7 @@ func (ec *executionContext) marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNPaperEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PaperEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPaperEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperEdge(ctx, sel, v[i])
@@ -14995,7 +14952,7 @@ func (ec *executionContext) marshalNRateLimit2ᚖgithubᚗcomᚋpapergraphᚋpap
 }
 
 func (ec *executionContext) marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, sel, v[i])
@@ -15027,7 +14984,7 @@ func (ec *executionContext) marshalNResearcherConnection2ᚖgithubᚗcomᚋpaper
 }
 
 func (ec *executionContext) marshalNResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdge(ctx, sel, v[i])
@@ -15051,7 +15008,7 @@ func (ec *executionContext) marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraph�
 }
 
 func (ec *executionContext) marshalNResearcherField2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherField) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherField2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherField(ctx, sel, v[i])
@@ -15083,7 +15040,7 @@ func (ec *executionContext) marshalNResearcherNetwork2ᚖgithubᚗcomᚋpapergra
 }
 
 func (ec *executionContext) marshalNResearcherNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherNetworkNode) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNode(ctx, sel, v[i])
@@ -15168,7 +15125,7 @@ func (ec *executionContext) marshalNSuggestType2githubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNSuggestion2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Suggestion) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSuggestion2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestion(ctx, sel, v[i])
@@ -15206,7 +15163,7 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 }
 
 func (ec *executionContext) marshalNYearCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.YearCount) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNYearCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCount(ctx, sel, v[i])
@@ -15234,7 +15191,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -15278,7 +15235,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -15306,7 +15263,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -15334,7 +15291,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -15614,7 +15571,7 @@ func (ec *executionContext) marshalOSuggestType2ᚕgithubᚗcomᚋpapergraphᚋp
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx, sel, v[i])
@@ -15658,7 +15615,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -15677,7 +15634,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -15696,7 +15653,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -15715,7 +15672,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

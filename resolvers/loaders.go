@@ -15,7 +15,11 @@ import (
 // missWait is how long a loader collects keys after a cache miss. The
 // look-ahead (lookahead.go) fills loaders from the query's selection, so
 // the usual resolver never misses; a miss comes from a shape the
-// look-ahead does not know, and a short wait still batches its siblings.
+// look-ahead does not know. Below the root, fields and list elements are
+// resolved one after another in the request's goroutine
+// (graph/internal/generate), so such a miss is a statement of its own
+// after the wait, and only the fields of root aliases, which run
+// concurrently, can meet in one batch.
 const missWait = 200 * time.Microsecond
 
 // loader is a dataloader whose cache the look-ahead can also fill: fetch

@@ -21,7 +21,9 @@ import (
 // whose values give the objects of the next level. The field resolvers
 // below then find everything cached: they wait on no dataloader timer and
 // send no statement of their own. A shape the table does not know still
-// works; its resolvers miss the cache and batch through the loaders.
+// answers, but its resolvers miss the cache and, as they run one after
+// another (graph/internal/generate), read an object at a time: the
+// root-list and contract tests count the statements of every shape.
 //
 // Adding a field that reads through a loader is one entry in lookAheads;
 // TestLookAheadsMatchSchema fails until it is there.
