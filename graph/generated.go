@@ -11765,7 +11765,7 @@ func (ec *executionContext) _AuthorPositionCount(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, authorPositionCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11803,7 +11803,7 @@ func (ec *executionContext) _Authorship(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, authorshipImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11861,7 +11861,7 @@ func (ec *executionContext) _Category(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11924,7 +11924,7 @@ func (ec *executionContext) _CategoryCount(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11962,7 +11962,7 @@ func (ec *executionContext) _CategoryResearcher(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryResearcherImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12000,7 +12000,7 @@ func (ec *executionContext) _CitationNetwork(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, citationNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12043,7 +12043,7 @@ func (ec *executionContext) _CitationNetworkNode(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, citationNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12081,7 +12081,7 @@ func (ec *executionContext) _Coauthor(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12119,7 +12119,7 @@ func (ec *executionContext) _CoauthorConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12167,7 +12167,7 @@ func (ec *executionContext) _CoauthorEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12205,7 +12205,7 @@ func (ec *executionContext) _CollaborationPath(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, collaborationPathImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12243,7 +12243,7 @@ func (ec *executionContext) _CollaborationStep(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, collaborationStepImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12281,7 +12281,7 @@ func (ec *executionContext) _FiguresSource(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, figuresSourceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12319,7 +12319,7 @@ func (ec *executionContext) _Following(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, followingImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12357,7 +12357,7 @@ func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12470,7 +12470,7 @@ func (ec *executionContext) _InstitutionCollaborator(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionCollaboratorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12508,7 +12508,7 @@ func (ec *executionContext) _InstitutionConnection(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12556,7 +12556,7 @@ func (ec *executionContext) _InstitutionEdge(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12594,7 +12594,7 @@ func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNameImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12632,7 +12632,7 @@ func (ec *executionContext) _InstitutionNetwork(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12675,7 +12675,7 @@ func (ec *executionContext) _InstitutionNetworkNode(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12718,7 +12718,7 @@ func (ec *executionContext) _InstitutionResearcherConnection(ctx context.Context
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionResearcherConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12766,7 +12766,7 @@ func (ec *executionContext) _InstitutionResearcherEdge(ctx context.Context, sel 
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionResearcherEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12812,7 +12812,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -12873,7 +12873,7 @@ func (ec *executionContext) _NetworkEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, networkEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12916,7 +12916,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12964,7 +12964,7 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13132,7 +13132,7 @@ func (ec *executionContext) _PaperConnection(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13190,7 +13190,7 @@ func (ec *executionContext) _PaperEdge(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13228,7 +13228,7 @@ func (ec *executionContext) _PaperFacets(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperFacetsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13269,7 +13269,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -13400,7 +13400,7 @@ func (ec *executionContext) _RateLimit(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13458,7 +13458,7 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13596,7 +13596,7 @@ func (ec *executionContext) _ResearcherConnection(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13644,7 +13644,7 @@ func (ec *executionContext) _ResearcherEdge(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13682,7 +13682,7 @@ func (ec *executionContext) _ResearcherField(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherFieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13720,7 +13720,7 @@ func (ec *executionContext) _ResearcherNetwork(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13763,7 +13763,7 @@ func (ec *executionContext) _ResearcherNetworkNode(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13828,7 +13828,7 @@ func (ec *executionContext) _Suggestion(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, suggestionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13871,7 +13871,7 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13924,7 +13924,7 @@ func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, yearCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13962,7 +13962,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14015,7 +14015,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14063,7 +14063,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14121,7 +14121,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14179,7 +14179,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14237,7 +14237,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := graphql.DeferredGroup{}
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":

@@ -1,8 +1,14 @@
 package resolvers_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"reflect"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -263,6 +269,51 @@ func TestContractQueryGoroutines(t *testing.T) {
 		t.Logf("goroutines started by a request: %d at first=5, %d at first=50", counts[5], counts[50])
 		if counts[50] != counts[5] {
 			t.Errorf("goroutines started by a request: %d at first=5, %d at first=50; want the same", counts[5], counts[50])
+		}
+	})
+}
+
+// TestDeferAnsweredInLine: a fragment under @defer is answered in the one
+// response, as if the directive were absent, which the incremental
+// delivery proposal allows a server to do. The server has no transport
+// that sends later payloads, and when gqlgen resolved deferred fields in
+// goroutines of their own it answered them as null with "hasNext": true,
+// a promise that nothing then kept.
+func TestDeferAnsweredInLine(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFixtures(t, bdb)
+		h := newHandler(bdb)
+		id := busiestPaper(t, bdb)
+		post := func(query string) map[string]any {
+			body, err := json.Marshal(map[string]any{"query": query, "variables": map[string]any{"paper": id}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			var resp map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+				t.Fatalf("%s: %v", rec.Body, err)
+			}
+			return resp
+		}
+		const query = `query($paper: String!) { paper(id: $paper) { title authors { name %s } } }`
+		const fields = `researcher { name papers(first: 2) { totalCount nodes { title } } }`
+		want := post(fmt.Sprintf(query, fields))
+		for _, deferred := range []string{
+			"... @defer { " + fields + " }",
+			`... @defer(label: "r") { researcher { name ... @defer { papers(first: 2) { totalCount nodes { title } } } } }`,
+		} {
+			got := post(fmt.Sprintf(query, deferred))
+			if _, ok := got["hasNext"]; ok || got["errors"] != nil || !reflect.DeepEqual(got["data"], want["data"]) {
+				t.Errorf("%s:\ngot  %v\nwant %v", deferred, got, want)
+			}
+		}
+		authors := want["data"].(map[string]any)["paper"].(map[string]any)["authors"].([]any)
+		if len(authors) < 2 || authors[0].(map[string]any)["researcher"] == nil {
+			t.Fatalf("authors = %v, want at least two with researchers", authors)
 		}
 	})
 }
