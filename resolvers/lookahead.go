@@ -81,6 +81,36 @@ func follow[P any, K comparable, V any](of func(*Loaders) *loader[K, V], key fun
 	}}
 }
 
+// followEach is follow for a field that shows of the value it reads a
+// part that depends on the parent or on the field's arguments: shows
+// makes, from the arguments, the function that appends to out the
+// objects of type next that parent p shows of its value v (an error:
+// arguments the field's resolver refuses, so nothing is read).
+func followEach[P any, K comparable, V any](of func(*Loaders) *loader[K, V], key func(P) (K, bool), next string,
+	shows func(args map[string]any) (func(out []any, p P, v V) []any, error)) step {
+	read := follow(of, plain(key), "", nil).read
+	return step{next: next, read: func(ctx context.Context, l *Loaders, parents []any, args map[string]any) ([]any, error) {
+		children, err := shows(args)
+		if err != nil {
+			return nil, nil // the field's resolver reports it
+		}
+		if _, err := read(ctx, l, parents, args); err != nil {
+			return nil, err
+		}
+		var out []any
+		for _, p := range parents {
+			if k, ok := key(p.(P)); ok {
+				v, err := of(l).load(ctx, k) // cached by read
+				if err != nil {
+					return nil, err
+				}
+				out = children(out, p.(P), v)
+			}
+		}
+		return out, nil
+	}}
+}
+
 // hop is the step of a field whose value is at hand in its parent: no
 // statement, only the object of type next each parent leads to, built
 // from the field's arguments when it takes some.
@@ -124,6 +154,15 @@ func all[K, T any](out []any, _ K, xs []T) []any {
 	return out
 }
 
+// pointers appends to out a pointer to each of xs: the objects of a
+// level whose rows a loader holds by value.
+func pointers[T any](out []any, xs []T) []any {
+	for i := range xs {
+		out = append(out, &xs[i])
+	}
+	return out
+}
+
 // anys is xs as the objects of a level.
 func anys[T any](xs []T) []any {
 	out := make([]any, len(xs))
@@ -141,6 +180,32 @@ func same[K any](k K) K                                       { return k }
 func sameOf[T any](x T) any                                   { return x }
 func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return all(out, k, pg.Items) }
 
+// The children a field shows of the rows its loader reads, cut as its
+// resolver cuts them (fields.go, model.PaperFacets).
+func shownCategories(out []any, _ int64, cs []db.Category) []any {
+	return pointers(out, firstN(cs, maxPaperCategories))
+}
+
+func shownFacets(out []any, _ paperTotalKey, rows []db.CategoryCount) []any {
+	return pointers(out, firstN(rows, model.MaxFacets))
+}
+
+func primaryOf(out []any, p *db.Paper, cs []db.Category) []any {
+	for i := range firstN(cs, maxPaperCategories) {
+		if cs[i].Code == p.PrimaryCategory {
+			return append(out, &cs[i])
+		}
+	}
+	return out
+}
+
+func shownFields(args map[string]any) (func([]any, *db.Researcher, []db.ResearcherFieldRow) []any, error) {
+	n, err := countArg("first", intArgs(args, "first")[0], DefaultFields, MaxFields)
+	return func(out []any, _ *db.Researcher, rows []db.ResearcherFieldRow) []any {
+		return pointers(out, firstN(rows, n))
+	}, err
+}
+
 // lookAheads is the look-ahead's table: for each field "Type.field" that
 // resolves through a loader, how to read it for a whole level. The types
 // of a level's objects are fixed by the level's GraphQL type:
@@ -149,6 +214,8 @@ func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return all(out, 
 //	Researcher, ResearcherEdge         *db.Researcher
 //	Institution, InstitutionEdge       *db.Institution
 //	Category                           *db.Category
+//	ResearcherField                    *db.ResearcherFieldRow
+//	CategoryCount                      *db.CategoryCount
 //	Authorship                         *model.Authorship
 //	PaperConnection                    paperPageKey
 //	PaperFacets                        paperTotalKey
@@ -170,7 +237,7 @@ func lookAheadTable() map[string]step {
 	irPages := func(l *Loaders) *loader[pageKey, db.Page[*db.InstitutionResearcherRow]] {
 		return l.institutionResearcherPages
 	}
-	categories := follow(func(l *Loaders) *loader[int64, []db.Category] { return l.categories }, plain(always(paperID)), "", nil)
+	categories := func(l *Loaders) *loader[int64, []db.Category] { return l.categories }
 	otherNames := follow(func(l *Loaders) *loader[int64, []db.InstitutionName] { return l.otherNames }, plain(always(institutionID)), "", nil)
 	affiliations := func(next string, children func([]any, bylineKey, []db.AffiliationRow) []any) step {
 		return follow(func(l *Loaders) *loader[bylineKey, []db.AffiliationRow] { return l.affiliations },
@@ -197,8 +264,8 @@ func lookAheadTable() map[string]step {
 	authors.readAsking = byline(func(l *Loaders) *loader[bylineKey, []db.Authorship] { return l.bylines }).read
 	t := map[string]step{
 		"Paper.authors":         authors,
-		"Paper.categories":      categories,
-		"Paper.primaryCategory": categories,
+		"Paper.categories":      follow(categories, plain(always(paperID)), "Category", shownCategories),
+		"Paper.primaryCategory": followEach(categories, always(paperID), "Category", plain(primaryOf)),
 		"Paper.citations":       paperConnection(db.Citations, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
 		"Paper.references":      paperConnection(db.References, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
 
@@ -214,7 +281,9 @@ func lookAheadTable() map[string]step {
 			return out
 		}),
 
-		"Researcher.fields": follow(func(l *Loaders) *loader[int64, []db.ResearcherFieldRow] { return l.fields }, plain(always(researcherID)), "", nil),
+		"Researcher.fields": followEach(func(l *Loaders) *loader[int64, []db.ResearcherFieldRow] { return l.fields },
+			always(researcherID), "ResearcherField", shownFields),
+		"ResearcherField.category": hop("Category", plain(func(f *db.ResearcherFieldRow) any { return &f.Category })),
 		"Researcher.sameName": follow(func(l *Loaders) *loader[countKey[int64], []*db.Researcher] { return l.sameName },
 			func(args map[string]any) (func(*db.Researcher) (countKey[int64], bool), error) {
 				n, err := countArg("first", intArgs(args, "first")[0], DefaultSameName, MaxSameName)
@@ -252,7 +321,8 @@ func lookAheadTable() map[string]step {
 			plain(always(paperPageKey.total)), "", nil),
 		"PaperConnection.facets": hop("PaperFacets", plain(func(k paperPageKey) any { return k.total() })),
 		"PaperFacets.categories": follow(func(l *Loaders) *loader[paperTotalKey, []db.CategoryCount] { return l.categoryFacets },
-			plain(always(same[paperTotalKey])), "", nil),
+			plain(always(same[paperTotalKey])), "CategoryCount", shownFacets),
+		"CategoryCount.category": hop("Category", plain(func(c *db.CategoryCount) any { return &c.Category })),
 		"PaperFacets.years": follow(func(l *Loaders) *loader[paperTotalKey, []db.YearCount] { return l.yearFacets },
 			plain(always(same[paperTotalKey])), "", nil),
 		"PaperConnection.pageInfo": follow(pages, plain(always(same[paperPageKey])), "", nil),
@@ -413,12 +483,43 @@ func (w *walker) below(sel ast.SelectionSet, path ...string) ast.SelectionSet {
 // field's value holds at path (type, field pairs from the field's type
 // down; none when the value is objs themselves).
 func lookAhead[T any](ctx context.Context, typ string, objs []T, path ...string) error {
+	if graphql.GetFieldContext(ctx) == nil || len(objs) == 0 || !lookAheadOn {
+		return nil
+	}
+	return lookAheadWith(ctx, loaders(ctx), typ, objs, path...)
+}
+
+// lookAheadWith is lookAhead filling the loaders l rather than the
+// request's: a subscription fills those of the answer that will carry
+// objs (see stream).
+func lookAheadWith[T any](ctx context.Context, l *Loaders, typ string, objs []T, path ...string) error {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || len(objs) == 0 || !lookAheadOn {
 		return nil
 	}
-	w := &walker{l: loaders(ctx), op: graphql.GetOperationContext(ctx)}
+	w := &walker{l: l, op: graphql.GetOperationContext(ctx)}
 	return w.walk(ctx, typ, anys(objs), w.below(fc.Field.Selections, path...))
+}
+
+// lookAheadFacets walks below the category facets of the paper list the
+// current field returns when its root reads them on its own (searchPapers:
+// categories, not a loader): it reads them, as their field would, only
+// when the selection asks for them.
+func lookAheadFacets(ctx context.Context, categories func(context.Context) ([]db.CategoryCount, error)) error {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !lookAheadOn {
+		return nil
+	}
+	w := &walker{l: loaders(ctx), op: graphql.GetOperationContext(ctx)}
+	sel := w.below(fc.Field.Selections, "PaperConnection", "facets", "PaperFacets", "categories")
+	if len(sel) == 0 {
+		return nil
+	}
+	rows, err := categories(ctx)
+	if err != nil {
+		return nil // the field's resolver reports it
+	}
+	return w.walk(ctx, "CategoryCount", pointers(nil, firstN(rows, model.MaxFacets)), sel)
 }
 
 // lookAheadPage walks below the items of a page of a connection of type

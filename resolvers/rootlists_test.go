@@ -55,6 +55,9 @@ type rootList struct {
 	want  int
 	// onlySQLite of the want statements are sent on SQLite only.
 	onlySQLite int
+	// list names the variable of strings that vars gives and each run
+	// cuts to its first n items ("ids" unless said).
+	list string
 }
 
 var rootLists = []rootList{
@@ -193,6 +196,65 @@ var rootLists = []rootList{
 		},
 		item: "title", want: 6,
 	},
+	{
+		name: "paperCategoriesPapers",
+		// Categories below papers lead on: 1 the page; 2 categories of
+		// its papers; 3 a page of papers per category, which counts
+		// those lists too.
+		query: `query($n: Int) { searchPapers(first: $n) { nodes { categories { code
+			papers(first: 1) { totalCount nodes { title } } } } } }`,
+		item: "code", want: 3,
+	},
+	{
+		name: "primaryCategoryTopResearchers",
+		// 1 the page; 2 categories of its papers; 3 the top researchers
+		// of their primary categories, with their profiles.
+		query: `query($n: Int) { searchPapers(first: $n) { nodes { primaryCategory { code
+			topResearchers(first: 2) { paperCount researcher { name } } } } } }`,
+		item: "code", want: 3,
+	},
+	{
+		name: "researcherFieldsCategoryPapers",
+		// ResearcherField.category is a hop: 1 the page; 2
+		// researcher_categories; 3 a page of papers per category.
+		query: `query($n: Int) { searchResearchers(query: "a", first: $n) { nodes { fields { category { code
+			papers(first: 1) { nodes { title } } } } } } }`,
+		item: "code", want: 3,
+	},
+	{
+		name: "facetCategoriesTopResearchers",
+		// Facets lead on, CategoryCount.category is a hop: 1 the page;
+		// 2 the categories facet of each researcher's papers (no page of
+		// them is asked for); 3 the top researcher of each category.
+		query: `query($n: Int) { searchResearchers(query: "a", first: $n) { nodes { papers(first: 1) { facets { categories {
+			category { code topResearchers(first: 1) { paperCount } } } } } } } }`,
+		item: "code", want: 3,
+	},
+	{
+		name: "searchFacetsOnly",
+		// searchPapers asked only for its facets walks below their
+		// categories ($cats: 1 code, then 20): 1 the facets of the
+		// search; 2 the totals of the categories' paper lists.
+		query: `query($cats: [String!]) { searchPapers(filter: {categories: $cats}) { facets { categories {
+			category { code papers(first: 1) { totalCount } } } } } }`,
+		vars: func(t *testing.T, bdb bun.IDB) []client.Option {
+			return []client.Option{client.Var("cats", column(t, bdb,
+				"SELECT category FROM paper_categories GROUP BY category ORDER BY COUNT(*) DESC, category"))}
+		},
+		list: "cats", small: 1, item: "code", want: 2,
+	},
+	{
+		name: "papersCategoriesPapersAuthors",
+		// Two levels below categories: 1 papers by arXiv id;
+		// 2 categories of those; 3 a page of papers per category;
+		// 4 authorships of those papers.
+		query: `query($ids: [String!]!) { papers(ids: $ids) { categories { code
+			papers(first: 2) { nodes { authors { name } } } } } }`,
+		vars: func(t *testing.T, bdb bun.IDB) []client.Option {
+			return []client.Option{client.Var("ids", column(t, bdb, "SELECT arxiv_id FROM papers WHERE arxiv_id IS NOT NULL ORDER BY id"))}
+		},
+		item: "code", want: 4,
+	},
 }
 
 // column reads a column of strings with a direct SQL statement.
@@ -225,8 +287,9 @@ func TestRootListsDepthNotWidth(t *testing.T) {
 			small := cmp.Or(tt.small, 4)
 			for _, n := range []int{small, 20} {
 				runOpts := append(opts, client.Var("n", n))
-				if ids := idsVar(opts); ids != nil {
-					runOpts = append(opts[:0:0], client.Var("ids", ids[:min(n, len(ids))]))
+				name := cmp.Or(tt.list, "ids")
+				if xs := listVar(opts, name); xs != nil {
+					runOpts = append(opts[:0:0], client.Var(name, xs[:min(n, len(xs))]))
 				}
 				log.take()
 				data, errs := rawPost(t, c, tt.query, runOpts...)
@@ -250,13 +313,14 @@ func TestRootListsDepthNotWidth(t *testing.T) {
 	})
 }
 
-// idsVar is the "ids" variable among opts, nil if none.
-func idsVar(opts []client.Option) []string {
+// listVar is the variable name among opts, a list of strings, nil if
+// none.
+func listVar(opts []client.Option, name string) []string {
 	for _, o := range opts {
 		r := &client.Request{Variables: map[string]any{}}
 		o(r)
-		if ids, ok := r.Variables["ids"].([]string); ok {
-			return ids
+		if xs, ok := r.Variables[name].([]string); ok {
+			return xs
 		}
 	}
 	return nil

@@ -152,6 +152,9 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 			},
 		},
 	}
+	if err := lookAheadFacets(ctx, conn.FacetCounts.CategoryCounts); err != nil {
+		return nil, err
+	}
 	if !asksPage(ctx, "PaperConnection") {
 		return conn, nil
 	}
