@@ -22,7 +22,8 @@ var readsItsOwn = []string{"Paper.citationNetwork", "Researcher.network", "Insti
 	"Viewer.following", "Viewer.feed", "Following.researchers", "Following.categories",
 	"Mutation.followResearcher", "Mutation.unfollowResearcher", "Mutation.followCategory", "Mutation.unfollowCategory",
 	// A subscription reads each event's matches in one statement of its
-	// own; the fields below them use the event's fresh loaders.
+	// own; the fields below them use the answer's fresh loaders, which
+	// the stream has the look-ahead fill first (see stream).
 	"Subscription.papersAdded", "Subscription.researcherUpdated",
 	// A list's count is always exact; searchPapers' count, shared with its
 	// totalCount, is one statement of that root's.

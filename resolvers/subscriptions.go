@@ -8,6 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/uptrace/bun"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/papergraph/papergraph/db"
@@ -45,6 +46,8 @@ func (r *Resolver) papersAdded(ctx context.Context, filter *model.PaperFilter) (
 		s.IDs = e.Papers
 		ps, err := db.MatchPapers(ctx, r.db, s)
 		return wrapAll(ps, wrapPaper), err
+	}, func(ctx context.Context, l *Loaders, p *model.Paper) error {
+		return lookAheadWith(ctx, l, "Paper", []*db.Paper{p.Paper})
 	}), nil
 }
 
@@ -67,6 +70,8 @@ func (r *Resolver) researcherUpdated(ctx context.Context, id string) (<-chan *mo
 			return nil, err
 		}
 		return []*model.Researcher{wrapResearcher(rs[rid])}, nil
+	}, func(ctx context.Context, l *Loaders, r *model.Researcher) error {
+		return lookAheadWith(ctx, l, "Researcher", []*db.Researcher{r.Researcher})
 	}), nil
 }
 
@@ -75,9 +80,17 @@ func (r *Resolver) researcherUpdated(ctx context.Context, id string) (<-chan *mo
 // slow to take an item, the events wait in the subscription's bounded
 // buffer, and once that is full the subscription ends with
 // CodeSlowConsumer.
-func stream[T any](ctx context.Context, bus *notify.Bus, read func(context.Context, notify.Event) ([]T, error)) <-chan T {
+//
+// Each item goes out in an answer of its own, with the fresh loaders
+// EventLoaders gives it: before sending an item, stream takes those
+// loaders (EventLoaders hands them over once the answer waits for its
+// item) and has lookAhead fill them for the item's selection, so that
+// the fields below it read a level in one statement, as below a root.
+func stream[T any](ctx context.Context, bus *notify.Bus, read func(context.Context, notify.Event) ([]T, error),
+	lookAhead func(context.Context, *Loaders, T) error) <-chan T {
 	sub := bus.Subscribe()
 	out := make(chan T)
+	answers, _ := ctx.Value(answerLoadersKey{}).(chan *Loaders)
 	go func() {
 		defer close(out)
 		defer sub.Close()
@@ -106,6 +119,16 @@ func stream[T any](ctx context.Context, bus *notify.Bus, read func(context.Conte
 				return
 			}
 			for _, it := range items {
+				if answers != nil {
+					select {
+					case l := <-answers:
+						// A read that fails here fails again in the
+						// field's resolver, which reports it.
+						_ = lookAhead(ctx, l, it)
+					case <-ctx.Done():
+						return
+					}
+				}
 				select {
 				case out <- it:
 				case <-ctx.Done():
@@ -119,18 +142,44 @@ func stream[T any](ctx context.Context, bus *notify.Bus, read func(context.Conte
 
 // EventLoaders is the gqlgen extension that gives each answer of a
 // subscription fresh loaders, since loaders cache for their lifetime and
-// a subscription lives as long as its connection.
+// a subscription lives as long as its connection. It hands them to the
+// subscription's stream too, which fills them for the answer's item
+// before sending it (see stream).
 type EventLoaders struct{ DB bun.IDB }
 
 var _ interface {
 	graphql.HandlerExtension
+	graphql.OperationInterceptor
 	graphql.ResponseInterceptor
 } = EventLoaders{}
+
+// answerLoadersKey is the context key, in a subscription's context, of the
+// channel on which EventLoaders hands each answer's loaders to the stream.
+type answerLoadersKey struct{}
 
 func (EventLoaders) ExtensionName() string { return "EventLoaders" }
 
 func (EventLoaders) Validate(graphql.ExecutableSchema) error { return nil }
 
+func (EventLoaders) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	if op := graphql.GetOperationContext(ctx); op == nil || op.Operation == nil || op.Operation.Operation != ast.Subscription {
+		return next(ctx)
+	}
+	return next(context.WithValue(ctx, answerLoadersKey{}, make(chan *Loaders, 1)))
+}
+
+// InterceptResponse runs an answer with fresh loaders. The answers of a
+// subscription run one after another, each waiting for its item; the
+// loaders are offered to the stream before the wait, in place of those of
+// an answer that ended without an item.
 func (l EventLoaders) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	return next(WithLoaders(ctx, NewLoaders(l.DB)))
+	fresh := NewLoaders(l.DB)
+	if answers, ok := ctx.Value(answerLoadersKey{}).(chan *Loaders); ok {
+		select {
+		case <-answers:
+		default:
+		}
+		answers <- fresh
+	}
+	return next(WithLoaders(ctx, fresh))
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -350,4 +351,106 @@ func TestServerSubscriptionCap(t *testing.T) {
 	if got := c.refusal("3"); got != codeTooManyStreams {
 		t.Errorf("subscription past the server's 2: got %q, want %s", got, codeTooManyStreams)
 	}
+}
+
+// sqlLog keeps the statements sent through a database it hooks.
+type sqlLog struct {
+	mu   sync.Mutex
+	sqls []string
+}
+
+func (s *sqlLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (s *sqlLog) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sqls = append(s.sqls, strings.Join(strings.Fields(ev.Query), " "))
+}
+
+// take returns the statements logged since the last take.
+func (s *sqlLog) take() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.sqls
+	s.sqls = nil
+	return out
+}
+
+// Each answer of a subscription costs as many statements for a wide
+// selection as for a narrow one: the stream has the look-ahead fill the
+// answer's fresh loaders for its item (resolvers.EventLoaders), as a root
+// does for its objects.
+func TestSubscriptionStatementsDepthNotWidth(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		bus := notify.NewLocal()
+		// A researcher with 25 papers, each with a co-author, and a paper
+		// with 25 authors.
+		var records, crowd []string
+		for i := range 25 {
+			records = append(records, kagglePaper(fmt.Sprintf("0705.%04d", i+1), "hep-th", fmt.Sprintf("H. Hub, C. Co%d", i)))
+			crowd = append(crowd, fmt.Sprintf("M. Many%d", i))
+		}
+		records = append(records, kagglePaper("0706.0001", "hep-ph", strings.Join(crowd, ", ")))
+		importLive(t, ctx, bdb, bus, records...)
+		var hub, many int64
+		if err := bdb.NewRaw("SELECT id FROM researchers ORDER BY paper_count DESC, id LIMIT 1").Scan(ctx, &hub); err != nil {
+			t.Fatal(err)
+		}
+		if err := bdb.NewRaw("SELECT id FROM papers WHERE arxiv_id = '0706.0001'").Scan(ctx, &many); err != nil {
+			t.Fatal(err)
+		}
+		log := &sqlLog{}
+		bdb.AddQueryHook(log)
+		srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus}).Handler())
+		defer srv.Close()
+		c := dialWS(t, ctx, srv)
+
+		for _, tt := range []struct {
+			// query takes the hub's id and n.
+			name, query string
+			papers      []int64
+			researchers []int64
+			item        string
+			// want statements: a comment each.
+			want int
+		}{
+			// 1 the researcher the event names; 2 a page of their
+			// papers; 3 authorships of those.
+			{name: "researcherUpdated", query: `subscription { researcherUpdated(id: "%[1]d") { papers(first: %[2]d) { nodes { title authors(first: 3) { name } } } } }`,
+				researchers: []int64{hub}, item: `"title"`, want: 3},
+			// 1 the event's paper, matched against the filter;
+			// 2 its authorships, joined with their researchers;
+			// 3 researcher_categories of those.
+			{name: "papersAdded", query: `subscription { papersAdded { authors(first: %[2]d) { researcher { name fields(first: 3) { count } } } } }`,
+				papers: []int64{many}, item: `"name"`, want: 3},
+		} {
+			items := map[int]int{}
+			for _, n := range []int{2, 20} {
+				id := fmt.Sprintf("%s-%d", tt.name, n)
+				c.subscribe(id, fmt.Sprintf(tt.query, hub, n))
+				waitSubscribers(t, ctx, bus, 1)
+				log.take()
+				if err := bus.Publish(ctx, tt.papers, tt.researchers); err != nil {
+					t.Fatal(err)
+				}
+				var data json.RawMessage
+				c.next(id, &data)
+				sqls := log.take()
+				items[n] = strings.Count(string(data), tt.item+":")
+				if len(sqls) != tt.want {
+					t.Errorf("%s, n=%d: %d statements, want %d:\n%s", tt.name, n, len(sqls), tt.want, strings.Join(sqls, "\n"))
+				}
+				c.send(wsMessage{ID: id, Type: "complete"})
+				if m := c.read(); m.Type != "complete" || m.ID != id {
+					t.Fatalf("got %s of %s, want complete of %s", m.Type, m.ID, id)
+				}
+				waitSubscribers(t, ctx, bus, 0)
+			}
+			if items[20] <= items[2] {
+				t.Errorf("%s: %d items for n=20, %d for n=2: the case does not test width", tt.name, items[20], items[2])
+			}
+		}
+	})
 }
