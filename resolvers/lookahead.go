@@ -26,7 +26,10 @@ import (
 // root-list and contract tests count the statements of every shape.
 //
 // Adding a field that reads through a loader is one entry in lookAheads;
-// TestLookAheadsMatchSchema fails until it is there.
+// TestLookAheadsMatchSchema fails until it is there. So does a field
+// whose objects have fields the table knows, below them or further down,
+// when its entry stops the walk (next "") or when it has no entry: a
+// plain field then needs a hop.
 
 // lookAheadOn switches the look-ahead on; the benchmarks switch it off to
 // record what it saves (BenchmarkContractQuery/lookahead=off).

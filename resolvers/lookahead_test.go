@@ -90,6 +90,7 @@ func TestLookAheadsMatchSchema(t *testing.T) {
 			t.Errorf("lookAheads[%q] leads to %s, but the field is of type %s", name, s.next, got)
 		}
 	}
+	checkWalkLeadsOn(t, schema)
 	fields := codeFields(t, schema)
 	if len(fields) < 30 {
 		t.Fatalf("found only %d fields resolved by code: %v", len(fields), fields)
@@ -97,6 +98,57 @@ func TestLookAheadsMatchSchema(t *testing.T) {
 	for _, f := range fields {
 		if _, ok := lookAheads[f]; !ok && !slices.Contains(readsItsOwn, f) {
 			t.Errorf("%s resolves through code but is not in lookAheads (nor in readsItsOwn)", f)
+		}
+	}
+}
+
+// checkWalkLeadsOn checks that the walk goes on wherever the table knows
+// a field further down: a type "leads on" when one of its fields is in
+// lookAheads or is of a type that leads on. Every field of a type the walk
+// reaches (the types of the table's entries and those they lead to) whose
+// type leads on must be in the table with that type as its next, or read
+// on its own; otherwise the objects below it are resolved one at a time.
+func checkWalkLeadsOn(t *testing.T, schema *ast.Schema) {
+	t.Helper()
+	leadsOn := map[string]bool{}
+	walked := map[string]bool{}
+	for name, s := range lookAheads {
+		typ, _, _ := strings.Cut(name, ".")
+		leadsOn[typ], walked[typ] = true, true
+		if s.next != "" {
+			walked[s.next] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, def := range schema.Types {
+			if def.Kind != ast.Object || leadsOn[def.Name] {
+				continue
+			}
+			for _, f := range def.Fields {
+				if leadsOn[f.Type.Name()] {
+					leadsOn[def.Name], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	for typ := range walked {
+		def := schema.Types[typ]
+		if def == nil {
+			continue // reported above
+		}
+		for _, f := range def.Fields {
+			name, next := typ+"."+f.Name, f.Type.Name()
+			if !leadsOn[next] || slices.Contains(readsItsOwn, name) {
+				continue
+			}
+			switch s, ok := lookAheads[name]; {
+			case !ok:
+				t.Errorf("%s is of type %s, whose fields the look-ahead reads, but is not in lookAheads (a plain field needs a hop)", name, next)
+			case s.next == "":
+				t.Errorf("lookAheads[%q] stops the walk (next \"\"), but its type %s has fields the look-ahead reads", name, next)
+			}
 		}
 	}
 }
