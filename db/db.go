@@ -116,7 +116,7 @@ func open(dsn string, conns int, read bool) (*bun.DB, error) {
 		}
 		conns = 1
 	}
-	sqldb, err := sql.Open("sqlite", "file:"+uriPath(path)+"?"+params+pragmas)
+	sqldb, err := openSQLite("file:" + uriPath(path) + "?" + params + pragmas)
 	if err != nil {
 		return nil, err
 	}

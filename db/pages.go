@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -589,9 +588,7 @@ func limitPagesSQL[P PaperParent](lp limitPages, l perParent[P], parents []P, a 
 	}
 	if lp.lateral {
 		arr, typ, _ := pgArray(parents)
-		n := len(lp.b.args) + 1
-		lp.b.args = append(lp.b.args, arr)
-		q := "unnest($" + strconv.Itoa(n) + "::" + typ + ") AS v(parent) CROSS JOIN LATERAL (" + page("v.parent") + ") AS k0"
+		q := "unnest(" + lp.b.add(arr) + "::" + typ + ") AS v(parent) CROSS JOIN LATERAL (" + page("v.parent") + ") AS k0"
 		args := append(append(l.args(nil), condArgs...), a.size()+1)
 		if a.Counted() {
 			q += " CROSS JOIN LATERAL (SELECT COUNT(*) " + l.countFrom("v.parent") + ") AS n(total)"
@@ -602,13 +599,19 @@ func limitPagesSQL[P PaperParent](lp limitPages, l perParent[P], parents []P, a 
 	var branches []string
 	var args []any
 	for i := range parents {
+		// The parent is a parameter of its own where the pool binds (see
+		// bound), the statement's text then the same for any parents.
+		parent, parentArgs := "?", l.args(&parents[i])
+		if lp.b.lite {
+			parent, parentArgs = lp.b.add(parents[i]), l.args(nil)
+		}
 		total := ""
 		if a.Counted() {
-			total = ", (SELECT COUNT(*) " + l.countFrom("?") + ") AS total"
-			args = append(args, l.args(&parents[i])...)
+			total = ", (SELECT COUNT(*) " + l.countFrom(parent) + ") AS total"
+			args = append(args, parentArgs...)
 		}
-		branches = append(branches, fmt.Sprintf("SELECT * FROM (SELECT b%d.*%s FROM (%s) AS b%d) AS u%d", i, total, page("?"), i, i))
-		args = append(append(append(args, l.args(&parents[i])...), condArgs...), a.size()+1)
+		branches = append(branches, fmt.Sprintf("SELECT * FROM (SELECT b%d.*%s FROM (%s) AS b%d) AS u%d", i, total, page(parent), i, i))
+		args = append(append(append(args, parentArgs...), condArgs...), a.size()+1)
 	}
 	return "(" + strings.Join(branches, " UNION ALL ") + ") AS k", args
 }
@@ -827,7 +830,7 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 	}
 	if b.pg {
 		arr, typ, _ := pgArray(parents)
-		b.args = append(b.args, arr)
+		param := b.add(arr)
 		total := "0"
 		if a.Counted() {
 			total = "(SELECT c.n FROM (" + strings.Replace(l.count, "?", "u.parent", 1) + ") AS c)"
@@ -839,7 +842,7 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 				rn, paperListColumns, br.sql))
 			args = append(args, br.args...)
 		}
-		q := "WITH v AS MATERIALIZED (SELECT u.parent, " + total + " AS total FROM unnest($" + strconv.Itoa(len(b.args)) + "::" + typ + ") AS u(parent)) " +
+		q := "WITH v AS MATERIALIZED (SELECT u.parent, " + total + " AS total FROM unnest(" + param + "::" + typ + ") AS u(parent)) " +
 			"SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + order
 		if err := read(b.ctx(ctx), q, args); err != nil {
 			return nil, err
@@ -853,10 +856,26 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 		// A page read without a cursor counts its list too, as pageSQL's
 		// do: a range count of the index, read once (a materialized CTE)
 		// for both of the parent's branches.
+		// Each parent is a parameter of its own where b binds, so that the
+		// text depends on the number of parents only; else it is written
+		// in.
+		params := make([]string, len(part))
+		for i, parent := range part {
+			params[i] = "?"
+			if b.lite {
+				params[i] = b.add(parent)
+			}
+		}
+		inline := func(args []any, parent P) []any {
+			if b.lite {
+				return args
+			}
+			return append(args, parent)
+		}
 		if a.Counted() {
 			for i, parent := range part {
-				counts = append(counts, fmt.Sprintf("n%d AS MATERIALIZED (%s)", i, l.count))
-				args = append(args, parent)
+				counts = append(counts, fmt.Sprintf("n%d AS MATERIALIZED (%s)", i, strings.Replace(l.count, "?", params[i], 1)))
+				args = inline(args, parent)
 			}
 		}
 		for i, parent := range part {
@@ -864,19 +883,20 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 			if a.Counted() {
 				total = fmt.Sprintf("(SELECT n FROM n%d)", i)
 			}
-			for rn, br := range branches("?") {
+			for rn, br := range branches(params[i]) {
 				parts = append(parts, fmt.Sprintf("SELECT * FROM (SELECT x.parent, %d AS rn, %s AS total, %s FROM (%s) AS x JOIN papers AS p ON p.id = x.paper) AS b%d",
 					rn, total, paperListColumns, br.sql, len(parts)))
-				args = append(append(args, parent), br.args...)
+				args = append(inline(args, parent), br.args...)
 			}
 		}
 		q := "SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + order
 		if len(counts) > 0 {
 			q = "WITH " + strings.Join(counts, ", ") + " " + q
 		}
-		if err := read(ctx, q, args); err != nil {
+		if err := read(b.ctx(ctx), q, args); err != nil {
 			return nil, err
 		}
+		b.args, b.keys = nil, nil
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -12,38 +13,37 @@ import (
 )
 
 // bun writes a statement's arguments into its SQL text, so every batch of
-// keys made a statement PostgreSQL had not seen: pgx prepared each one
+// keys made a statement the database had not seen: pgx prepared each one
 // (a round trip of its own) and PostgreSQL parsed and planned it afresh,
-// about 0.9 ms of its CPU for each of the README query's 11 statements.
-// The batch reads that serve pages therefore send their list of keys as
-// one bound array, `col = ANY($1::bigint[])`, in SQL text that does not
-// change with the keys: pgx prepares it once per connection and runs it
-// again with new keys (its default, the statement cache), and PostgreSQL
-// plans it once.
+// about 0.9 ms of its CPU for each of the README query's 11 statements,
+// and SQLite compiled each one, a quarter of the CPU of serving that
+// query. The batch reads that serve pages therefore bind their keys, in
+// SQL text that does not change with them: on PostgreSQL one bound array,
+// `col = ANY($1::bigint[])`, which pgx prepares once per connection (its
+// statement cache) and PostgreSQL plans once; on SQLite one bound JSON
+// array, `col IN (SELECT value FROM json_each($1))`, and a parent of a
+// page per branch, `$2`, which the connection prepares once and keeps
+// (stmtcache.go).
 //
 // bun has no way to bind an argument, so the keys travel in the context
-// of the statement (bound.ctx) to the pool's connections (paramConn),
-// which give them to pgx; bun's hooks see the statement as usual. On
-// SQLite, and on a PostgreSQL pool not made by Open or OpenReader, the
-// keys are written into the SQL as before (`col IN (…)`).
+// of the statement (bound.ctx) to the pool's connections (paramConn,
+// cachingConn), which give them to the driver; bun's hooks see the
+// statement as usual. On a pool not made by Open or OpenReader, the keys
+// are written into the SQL as before (`col IN (…)`).
 
 // bound holds the parameters of one statement, $1 first.
 type bound struct {
-	pg   bool // the statement may bind parameters
+	pg   bool // the statement may bind parameters, on PostgreSQL
+	lite bool // the statement may bind parameters, on SQLite
 	args []any
+	// keys are the key slices bound, by parameter, nil for other
+	// parameters: a statement that names the same keys twice binds them
+	// once.
+	keys []any
 }
 
 // binding returns the parameters of a statement on idb.
 func binding(idb bun.IDB) *bound {
-	return &bound{pg: binds(idb)}
-}
-
-// binds reports whether statements on idb can bind parameters: it is
-// PostgreSQL reached through paramConnector.
-func binds(idb bun.IDB) bool {
-	if !IsPostgres(idb) {
-		return false
-	}
 	var sqldb *sql.DB
 	switch c := idb.(type) {
 	case *bun.DB:
@@ -51,29 +51,81 @@ func binds(idb bun.IDB) bool {
 	default:
 		sqldb = idb.NewSelect().DB().DB
 	}
-	_, ok := sqldb.Driver().(paramDriver)
-	return ok
+	switch sqldb.Driver().(type) {
+	case paramDriver:
+		return &bound{pg: true}
+	case cachingDriver:
+		return &bound{lite: true}
+	}
+	return &bound{}
+}
+
+// binds reports whether statements on idb can bind parameters: it is a
+// pool that Open or OpenReader made.
+func binds(idb bun.IDB) bool {
+	b := binding(idb)
+	return b.pg || b.lite
+}
+
+// add binds v and returns its parameter, "$n".
+func (b *bound) add(v any) string {
+	b.args = append(b.args, v)
+	b.keys = append(b.keys, nil)
+	return "$" + strconv.Itoa(len(b.args))
+}
+
+// addKeys binds keys, encoded as arg, once however often a statement
+// names them, and returns their parameter.
+func (b *bound) addKeys(keys, arg any) string {
+	for i, k := range b.keys {
+		if k != nil && sameSlice(k, keys) {
+			return "$" + strconv.Itoa(i+1)
+		}
+	}
+	n := b.add(arg)
+	b.keys[len(b.keys)-1] = keys
+	return n
 }
 
 // in is the condition that col is one of keys, with its arguments for
-// bun: a bound array where b binds, else keys written as a list. A
-// statement that names the same keys twice binds them once.
+// bun: keys bound where b binds, else written as a list.
 func in[K PaperParent](b *bound, col string, keys []K) (string, []any) {
-	if b.pg {
+	switch {
+	case b.pg:
 		if arr, typ, ok := pgArray(keys); ok {
-			n := len(b.args) + 1
-			for i, a := range b.args {
-				if sameSlice(a, arr) {
-					n = i + 1
-				}
-			}
-			if n > len(b.args) {
-				b.args = append(b.args, arr)
-			}
-			return col + " = ANY($" + strconv.Itoa(n) + "::" + typ + ")", nil
+			return col + " = ANY(" + b.addKeys(keys, arr) + "::" + typ + ")", nil
+		}
+	case b.lite:
+		if js, ok := jsonArray(keys); ok {
+			return col + " IN (SELECT value FROM json_each(" + b.addKeys(keys, js) + "))", nil
 		}
 	}
 	return col + " IN (?)", []any{bun.List(keys)}
+}
+
+// jsonArray is keys as a JSON array, which SQLite's json_each reads as
+// rows: integers as integers, strings as text.
+func jsonArray[K PaperParent](keys []K) (string, bool) {
+	var buf []byte
+	switch k := any(keys).(type) {
+	case []int64:
+		buf = append(buf, '[')
+		for i, x := range k {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendInt(buf, x, 10)
+		}
+		buf = append(buf, ']')
+	case []string:
+		var err error
+		if buf, err = json.Marshal(k); err != nil {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	return string(buf), true
 }
 
 // pgArray is keys as pgx binds them, with the array's type.
@@ -101,6 +153,14 @@ func sameSlice(a, b any) bool {
 }
 
 type boundKey struct{}
+
+// Bound returns the parameters bound to the statement run in ctx, $1
+// first: a query hook's way to what a batch read binds (its keys, which
+// are no longer in its text), to log or explain the statement.
+func Bound(ctx context.Context) []any {
+	args, _ := ctx.Value(boundKey{}).([]any)
+	return args
+}
 
 // ctx returns the context to run the statement in: one carrying its
 // parameters, if it has any.

@@ -16,14 +16,19 @@ import (
 type sqlLog struct {
 	mu   sync.Mutex
 	sqls []string
+	args map[string][]any // the parameters a statement bound (db.Bound), by its text
 }
 
 func (l *sqlLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
-func (l *sqlLog) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+func (l *sqlLog) AfterQuery(ctx context.Context, ev *bun.QueryEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sqls = append(l.sqls, ev.Query)
+	if l.args == nil {
+		l.args = map[string][]any{}
+	}
+	l.args[ev.Query] = db.Bound(ctx)
 }
 
 // want returns the statements sent, failing the test unless there are n.
@@ -71,7 +76,7 @@ func TestCategoryProbeUsesPaperKey(t *testing.T) {
 	}
 	sqls := log.want(t, 5)
 	for _, sql := range sqls {
-		plan := sqlitePlan(t, bdb, sql)
+		plan := sqlitePlan(t, bdb, sql, log.args[sql]...)
 		probe := false
 		for _, step := range plan {
 			if strings.Contains(step, "pc EXISTS") || strings.Contains(step, "SEARCH pc ") {
@@ -105,7 +110,7 @@ func TestDeriveReadsAddedPapersByPaper(t *testing.T) {
 	}
 	sqls := log.want(t, 2)
 	for _, sql := range sqls {
-		plan := sqlitePlan(t, bdb, sql)
+		plan := sqlitePlan(t, bdb, sql, log.args[sql]...)
 		byPaper := false
 		for _, step := range plan {
 			if strings.Contains(step, " a ") && !strings.Contains(step, "(paper_id=?)") {

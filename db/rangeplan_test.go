@@ -46,11 +46,11 @@ func TestDatePagesAreIndexRanges(t *testing.T) {
 			{First: 5, Order: db.Newest}, {First: 5, Order: db.Oldest},
 			{First: 5, Order: db.Newest, After: cursor}, {First: 5, Order: db.Oldest, After: cursor},
 		} {
-			sqls := statements(t, bdb, func() error { return c.read(a) })
+			sqls, args := statements(t, bdb, func() error { return c.read(a) })
 			if len(sqls) != 1 {
 				t.Fatalf("%s %+v: %d statements, want 1", c.name, a, len(sqls))
 			}
-			plan := sqlitePlan(t, bdb, sqls[0])
+			plan := sqlitePlan(t, bdb, sqls[0], args[sqls[0]]...)
 			// A cursor bounds the dated rows' range at both ends (NOT NULL
 			// is the other end), not only the rows kept along it.
 			ranges, bounded := 0, 0
@@ -84,7 +84,7 @@ func TestDatePagesAreIndexRanges(t *testing.T) {
 }
 
 // statements runs f and returns the statements bdb sent for it.
-func statements(t *testing.T, bdb *bun.DB, f func() error) []string {
+func statements(t *testing.T, bdb *bun.DB, f func() error) ([]string, map[string][]any) {
 	t.Helper()
 	log := &sqlLog{}
 	bdb.AddQueryHook(log)
@@ -94,13 +94,14 @@ func statements(t *testing.T, bdb *bun.DB, f func() error) []string {
 	}
 	log.mu.Lock()
 	defer log.mu.Unlock()
-	return log.sqls
+	return log.sqls, log.args
 }
 
-// sqlitePlan is SQLite's EXPLAIN QUERY PLAN of sql, a step a line.
-func sqlitePlan(t *testing.T, bdb *bun.DB, sql string) []string {
+// sqlitePlan is SQLite's EXPLAIN QUERY PLAN of sql, run with the
+// parameters it bound, a step a line.
+func sqlitePlan(t *testing.T, bdb *bun.DB, sql string, args ...any) []string {
 	t.Helper()
-	rows, err := bdb.DB.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+sql)
+	rows, err := bdb.DB.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+sql, args...)
 	if err != nil {
 		t.Fatalf("%v: %s", err, sql)
 	}
@@ -129,7 +130,7 @@ func sqlitePlan(t *testing.T, bdb *bun.DB, sql string) []string {
 func TestResearcherFilterProbesBylines(t *testing.T) {
 	ctx := context.Background()
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
-	sqls := statements(t, bdb, func() error {
+	sqls, args := statements(t, bdb, func() error {
 		_, err := db.SearchTotal(ctx, bdb, db.PaperSearch{ResearcherID: 7})
 		return err
 	})
@@ -137,7 +138,7 @@ func TestResearcherFilterProbesBylines(t *testing.T) {
 		t.Fatalf("%d statements, want 1", len(sqls))
 	}
 	probed := false
-	for _, step := range sqlitePlan(t, bdb, sqls[0]) {
+	for _, step := range sqlitePlan(t, bdb, sqls[0], args[sqls[0]]...) {
 		if strings.HasPrefix(step, "SEARCH a ") {
 			if !strings.Contains(step, "PRIMARY KEY (paper_id=?)") {
 				t.Errorf("%q, want a probe of the byline's primary key", step)

@@ -164,8 +164,7 @@ func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bo
 	b := binding(idb)
 	tsquery := "to_tsquery('simple', ?)"
 	if b.pg {
-		b.args = append(b.args, s.Query.tsquery(""))
-		tsquery = "to_tsquery('simple', $1::text)"
+		tsquery = "to_tsquery('simple', " + b.add(s.Query.tsquery("")) + "::text)"
 	}
 	var parts, names []string
 	for i := 0; i <= len(bands); i++ {

@@ -170,11 +170,12 @@ func quoted(ss []string) []string {
 	return out
 }
 
-// queryRecorder is a query hook that keeps the text of every statement.
+// queryRecorder is a query hook that keeps the text of every statement,
+// followed by the parameters it binds (db.Bound).
 type queryRecorder struct{ queries []string }
 
 func (q *queryRecorder) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	q.queries = append(q.queries, e.Query)
+	q.queries = append(q.queries, fmt.Sprintf("%s -- %v", e.Query, db.Bound(ctx)))
 	return ctx
 }
 
