@@ -1,12 +1,9 @@
 package resolvers_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"reflect"
 	"runtime/metrics"
@@ -285,14 +282,7 @@ func TestDeferAnsweredInLine(t *testing.T) {
 		h := newHandler(bdb)
 		id := busiestPaper(t, bdb)
 		post := func(query string) map[string]any {
-			body, err := json.Marshal(map[string]any{"query": query, "variables": map[string]any{"paper": id}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
+			rec := postJSON(t, h, map[string]any{"query": query, "variables": map[string]any{"paper": id}})
 			var resp map[string]any
 			if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
 				t.Fatalf("%s: %v", rec.Body, err)

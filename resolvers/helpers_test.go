@@ -1,8 +1,11 @@
 package resolvers_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -91,4 +94,19 @@ func scalar[T any](t testing.TB, bdb bun.IDB, query string, args ...any) T {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return v
+}
+
+// postJSON posts request (query, variables) to h as a JSON body and
+// returns the recorded answer.
+func postJSON(t testing.TB, h http.Handler, request map[string]any) *httptest.ResponseRecorder {
+	t.Helper()
+	body, err := json.Marshal(request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
 }

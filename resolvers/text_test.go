@@ -1,10 +1,7 @@
 package resolvers_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -225,14 +222,7 @@ func TestMalformedArguments(t *testing.T) {
 		{`query($v: PaperSort) { category(code: "hep-th") { papers(sort: $v) { totalCount } } }`, big, "GRAPHQL_VALIDATION_FAILED", ""},
 		{`{ suggest(prefix: "a", types: [` + big + `]) { label } }`, nil, "GRAPHQL_VALIDATION_FAILED", ""},
 	} {
-		body, err := json.Marshal(map[string]any{"query": tt.query, "variables": map[string]any{"v": tt.v}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		rec := postJSON(t, h, map[string]any{"query": tt.query, "variables": map[string]any{"v": tt.v}})
 		var resp struct{ Errors []textError }
 		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
 			t.Fatalf("%.80s: %v", tt.query, err)
