@@ -603,7 +603,7 @@ func limitPagesSQL[P PaperParent](lp limitPages, l perParent[P], parents []P, a 
 		// bound), the statement's text then the same for any parents.
 		parent, parentArgs := "?", l.args(&parents[i])
 		if lp.b.lite {
-			parent, parentArgs = lp.b.add(parents[i]), l.args(nil)
+			parent, parentArgs = lp.b.add(parentValue(parents[i])), l.args(nil)
 		}
 		total := ""
 		if a.Counted() {
@@ -863,7 +863,7 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 		for i, parent := range part {
 			params[i] = "?"
 			if b.lite {
-				params[i] = b.add(parent)
+				params[i] = b.add(parentValue(parent))
 			}
 		}
 		inline := func(args []any, parent P) []any {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
+	"reflect"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -36,6 +37,11 @@ type bound struct {
 	pg   bool // the statement may bind parameters, on PostgreSQL
 	lite bool // the statement may bind parameters, on SQLite
 	args []any
+	// custom asks PostgreSQL for a plan made for these parameters (pgx's
+	// QueryExecModeExec: an unnamed statement, planned at each run),
+	// where the serving sessions otherwise reuse a generic plan (see
+	// openPostgres).
+	custom bool
 	// keys are the key slices bound, by parameter, nil for other
 	// parameters: a statement that names the same keys twice binds them
 	// once.
@@ -103,6 +109,16 @@ func in[K PaperParent](b *bound, col string, keys []K) (string, []any) {
 	return col + " IN (?)", []any{bun.List(keys)}
 }
 
+// parentValue is p as the driver binds it: an int64 or a string, whatever
+// named type P is.
+func parentValue[P PaperParent](p P) any {
+	v := reflect.ValueOf(p)
+	if v.Kind() == reflect.String {
+		return v.String()
+	}
+	return v.Int()
+}
+
 // jsonArray is keys as a JSON array, which SQLite's json_each reads as
 // rows: integers as integers, strings as text.
 func jsonArray[K PaperParent](keys []K) (string, bool) {
@@ -159,6 +175,11 @@ type boundKey struct{}
 // are no longer in its text), to log or explain the statement.
 func Bound(ctx context.Context) []any {
 	args, _ := ctx.Value(boundKey{}).([]any)
+	if len(args) > 0 {
+		if _, ok := args[0].(pgx.QueryExecMode); ok {
+			return args[1:]
+		}
+	}
 	return args
 }
 
@@ -167,6 +188,9 @@ func Bound(ctx context.Context) []any {
 func (b *bound) ctx(ctx context.Context) context.Context {
 	if len(b.args) == 0 {
 		return ctx
+	}
+	if b.custom {
+		return context.WithValue(ctx, boundKey{}, append([]any{pgx.QueryExecModeExec}, b.args...))
 	}
 	return context.WithValue(ctx, boundKey{}, b.args)
 }

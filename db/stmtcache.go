@@ -17,11 +17,18 @@ import (
 // text depends only on the shape of the read (how many parents, which
 // page), so a connection compiles each shape once.
 
-// cachedStatements is how many compiled statements a connection keeps,
-// the least recently used going first. A shape of the README query is a
-// handful of statements; pages of up to 64 parents, and both orders, a
-// few hundred in all.
-const cachedStatements = 256
+// A connection keeps at most cachedStatements compiled statements, of at
+// most cachedText bytes of SQL in all, the least recently used going
+// first. A compiled statement takes about 13 times its text in SQLite's
+// memory, outside Go's heap (a helper's review: 1.1 MiB for a page of 64
+// parents, 82 KB of SQL), and a client chooses the texts (page sizes,
+// cursors, categories are written into them), so the bound is by size:
+// about 14 MiB a connection, 70 MiB for the writer and 4 readers. A
+// shape of the README query is a few statements of 2–20 KB.
+const (
+	cachedStatements = 256
+	cachedText       = 1 << 20
+)
 
 // cachingConnector opens SQLite connections through drv, each keeping its
 // compiled statements (cachingConn).
@@ -84,6 +91,7 @@ type cachingConn struct {
 	sqliteConn
 	stmts map[string]*list.Element // of *cachedStmt, by SQL text
 	lru   *list.List               // most recently used first
+	text  int                      // bytes of SQL kept
 }
 
 type cachedStmt struct {
@@ -132,23 +140,23 @@ func (c *cachingConn) stmt(ctx context.Context, query string) (*cachedStmt, erro
 		return nil, err
 	}
 	cs := &cachedStmt{query: query, stmt: st, busy: true}
-	if _, kept := c.stmts[query]; !kept {
-		c.evict()
-		if c.lru.Len() < cachedStatements {
+	if _, kept := c.stmts[query]; !kept && len(query) <= cachedText/8 {
+		c.evict(len(query))
+		if c.lru.Len() < cachedStatements && c.text+len(query) <= cachedText {
 			c.stmts[query] = c.lru.PushFront(cs)
+			c.text += len(query)
 		}
 	}
 	return cs, nil
 }
 
-// evict closes the least recently used free statements while the
-// connection keeps cachedStatements or more.
-func (c *cachingConn) evict() {
-	for e := c.lru.Back(); e != nil && c.lru.Len() >= cachedStatements; {
+// evict closes the least recently used free statements until there is
+// room for one more of n bytes.
+func (c *cachingConn) evict(n int) {
+	for e := c.lru.Back(); e != nil && (c.lru.Len() >= cachedStatements || c.text+n > cachedText); {
 		prev := e.Prev()
 		if cs := e.Value.(*cachedStmt); !cs.busy {
-			c.lru.Remove(e)
-			delete(c.stmts, cs.query)
+			c.forget(cs)
 			cs.stmt.Close()
 		}
 		e = prev
@@ -160,6 +168,7 @@ func (c *cachingConn) forget(cs *cachedStmt) {
 	if e, ok := c.stmts[cs.query]; ok && e.Value.(*cachedStmt) == cs {
 		c.lru.Remove(e)
 		delete(c.stmts, cs.query)
+		c.text -= len(cs.query)
 	}
 }
 
@@ -176,7 +185,7 @@ func (c *cachingConn) Close() error {
 	for e := c.lru.Front(); e != nil; e = e.Next() {
 		e.Value.(*cachedStmt).stmt.Close()
 	}
-	c.stmts, c.lru = nil, list.New()
+	c.stmts, c.lru, c.text = nil, list.New(), 0
 	return c.sqliteConn.Close()
 }
 

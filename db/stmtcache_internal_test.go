@@ -33,7 +33,8 @@ func kept(t *testing.T, conn *sql.Conn) []string {
 // (in), so that reads of other keys are the same text, compiled once on
 // the connection and run again; a read of a text whose statement is still
 // open runs as a statement of its own; a connection keeps at most
-// cachedStatements; and every read answers right throughout.
+// cachedStatements of at most cachedText bytes; and every read answers
+// right throughout.
 func TestSQLiteKeepsCompiledStatements(t *testing.T) {
 	ctx := context.Background()
 	bdb, err := Open(filepath.Join(t.TempDir(), "cache.db"))
@@ -143,5 +144,30 @@ func TestSQLiteKeepsCompiledStatements(t *testing.T) {
 	}
 	if texts := kept(t, conn.Conn); len(texts) != cachedStatements || !strings.Contains(texts[0], ">= 265") {
 		t.Errorf("the connection keeps %d statements, newest %.80q; want %d, the newest last read", len(texts), texts[0], cachedStatements)
+	}
+
+	// Long texts: the connection keeps at most cachedText bytes of SQL,
+	// and none of a text longer than an eighth of it.
+	pad := " AND name <> '" + strings.Repeat("x", cachedText/10) + "'" // a tenth of cachedText
+	for i := range 12 {
+		if got := read(fmt.Sprintf(" AND id >= %d", i+1)+pad, int64(i+1)); !slices.Equal(got, []int64{int64(i + 1)}) {
+			t.Errorf("long text %d: read %v", i, got)
+		}
+	}
+	texts, size := kept(t, conn.Conn), 0
+	for _, q := range texts {
+		size += len(q)
+	}
+	if size > cachedText || len(texts) < 9 || !strings.Contains(texts[0], "id >= 12 ") {
+		t.Errorf("after long texts the connection keeps %d statements of %d bytes, newest %.80q; want at most %d bytes, the newest last read",
+			len(texts), size, texts[0], cachedText)
+	}
+	if got := read(" AND id >= 1"+pad+pad, 5); !slices.Equal(got, []int64{5}) {
+		t.Errorf("longest text: read %v", got)
+	}
+	for _, q := range kept(t, conn.Conn) {
+		if len(q) > cachedText/8 {
+			t.Errorf("the connection keeps a text of %d bytes, over %d", len(q), cachedText/8)
+		}
 	}
 }
