@@ -853,32 +853,28 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 		part := parents[lo:min(lo+rangeBranches, len(parents))]
 		var counts, parts []string
 		var args []any
+		// Each parent is a parameter of its own where b binds, so that the
+		// text depends on the number of parents only; else it is written
+		// in, an argument wherever it stands.
+		params := make([]string, len(part))
+		inline := make([][]any, len(part))
+		for i, parent := range part {
+			if b.lite {
+				params[i] = b.add(parentValue(parent))
+			} else {
+				params[i], inline[i] = "?", []any{parent}
+			}
+		}
 		// A page read without a cursor counts its list too, as pageSQL's
 		// do: a range count of the index, read once (a materialized CTE)
 		// for both of the parent's branches.
-		// Each parent is a parameter of its own where b binds, so that the
-		// text depends on the number of parents only; else it is written
-		// in.
-		params := make([]string, len(part))
-		for i, parent := range part {
-			params[i] = "?"
-			if b.lite {
-				params[i] = b.add(parentValue(parent))
-			}
-		}
-		inline := func(args []any, parent P) []any {
-			if b.lite {
-				return args
-			}
-			return append(args, parent)
-		}
 		if a.Counted() {
-			for i, parent := range part {
+			for i := range part {
 				counts = append(counts, fmt.Sprintf("n%d AS MATERIALIZED (%s)", i, strings.Replace(l.count, "?", params[i], 1)))
-				args = inline(args, parent)
+				args = append(args, inline[i]...)
 			}
 		}
-		for i, parent := range part {
+		for i := range part {
 			total := "0"
 			if a.Counted() {
 				total = fmt.Sprintf("(SELECT n FROM n%d)", i)
@@ -886,7 +882,7 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 			for rn, br := range branches(params[i]) {
 				parts = append(parts, fmt.Sprintf("SELECT * FROM (SELECT x.parent, %d AS rn, %s AS total, %s FROM (%s) AS x JOIN papers AS p ON p.id = x.paper) AS b%d",
 					rn, total, paperListColumns, br.sql, len(parts)))
-				args = append(inline(args, parent), br.args...)
+				args = append(append(args, inline[i]...), br.args...)
 			}
 		}
 		q := "SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + order

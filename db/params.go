@@ -66,13 +66,6 @@ func binding(idb bun.IDB) *bound {
 	return &bound{}
 }
 
-// binds reports whether statements on idb can bind parameters: it is a
-// pool that Open or OpenReader made.
-func binds(idb bun.IDB) bool {
-	b := binding(idb)
-	return b.pg || b.lite
-}
-
 // add binds v and returns its parameter, "$n".
 func (b *bound) add(v any) string {
 	b.args = append(b.args, v)
@@ -218,13 +211,25 @@ type paramDriver struct{ driver.Driver }
 type paramConn struct{ *stdlib.Conn }
 
 func (c paramConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if bound, ok := ctx.Value(boundKey{}).([]any); ok && len(args) == 0 {
-		args = make([]driver.NamedValue, len(bound))
-		for i, a := range bound {
-			args[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
-		}
+	if named, ok := boundArgs(ctx, args); ok {
+		args = named
 	}
 	return c.Conn.QueryContext(ctx, query, args)
+}
+
+// boundArgs returns the parameters ctx carries for a statement that
+// database/sql gives none (bun never does), as the driver takes them;
+// ok is false when the statement has its own or ctx carries none.
+func boundArgs(ctx context.Context, args []driver.NamedValue) (named []driver.NamedValue, ok bool) {
+	bound, ok := ctx.Value(boundKey{}).([]any)
+	if !ok || len(args) > 0 {
+		return nil, false
+	}
+	named = make([]driver.NamedValue, len(bound))
+	for i, a := range bound {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return named, true
 }
 
 // openPGX is the pool of cfg's connections, binding as paramConn does.

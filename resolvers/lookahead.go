@@ -486,8 +486,8 @@ func (w *walker) below(sel ast.SelectionSet, path ...string) ast.SelectionSet {
 // field's value holds at path (type, field pairs from the field's type
 // down; none when the value is objs themselves).
 func lookAhead[T any](ctx context.Context, typ string, objs []T, path ...string) error {
-	if graphql.GetFieldContext(ctx) == nil || len(objs) == 0 || !lookAheadOn {
-		return nil
+	if graphql.GetFieldContext(ctx) == nil {
+		return nil // outside a field, where there are no loaders either
 	}
 	return lookAheadWith(ctx, loaders(ctx), typ, objs, path...)
 }
