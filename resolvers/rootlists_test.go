@@ -2,10 +2,8 @@ package resolvers_test
 
 import (
 	"cmp"
-	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/99designs/gqlgen/client"
@@ -15,32 +13,6 @@ import (
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/graph/model"
 )
-
-// statementLog is a query hook that keeps the statements sent, so that a
-// count that is off can say which ones it saw.
-type statementLog struct {
-	mu   sync.Mutex
-	sqls []string
-}
-
-func (s *statementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
-	return ctx
-}
-
-func (s *statementLog) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sqls = append(s.sqls, strings.Join(strings.Fields(ev.Query), " "))
-}
-
-// take returns the statements logged since the last take.
-func (s *statementLog) take() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.sqls
-	s.sqls = nil
-	return out
-}
 
 // rootList is a root field with lists below it: its query, run with $n
 // (or as many $ids) small (4 unless said) and 20, costs want statements
@@ -275,7 +247,7 @@ func TestRootListsDepthNotWidth(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importFixtures(t, bdb)
 		affiliateAuthors(t, bdb, busiestPaper(t, bdb))
-		log := &statementLog{}
+		log := &dbtest.Log{}
 		bdb.AddQueryHook(log)
 		c := newClient(bdb)
 		for _, tt := range rootLists {
@@ -291,9 +263,9 @@ func TestRootListsDepthNotWidth(t *testing.T) {
 				if xs := listVar(opts, name); xs != nil {
 					runOpts = append(opts[:0:0], client.Var(name, xs[:min(n, len(xs))]))
 				}
-				log.take()
+				log.Take()
 				data, errs := rawPost(t, c, tt.query, runOpts...)
-				sqls := log.take()
+				sqls := log.Take()
 				if len(errs) != 0 {
 					t.Fatalf("%s, n=%d: %+v", tt.name, n, errs)
 				}

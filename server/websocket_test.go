@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -353,29 +352,6 @@ func TestServerSubscriptionCap(t *testing.T) {
 	}
 }
 
-// sqlLog keeps the statements sent through a database it hooks.
-type sqlLog struct {
-	mu   sync.Mutex
-	sqls []string
-}
-
-func (s *sqlLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (s *sqlLog) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sqls = append(s.sqls, strings.Join(strings.Fields(ev.Query), " "))
-}
-
-// take returns the statements logged since the last take.
-func (s *sqlLog) take() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.sqls
-	s.sqls = nil
-	return out
-}
-
 // Each answer of a subscription costs as many statements for a wide
 // selection as for a narrow one: the stream has the look-ahead fill the
 // answer's fresh loaders for its item (resolvers.EventLoaders), as a root
@@ -401,7 +377,7 @@ func TestSubscriptionStatementsDepthNotWidth(t *testing.T) {
 		if err := bdb.NewRaw("SELECT id FROM papers WHERE arxiv_id = '0706.0001'").Scan(ctx, &many); err != nil {
 			t.Fatal(err)
 		}
-		log := &sqlLog{}
+		log := &dbtest.Log{}
 		bdb.AddQueryHook(log)
 		srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus}).Handler())
 		defer srv.Close()
@@ -431,13 +407,13 @@ func TestSubscriptionStatementsDepthNotWidth(t *testing.T) {
 				id := fmt.Sprintf("%s-%d", tt.name, n)
 				c.subscribe(id, fmt.Sprintf(tt.query, hub, n))
 				waitSubscribers(t, ctx, bus, 1)
-				log.take()
+				log.Take()
 				if err := bus.Publish(ctx, tt.papers, tt.researchers); err != nil {
 					t.Fatal(err)
 				}
 				var data json.RawMessage
 				c.next(id, &data)
-				sqls := log.take()
+				sqls := log.Take()
 				items[n] = strings.Count(string(data), tt.item+":")
 				if len(sqls) != tt.want {
 					t.Errorf("%s, n=%d: %d statements, want %d:\n%s", tt.name, n, len(sqls), tt.want, strings.Join(sqls, "\n"))

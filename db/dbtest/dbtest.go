@@ -275,3 +275,29 @@ func Replicated(t testing.TB) (primary, replica string, bdb *bun.DB) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Log is a bun query hook that keeps the statements sent, spaces folded,
+// so that a test that counts them can say which ones it saw.
+type Log struct {
+	mu   sync.Mutex
+	sqls []string
+}
+
+// BeforeQuery implements bun.QueryHook.
+func (l *Log) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+// AfterQuery implements bun.QueryHook.
+func (l *Log) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sqls = append(l.sqls, strings.Join(strings.Fields(ev.Query), " "))
+}
+
+// Take returns the statements logged since the last Take.
+func (l *Log) Take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.sqls
+	l.sqls = nil
+	return out
+}
