@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -28,16 +29,43 @@ import (
 // crash, gives the same result; the cost follows what an import changed,
 // not the size of the archive.
 func Derive(ctx context.Context, bdb *bun.DB) error {
+	_, err := DeriveSteps(ctx, bdb, nil)
+	return err
+}
+
+// A DeriveStep is a step of Derive as it ran: how long it took and in how
+// many transactions. An import's summary lists them, so that a long
+// derive says where its time went.
+type DeriveStep struct {
+	Name         string
+	Elapsed      time.Duration
+	Transactions int
+}
+
+// DeriveSteps is Derive, telling started, if given, the name of each
+// step as it starts, and returning the steps it ran in the order they
+// ended. On PostgreSQL the full-text indexes build beside the steps after
+// the citations, so their step ends among those.
+func DeriveSteps(ctx context.Context, bdb *bun.DB, started func(step string)) ([]DeriveStep, error) {
+	c := &stepClock{started: started}
 	// The steps below read the indexes a bulk load deferred, but for the
 	// full-text ones.
-	fullText, err := db.EndBulkIndexes(ctx, bdb)
-	if err != nil {
-		return err
-	}
-	if err := deriveStep(ctx, bdb, "citations", func(ctx context.Context, tx bun.Tx) error {
-		return db.ResolveReferences(ctx, tx)
+	var fullText func(context.Context) error
+	if err := c.time("bulk indexes", func() (n int, err error) {
+		fullText, err = db.EndBulkIndexes(ctx, bdb)
+		return 1, err
 	}); err != nil {
-		return err
+		return c.steps, err
+	}
+	if err := c.time("citations", func() (int, error) {
+		return 1, deriveStep(ctx, bdb, "citations", func(ctx context.Context, tx bun.Tx) error {
+			return db.ResolveReferences(ctx, tx)
+		})
+	}); err != nil {
+		return c.steps, err
+	}
+	buildFullText := func(ctx context.Context) error {
+		return c.time("full-text", func() (int, error) { return 1, fullText(ctx) })
 	}
 	// The full-text indexes build while the other steps run, which write
 	// no papers: PostgreSQL gives them a second core. SQLite has one
@@ -48,32 +76,69 @@ func Derive(ctx context.Context, bdb *bun.DB) error {
 		// the goroutine ends either way.
 		ftCtx, stop := context.WithCancel(ctx)
 		defer stop()
-		go func() { done <- fullText(ftCtx) }()
-	} else if err := fullText(ctx); err != nil {
-		return err
+		go func() { done <- buildFullText(ftCtx) }()
+	} else if err := buildFullText(ctx); err != nil {
+		return c.steps, err
 	} else {
 		done <- nil
 	}
+	var err error
 	for _, s := range deriveSteps {
-		if err = s.run(ctx, bdb); err != nil {
+		if err = c.time(s.name, func() (int, error) { return s.run(ctx, bdb) }); err != nil {
 			break
 		}
 	}
 	if err != nil {
-		return err
+		return c.snapshot(), err
 	}
 	if err := <-done; err != nil {
-		return err
+		return c.steps, err
 	}
-	if err := deriveStep(ctx, bdb, "queue", func(ctx context.Context, tx bun.Tx) error {
-		return db.ClearDeriveQueue(ctx, tx)
+	if err := c.time("queue", func() (int, error) {
+		return 1, deriveStep(ctx, bdb, "queue", func(ctx context.Context, tx bun.Tx) error {
+			return db.ClearDeriveQueue(ctx, tx)
+		})
 	}); err != nil {
-		return err
+		return c.steps, err
 	}
 	// PostgreSQL's tables that the import and the derive rewrote in large
 	// part are vacuumed and analysed before the first request
 	// (db.VacuumAnalyze); a small increment leaves them to autovacuum.
-	return db.VacuumAnalyze(ctx, bdb)
+	if db.IsPostgres(bdb) {
+		err = c.time("vacuum", func() (int, error) { return 0, db.VacuumAnalyze(ctx, bdb) })
+	}
+	return c.steps, err
+}
+
+// stepClock times the steps of one Derive. Its steps are written by the
+// full-text build's goroutine too, under mu; once that has ended (Derive
+// has read done) they are read without it.
+type stepClock struct {
+	mu      sync.Mutex
+	steps   []DeriveStep
+	started func(string)
+}
+
+// time runs fn, a step that reports how many transactions it ran, and
+// records it.
+func (c *stepClock) time(name string, fn func() (int, error)) error {
+	if c.started != nil {
+		c.started(name)
+	}
+	start := time.Now()
+	n, err := fn()
+	c.mu.Lock()
+	c.steps = append(c.steps, DeriveStep{Name: name, Elapsed: time.Since(start), Transactions: n})
+	c.mu.Unlock()
+	return err
+}
+
+// snapshot copies the steps recorded so far, while the full-text build
+// may still record its own.
+func (c *stepClock) snapshot() []DeriveStep {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.steps)
 }
 
 // A deriveStepKind says how a step of Derive is divided into
@@ -104,22 +169,22 @@ type deriveTask struct {
 	fn    func(ctx context.Context, tx bun.Tx) error
 }
 
-// run runs the step in its transactions.
-func (s deriveTask) run(ctx context.Context, bdb *bun.DB) error {
+// run runs the step in its transactions and says how many it ran.
+func (s deriveTask) run(ctx context.Context, bdb *bun.DB) (int, error) {
 	switch s.kind {
 	case batched:
 		return deriveBatches(ctx, bdb, s.name, s.queue, s.fn)
 	case drained:
-		for {
+		for n := 1; ; n++ {
 			if err := deriveStep(ctx, bdb, s.name, s.fn); err != nil {
 				if errors.Is(err, errDrained) {
-					return nil
+					return n, nil
 				}
-				return err
+				return n, err
 			}
 		}
 	}
-	return deriveStep(ctx, bdb, s.name, s.fn)
+	return 1, deriveStep(ctx, bdb, s.name, s.fn)
 }
 
 // deriveSteps are the steps of Derive after the citations, in order.
@@ -150,9 +215,9 @@ var deriveBatchSize = 20_000
 // each batch (derive_batch, in id order) in a transaction of its own. The
 // queue itself is emptied only at the end of Derive, so a derive stopped
 // between two batches is done again in full by the next import or migrate.
-func deriveBatches(ctx context.Context, bdb *bun.DB, name string, queue db.DeriveQueue, fn func(ctx context.Context, tx bun.Tx) error) error {
+func deriveBatches(ctx context.Context, bdb *bun.DB, name string, queue db.DeriveQueue, fn func(ctx context.Context, tx bun.Tx) error) (int, error) {
 	var after int64
-	for {
+	for txs := 1; ; txs++ {
 		var n int
 		err := deriveStep(ctx, bdb, name, func(ctx context.Context, tx bun.Tx) error {
 			var err error
@@ -162,7 +227,7 @@ func deriveBatches(ctx context.Context, bdb *bun.DB, name string, queue db.Deriv
 			return fn(ctx, tx)
 		})
 		if err != nil || n == 0 {
-			return err
+			return txs, err
 		}
 	}
 }

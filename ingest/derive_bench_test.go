@@ -37,7 +37,7 @@ func BenchmarkDeriveAll(b *testing.B) {
 		b.StartTimer()
 		for _, s := range deriveSteps {
 			start := time.Now()
-			if err := s.run(ctx, bdb); err != nil {
+			if _, err := s.run(ctx, bdb); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(time.Since(start).Seconds(), s.name+"-s")

@@ -55,6 +55,9 @@ type Progress struct {
 	// indexes and derived figures, since DeriveStart.
 	Deriving    bool
 	DeriveStart time.Duration
+	// DeriveStep names the step of the derive that started last (see
+	// DeriveSteps).
+	DeriveStep string
 }
 
 // Summary is what an import did.
@@ -65,6 +68,8 @@ type Summary struct {
 	FileErrors int   // files that could not be read to the end
 	Elapsed    time.Duration
 	Derive     time.Duration // part of Elapsed spent on derived figures
+	// DeriveSteps are the steps of the derive, each with its time.
+	DeriveSteps []DeriveStep
 }
 
 // OK reports whether the import met no bad record and no file error.
@@ -122,6 +127,7 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	var sum Summary
 	var total, read, records, bad atomic.Int64
 	var deriveStart atomic.Int64 // nanoseconds after start; 0 while writing
+	var deriveStep atomic.Pointer[string]
 	for _, p := range o.Paths {
 		if fi, err := statFile(o.FS, p); err == nil {
 			total.Add(fi.Size())
@@ -143,8 +149,12 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	}()
 	defer reportProgress(o.Progress, func() Progress {
 		d := time.Duration(deriveStart.Load())
-		return Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(),
+		p := Progress{Bytes: read.Load(), TotalBytes: total.Load(), Records: records.Load(), Bad: bad.Load(),
 			Elapsed: time.Since(start), Deriving: d > 0, DeriveStart: d}
+		if step := deriveStep.Load(); step != nil {
+			p.DeriveStep = *step
+		}
+		return p
 	})()
 	w := newWriter(bdb)
 	w.onCommit = o.OnCommit
@@ -175,7 +185,9 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	if !o.SkipDerive {
 		d := time.Now()
 		deriveStart.Store(int64(max(d.Sub(start), 1)))
-		if err := Derive(ctx, bdb); err != nil {
+		steps, err := DeriveSteps(ctx, bdb, func(step string) { deriveStep.Store(&step) })
+		sum.DeriveSteps = steps
+		if err != nil {
 			return sum, err
 		}
 		sum.Derive = time.Since(d)

@@ -100,10 +100,12 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer release()
-	if err := ingest.Derive(ctx, bdb); err != nil {
+	steps, err := ingest.DeriveSteps(ctx, bdb, nil)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "schema and derived figures are up to date")
+	fmt.Fprintf(stdout, "derived figures by step: %s\n", stepTimes(steps))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,9 @@ func TestImportThenStats(t *testing.T) {
 			}
 			if !strings.Contains(out.String(), "paperscape: read 4, inserted 4, updated 0, unchanged 0") {
 				t.Errorf("import summary = %q", out.String())
+			}
+			if !regexp.MustCompile(`\npaperscape: derived figures by step: bulk indexes [0-9.]+m?s, citations [0-9.]+m?s, .*researchers [0-9.]+m?s \(2 transactions\), .*queue [0-9.]+m?s`).MatchString(out.String()) {
+				t.Errorf("import summary = %q, want the derive's steps", out.String())
 			}
 			out.Reset()
 			if err := run(ctx, []string{"stats", "--db", dsn, "--json"}, &out, &errOut); err != nil {
@@ -131,8 +135,13 @@ func TestMigrateEndsAStoppedImport(t *testing.T) {
 			if hint := "run `papergraph migrate`"; !strings.Contains(errOut.String(), hint) {
 				t.Errorf("serve said %q, want it to say %s", errOut.String(), hint)
 			}
+			out.Reset()
 			if err := run(context.Background(), []string{"migrate", "--db", dsn}, &out, &errOut); err != nil {
 				t.Fatalf("migrate: %v\n%s", err, errOut.String())
+			}
+			// The stopped bulk load's indexes are built now, and said so.
+			if !strings.Contains(out.String(), "derived figures by step: bulk indexes ") {
+				t.Errorf("migrate said %q, want the derive's steps", out.String())
 			}
 			clean := dbtest.Open(t, dbtest.New(t, kind))
 			uninterrupted := firstRecords(ingest.Paperscape, stored.Papers, nil)
@@ -170,8 +179,10 @@ func TestProgressLine(t *testing.T) {
 	p := &progressLine{w: &out, label: "listing"}
 	p.draw(ingest.Progress{Bytes: 512 << 10, TotalBytes: 1 << 20, Records: 1000, Elapsed: 2 * time.Second})
 	p.draw(ingest.Progress{Bytes: 1 << 20, TotalBytes: 1 << 20, Records: 2000, Elapsed: 4 * time.Second, Deriving: true, DeriveStart: 3 * time.Second})
+	p.draw(ingest.Progress{Bytes: 1 << 20, TotalBytes: 1 << 20, Records: 2000, Elapsed: 64 * time.Second, Deriving: true, DeriveStart: 3 * time.Second, DeriveStep: "researchers"})
 	want := "\r\033[Klisting: 1000 records (500/s) [============------------]  50.0% 0.5 MB/1.0 MB ETA 2s" +
-		"\r\033[Klisting: 2000 records written; building indexes and derived figures (1s)"
+		"\r\033[Klisting: 2000 records written; building indexes and derived figures (1s)" +
+		"\r\033[Klisting: 2000 records written; building indexes and derived figures (1m1s): researchers"
 	if got := out.String(); got != want {
 		t.Errorf("progress lines = %q, want %q", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,9 @@ func runImport(ctx context.Context, bdb *bun.DB, o ingest.Options, stdout, stder
 		fmt.Fprintf(stdout, ", %d unreadable files", sum.FileErrors)
 	}
 	fmt.Fprintf(stdout, " in %s (derived figures %s)\n", sum.Elapsed.Round(time.Millisecond), sum.Derive.Round(time.Millisecond))
+	if len(sum.DeriveSteps) > 0 {
+		fmt.Fprintf(stdout, "%s: derived figures by step: %s\n", o.Format.Name, stepTimes(sum.DeriveSteps))
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "stopped after %d malformed records (--max-errors)\n", sum.Bad)
 		return false, nil
@@ -89,6 +93,9 @@ func (p *progressLine) draw(pr ingest.Progress) {
 	if pr.Deriving {
 		line = fmt.Sprintf("%s: %d records written; building indexes and derived figures (%s)",
 			p.label, pr.Records, (pr.Elapsed - pr.DeriveStart).Round(time.Second))
+		if pr.DeriveStep != "" {
+			line += ": " + pr.DeriveStep
+		}
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.drawn = true
@@ -100,6 +107,34 @@ func (p *progressLine) clear() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
+	}
+}
+
+// stepTimes lists the steps of a derive with their times, and with the
+// number of transactions of those that took more than one.
+func stepTimes(steps []ingest.DeriveStep) string {
+	var b strings.Builder
+	for i, s := range steps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", s.Name, roundDuration(s.Elapsed))
+		if s.Transactions > 1 {
+			fmt.Fprintf(&b, " (%d transactions)", s.Transactions)
+		}
+	}
+	return b.String()
+}
+
+// roundDuration keeps two or three significant digits of a time.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	default:
+		return d.Round(time.Millisecond)
 	}
 }
 

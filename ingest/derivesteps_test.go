@@ -1,0 +1,101 @@
+package ingest_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ingest"
+)
+
+// A derive names every step it runs as it starts it and returns them in
+// the order they ended, with times that add up to no more than its own;
+// an import's summary carries them.
+func TestDeriveReportsItsSteps(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx := context.Background()
+		if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: ingest.Kaggle, Paths: []string{"testdata/kaggle.jsonl"}, SkipDerive: true}); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex // the full-text build tells of its start from a goroutine of its own
+		var started []string
+		start := time.Now()
+		steps, err := ingest.DeriveSteps(ctx, bdb, func(step string) {
+			mu.Lock()
+			defer mu.Unlock()
+			started = append(started, step)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		elapsed := time.Since(start)
+
+		want := []string{"bulk indexes", "citations", "full-text", "initials", "researchers", "added", "cited", "same-name", "affiliations", "queue"}
+		if db.IsPostgres(bdb) {
+			// The full-text indexes build beside the steps after the
+			// citations and end among them; the tables are vacuumed
+			// last.
+			want = append(want, "vacuum")
+		}
+		names := stepNames(steps)
+		if db.IsPostgres(bdb) {
+			if i := slices.Index(names, "full-text"); i < 2 || i == len(names)-1 {
+				t.Errorf("steps %q: want the full-text build to end after the citations and before the vacuum", names)
+			}
+			// Which of the two starts first is the scheduler's choice.
+			names, started = withoutFullText(names), withoutFullText(started)
+			want = withoutFullText(want)
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("steps ended %q, want %q", names, want)
+		}
+		if !slices.Equal(started, want) {
+			t.Errorf("steps started %q, want %q", started, want)
+		}
+		var total time.Duration
+		for _, s := range steps {
+			if s.Elapsed <= 0 {
+				t.Errorf("step %s took %v", s.Name, s.Elapsed)
+			}
+			if !db.IsPostgres(bdb) { // where the full-text build runs beside the others
+				total += s.Elapsed
+			}
+			// A batched step runs a transaction per batch and one that
+			// finds no more; a bulk load queues every researcher.
+			if s.Name == "researchers" && s.Transactions < 2 {
+				t.Errorf("step %s ran %d transactions, want a batch and the one that finds no more", s.Name, s.Transactions)
+			}
+		}
+		if total > elapsed {
+			t.Errorf("the steps took %v in all, the derive %v", total, elapsed)
+		}
+
+		// An increment's summary lists the same steps.
+		sum := importFiles(t, bdb, ingest.Kaggle, "testdata/kaggle.jsonl")
+		got := stepNames(sum.DeriveSteps)
+		if db.IsPostgres(bdb) {
+			got = withoutFullText(got)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("the second import's summary has steps %q, want %q", got, want)
+		}
+	})
+}
+
+func stepNames(steps []ingest.DeriveStep) []string {
+	var names []string
+	for _, s := range steps {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func withoutFullText(names []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "full-text" })
+}
