@@ -216,3 +216,29 @@ func TestCitationsMoveFiguresOnly(t *testing.T) {
 		dbtest.SameDump(t, incremental, dbtest.Dump(t, bdb))
 	})
 }
+
+// Initials that share co-authors with two full-name profiles stay apart,
+// and are not decided again, until one of those is merged into: here
+// R. T. Vance joins Rita Vance through Al Kerr, which takes away what R.
+// Vance shared with Rita (R. T. Vance himself), so R. Vance now shares a
+// co-author with Rob Vance alone and joins him.
+func TestAmbiguousInitialsDecidedAgain(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFiles(t, bdb, ingest.Kaggle, writeFile(t, "vance.jsonl", []byte(strings.Join([]string{
+			kaggleLine("1004.0001", "Rita Vance, Al Kerr", ""),
+			kaggleLine("1004.0002", "R. T. Vance, Al Kerr", ""),
+			kaggleLine("1004.0003", "R. T. Vance, R. Vance", ""),
+			kaggleLine("1004.0004", "Rita Vance, R. T. Vance", ""),
+			kaggleLine("1004.0005", "Rob Vance, R. T. Vance", ""),
+		}, "\n")+"\n")))
+		var bylines []string
+		if err := bdb.NewRaw(`SELECT p.arxiv_id || ': ' || r.name FROM authorships a JOIN papers p ON p.id = a.paper_id
+			JOIN researchers r ON r.id = a.researcher_id WHERE p.arxiv_id = '1004.0003' ORDER BY a.position`).
+			Scan(context.Background(), &bylines); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"1004.0003: Rita Vance", "1004.0003: Rob Vance"}; !slices.Equal(bylines, want) {
+			t.Errorf("1004.0003 is by %q, want %q: R. T. Vance joined to Rita Vance, then R. Vance to Rob Vance", bylines, want)
+		}
+	})
+}
