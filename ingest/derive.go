@@ -328,33 +328,17 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 		return err
 	}
 	gone := map[int64]bool{} // merged away
-	// ambiguous are the initials this derive found sharing co-authors with
-	// two or more of their full-name candidates, and targets the profiles
-	// merged into since. A move takes nothing shared away from two
-	// profiles neither of which is merged into: the co-author it moves
-	// (the initials merged away) is replaced on the same papers by the
-	// profile merged into, and everyone else stays. So ambiguous initials
-	// stay ambiguous, and are not decided again, until one of their
-	// candidates is merged into (and may then have lost the merged
-	// initials as a co-author of its own).
-	ambiguous, targets := map[int64]bool{}, map[int64]bool{}
 	for {
 		cands, touched := initialsCandidates(groups, gone)
 		var todo []initialsCandidate
 		for _, c := range cands {
-			if ambiguous[c.id] && !slices.ContainsFunc(c.fullNames, func(b int64) bool { return targets[b] }) {
-				continue
-			}
 			if touched[c.id] || slices.ContainsFunc(c.fullNames, func(b int64) bool { return touched[b] }) {
 				todo = append(todo, c)
 			}
 		}
-		moves, err := decideInitials(ctx, tx, todo, ambiguous)
+		moves, err := decideInitials(ctx, tx, todo)
 		if err != nil || len(moves) == 0 {
 			return err
-		}
-		for _, m := range moves {
-			targets[m[1]] = true
 		}
 		// A move changes the co-authors of the profile merged into and of
 		// everyone on the papers that move, and no one else's: the next
@@ -416,10 +400,7 @@ func initialsCandidates(groups [][]familyMember, gone map[int64]bool) ([]initial
 // decideInitials returns the merges of cands that the authorships as they
 // stand call for: initials and the one full-name profile they share a
 // co-author with.
-//
-// It records in ambiguous the initials that share co-authors with two or
-// more, and forgets those of cands that no longer do.
-func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate, ambiguous map[int64]bool) ([][2]int64, error) {
+func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate) ([][2]int64, error) {
 	var moves [][2]int64
 	for len(cands) > 0 {
 		n, size := 0, 0
@@ -447,11 +428,6 @@ func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate, a
 			}
 			if len(match) == 1 {
 				moves = append(moves, [2]int64{c.id, match[0]})
-			}
-			if len(match) > 1 {
-				ambiguous[c.id] = true
-			} else {
-				delete(ambiguous, c.id)
 			}
 		}
 	}

@@ -217,11 +217,13 @@ func TestCitationsMoveFiguresOnly(t *testing.T) {
 	})
 }
 
-// Initials that share co-authors with two full-name profiles stay apart,
-// and are not decided again, until one of those is merged into: here
-// R. T. Vance joins Rita Vance through Al Kerr, which takes away what R.
-// Vance shared with Rita (R. T. Vance himself), so R. Vance now shares a
-// co-author with Rob Vance alone and joins him.
+// Initials that share co-authors with two full-name profiles stay apart
+// until a merge into one of those changes what they share: here R. T.
+// Vance joins Rita Vance through Al Kerr, which takes away what R. Vance
+// shared with Rita (R. T. Vance himself), so R. Vance now shares a
+// co-author with Rob Vance alone and joins him in the next round. (A
+// merge into neither takes nothing shared away: any way of deciding
+// fewer candidates again must keep this case.)
 func TestAmbiguousInitialsDecidedAgain(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importFiles(t, bdb, ingest.Kaggle, writeFile(t, "vance.jsonl", []byte(strings.Join([]string{
