@@ -328,17 +328,46 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 		return err
 	}
 	gone := map[int64]bool{} // merged away
+	// matched holds how many candidates the initials this derive decided
+	// shared a co-author with (none, or two and more: one is a merge), and
+	// targets the profiles merged into. A move takes nothing shared away
+	// from two profiles neither of which is merged into: the initials it
+	// moves are replaced on the same papers by the profile merged into, and
+	// everyone else stays. And what they newly share can only be a profile
+	// merged into, the only co-author anyone gains. So initials decided
+	// before, none of whose candidates was merged into since, are decided
+	// again only by the targets they share with each candidate
+	// (decideByTargets); the others are decided from their co-author
+	// sets.
+	matched, targets := map[int64]int{}, map[int64]bool{}
 	for {
 		cands, touched := initialsCandidates(groups, gone)
-		var todo []initialsCandidate
+		var todo, again []initialsCandidate
 		for _, c := range cands {
-			if touched[c.id] || slices.ContainsFunc(c.fullNames, func(b int64) bool { return touched[b] }) {
-				todo = append(todo, c)
+			if !touched[c.id] && !slices.ContainsFunc(c.fullNames, func(b int64) bool { return touched[b] }) {
+				continue
 			}
+			n, decided := matched[c.id]
+			switch {
+			case !decided || slices.ContainsFunc(c.fullNames, func(b int64) bool { return targets[b] }):
+				todo = append(todo, c)
+			case n == 0:
+				again = append(again, c)
+			} // two or more: they still share a co-author with both
 		}
-		moves, err := decideInitials(ctx, tx, todo)
-		if err != nil || len(moves) == 0 {
+		moves, err := decideInitials(ctx, tx, todo, matched)
+		if err != nil {
 			return err
+		}
+		more, err := decideByTargets(ctx, tx, again, targets, matched)
+		if err != nil {
+			return err
+		}
+		if moves = append(moves, more...); len(moves) == 0 {
+			return nil
+		}
+		for _, m := range moves {
+			targets[m[1]] = true
 		}
 		// A move changes the co-authors of the profile merged into and of
 		// everyone on the papers that move, and no one else's: the next
@@ -400,7 +429,8 @@ func initialsCandidates(groups [][]familyMember, gone map[int64]bool) ([]initial
 // decideInitials returns the merges of cands that the authorships as they
 // stand call for: initials and the one full-name profile they share a
 // co-author with.
-func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate) ([][2]int64, error) {
+// It records in matched how many candidates each shares a co-author with.
+func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate, matched map[int64]int) ([][2]int64, error) {
 	var moves [][2]int64
 	for len(cands) > 0 {
 		n, size := 0, 0
@@ -429,6 +459,56 @@ func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate) (
 			if len(match) == 1 {
 				moves = append(moves, [2]int64{c.id, match[0]})
 			}
+			matched[c.id] = len(match)
+		}
+	}
+	return moves, nil
+}
+
+// decideByTargets decides again initials that shared a co-author with
+// none of their candidates when last decided and none of whose
+// candidates was merged into since (see mergeInitials): each now shares
+// one with the candidates that co-author a profile merged into that the
+// initials co-author too, and with no other.
+func decideByTargets(ctx context.Context, tx bun.Tx, cands []initialsCandidate, targets map[int64]bool, matched map[int64]int) ([][2]int64, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	ts := make([]int64, 0, len(targets))
+	for t := range targets {
+		ts = append(ts, t)
+	}
+	var moves [][2]int64
+	for len(cands) > 0 {
+		n, size := 0, 0
+		for n < len(cands) && (n == 0 || size+1+len(cands[n].fullNames) <= initialsBatchSize) {
+			size += 1 + len(cands[n].fullNames)
+			n++
+		}
+		batch := cands[:n]
+		cands = cands[n:]
+		var involved []int64
+		for _, c := range batch {
+			involved = append(involved, c.id)
+			involved = append(involved, c.fullNames...)
+		}
+		co, err := db.CoauthorsAmong(ctx, tx, involved, ts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range batch {
+			var match []int64
+			if len(co[c.id]) > 0 {
+				for _, b := range c.fullNames {
+					if shares(co[c.id], co[b]) {
+						match = append(match, b)
+					}
+				}
+			}
+			if len(match) == 1 {
+				moves = append(moves, [2]int64{c.id, match[0]})
+			}
+			matched[c.id] = len(match)
 		}
 	}
 	return moves, nil

@@ -244,3 +244,25 @@ func TestAmbiguousInitialsDecidedAgain(t *testing.T) {
 		}
 	})
 }
+
+// Initials that shared a co-author with none of their candidates can
+// come to share one only through a profile merged into: K. Poe joins Kim
+// Poe through Gil Ho, and C. Dee, on K. Poe's paper, then shares Kim Poe
+// with Cy Dee and joins him, in the same bulk load.
+func TestInitialsMergeThroughTargets(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFiles(t, bdb, ingest.Kaggle, writeFile(t, "poe.jsonl", []byte(strings.Join([]string{
+			kaggleLine("1005.0001", "K. Poe, C. Dee, Ann Lee", ""),
+			kaggleLine("1005.0002", "Kim Poe, Gil Ho, Cy Dee", ""),
+			kaggleLine("1005.0003", "K. Poe, Fay Hu, Gil Ho", ""),
+		}, "\n")+"\n")))
+		var left []string
+		if err := bdb.NewSelect().Table("researchers").Column("name").Where("family_key IN (?)", bun.In([]string{"poe", "dee"})).
+			Order("name").Scan(context.Background(), &left); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"Cy Dee", "Kim Poe"}; !slices.Equal(left, want) {
+			t.Errorf("the Poe and Dee profiles = %q, want %q: K. Poe joined to Kim Poe and then C. Dee to Cy Dee", left, want)
+		}
+	})
+}
