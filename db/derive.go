@@ -334,36 +334,31 @@ func CoauthorSets(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]map[
 	return out, err
 }
 
-// CoauthorsAmong returns, for each of ids that shares a paper with one of
-// among, those of among it shares one with (itself left out): what
-// CoauthorSets would give, kept to among, read from among's papers.
-func CoauthorsAmong(ctx context.Context, idb bun.IDB, ids, among []int64) (map[int64]map[int64]bool, error) {
+// CoauthorsAmong returns, for each researcher of keep who shares a paper
+// with one of among, those of among it shares one with (itself left
+// out): what CoauthorSets would give, kept to among, read from among's
+// papers alone.
+func CoauthorsAmong(ctx context.Context, idb bun.IDB, among []int64, keep map[int64]bool) (map[int64]map[int64]bool, error) {
 	out := map[int64]map[int64]bool{}
-	if len(ids) == 0 || len(among) == 0 {
+	if len(among) == 0 || len(keep) == 0 {
 		return out, nil
-	}
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	// From among's papers to their authors: SQLite's CROSS JOIN keeps
-	// that order (among is the smaller list: the profiles merged into).
-	join := "JOIN"
-	if !IsPostgres(idb) {
-		join = "CROSS JOIN"
 	}
 	err := scan(ctx, idb, func(rows *sql.Rows) error {
 		var a, b int64
 		if err := rows.Scan(&a, &b); err != nil {
 			return err
 		}
+		if !keep[a] {
+			return nil
+		}
 		if out[a] == nil {
 			out[a] = map[int64]bool{}
 		}
 		out[a][b] = true
 		return nil
-	}, `SELECT DISTINCT x.researcher_id, y.researcher_id FROM authorships y
-		`+join+` authorships x ON x.paper_id = y.paper_id AND x.researcher_id <> y.researcher_id
-		WHERE y.researcher_id IN (?) AND x.researcher_id IN (?)`, bun.List(among), bun.List(ids))
+	}, `SELECT x.researcher_id, y.researcher_id FROM authorships y
+		JOIN authorships x ON x.paper_id = y.paper_id AND x.researcher_id <> y.researcher_id
+		WHERE y.researcher_id IN (?)`, bun.List(among))
 	return out, err
 }
 

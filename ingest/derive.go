@@ -474,42 +474,37 @@ func decideByTargets(ctx context.Context, tx bun.Tx, cands []initialsCandidate, 
 	if len(cands) == 0 {
 		return nil, nil
 	}
+	involved := map[int64]bool{}
+	for _, c := range cands {
+		involved[c.id] = true
+		for _, b := range c.fullNames {
+			involved[b] = true
+		}
+	}
 	ts := make([]int64, 0, len(targets))
 	for t := range targets {
 		ts = append(ts, t)
 	}
+	// One read of the targets' papers for the round, kept to the
+	// profiles it decides.
+	co, err := db.CoauthorsAmong(ctx, tx, ts, involved)
+	if err != nil {
+		return nil, err
+	}
 	var moves [][2]int64
-	for len(cands) > 0 {
-		n, size := 0, 0
-		for n < len(cands) && (n == 0 || size+1+len(cands[n].fullNames) <= initialsBatchSize) {
-			size += 1 + len(cands[n].fullNames)
-			n++
-		}
-		batch := cands[:n]
-		cands = cands[n:]
-		var involved []int64
-		for _, c := range batch {
-			involved = append(involved, c.id)
-			involved = append(involved, c.fullNames...)
-		}
-		co, err := db.CoauthorsAmong(ctx, tx, involved, ts)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range batch {
-			var match []int64
-			if len(co[c.id]) > 0 {
-				for _, b := range c.fullNames {
-					if shares(co[c.id], co[b]) {
-						match = append(match, b)
-					}
+	for _, c := range cands {
+		var match []int64
+		if len(co[c.id]) > 0 {
+			for _, b := range c.fullNames {
+				if shares(co[c.id], co[b]) {
+					match = append(match, b)
 				}
 			}
-			if len(match) == 1 {
-				moves = append(moves, [2]int64{c.id, match[0]})
-			}
-			matched[c.id] = len(match)
 		}
+		if len(match) == 1 {
+			moves = append(moves, [2]int64{c.id, match[0]})
+		}
+		matched[c.id] = len(match)
 	}
 	return moves, nil
 }
