@@ -450,19 +450,27 @@ func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate, m
 			return nil, err
 		}
 		for _, c := range batch {
-			var match []int64
-			for _, b := range c.fullNames {
-				if shares(co[c.id], co[b]) {
-					match = append(match, b)
-				}
-			}
-			if len(match) == 1 {
-				moves = append(moves, [2]int64{c.id, match[0]})
-			}
-			matched[c.id] = len(match)
+			moves = c.decide(co, matched, moves)
 		}
 	}
 	return moves, nil
+}
+
+// decide appends to moves the merge of c that the co-author sets co call
+// for, if any, and records in matched how many of c's candidates c shares
+// a co-author with.
+func (c initialsCandidate) decide(co map[int64]map[int64]bool, matched map[int64]int, moves [][2]int64) [][2]int64 {
+	var match []int64
+	for _, b := range c.fullNames {
+		if shares(co[c.id], co[b]) {
+			match = append(match, b)
+		}
+	}
+	if len(match) == 1 {
+		moves = append(moves, [2]int64{c.id, match[0]})
+	}
+	matched[c.id] = len(match)
+	return moves
 }
 
 // decideByTargets decides again initials that shared a co-author with
@@ -493,18 +501,7 @@ func decideByTargets(ctx context.Context, tx bun.Tx, cands []initialsCandidate, 
 	}
 	var moves [][2]int64
 	for _, c := range cands {
-		var match []int64
-		if len(co[c.id]) > 0 {
-			for _, b := range c.fullNames {
-				if shares(co[c.id], co[b]) {
-					match = append(match, b)
-				}
-			}
-		}
-		if len(match) == 1 {
-			moves = append(moves, [2]int64{c.id, match[0]})
-		}
-		matched[c.id] = len(match)
+		moves = c.decide(co, matched, moves)
 	}
 	return moves, nil
 }
