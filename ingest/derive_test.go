@@ -33,6 +33,12 @@ func rederiveAll(t *testing.T, bdb *bun.DB) {
 	}
 }
 
+// linesFile writes lines to a file of the test's and returns its path.
+func linesFile(t *testing.T, name string, lines ...string) string {
+	t.Helper()
+	return writeFile(t, name, []byte(strings.Join(lines, "\n")+"\n"))
+}
+
 func kaggleLine(id, authors, doi string) string {
 	return `{"id":"` + id + `","authors":"` + authors + `","title":"Paper ` + id + `","categories":"hep-th","doi":"` + doi +
 		`","versions":[{"version":"v1","created":"Mon, 4 Jan 2010 10:00:00 GMT"}]}`
@@ -77,7 +83,7 @@ func TestIncrementalDeriveMatchesFullDerive(t *testing.T) {
 	}
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		for _, s := range steps {
-			importFiles(t, bdb, s.format, writeFile(t, s.file, []byte(strings.Join(s.lines, "\n")+"\n")))
+			importFiles(t, bdb, s.format, linesFile(t, s.file, s.lines...))
 			incremental := dbtest.Dump(t, bdb)
 			rederiveAll(t, bdb)
 			t.Run(s.name, func(t *testing.T) { dbtest.SameDump(t, incremental, dbtest.Dump(t, bdb)) })
@@ -226,13 +232,13 @@ func TestCitationsMoveFiguresOnly(t *testing.T) {
 // fewer candidates again must keep this case.)
 func TestAmbiguousInitialsDecidedAgain(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFiles(t, bdb, ingest.Kaggle, writeFile(t, "vance.jsonl", []byte(strings.Join([]string{
+		importFiles(t, bdb, ingest.Kaggle, linesFile(t, "vance.jsonl",
 			kaggleLine("1004.0001", "Rita Vance, Al Kerr", ""),
 			kaggleLine("1004.0002", "R. T. Vance, Al Kerr", ""),
 			kaggleLine("1004.0003", "R. T. Vance, R. Vance", ""),
 			kaggleLine("1004.0004", "Rita Vance, R. T. Vance", ""),
 			kaggleLine("1004.0005", "Rob Vance, R. T. Vance", ""),
-		}, "\n")+"\n")))
+		))
 		var bylines []string
 		if err := bdb.NewRaw(`SELECT p.arxiv_id || ': ' || r.name FROM authorships a JOIN papers p ON p.id = a.paper_id
 			JOIN researchers r ON r.id = a.researcher_id WHERE p.arxiv_id = '1004.0003' ORDER BY a.position`).
@@ -251,11 +257,11 @@ func TestAmbiguousInitialsDecidedAgain(t *testing.T) {
 // with Cy Dee and joins him, in the same bulk load.
 func TestInitialsMergeThroughTargets(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFiles(t, bdb, ingest.Kaggle, writeFile(t, "poe.jsonl", []byte(strings.Join([]string{
+		importFiles(t, bdb, ingest.Kaggle, linesFile(t, "poe.jsonl",
 			kaggleLine("1005.0001", "K. Poe, C. Dee, Ann Lee", ""),
 			kaggleLine("1005.0002", "Kim Poe, Gil Ho, Cy Dee", ""),
 			kaggleLine("1005.0003", "K. Poe, Fay Hu, Gil Ho", ""),
-		}, "\n")+"\n")))
+		))
 		var left []string
 		if err := bdb.NewSelect().Table("researchers").Column("name").Where("family_key IN (?)", bun.In([]string{"poe", "dee"})).
 			Order("name").Scan(context.Background(), &left); err != nil {
