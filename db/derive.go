@@ -356,6 +356,36 @@ func pairSets(ctx context.Context, idb bun.IDB, keep map[int64]bool, query strin
 	return out, err
 }
 
+// PapersOf returns the papers of each given researcher that has any,
+// in ascending order, from the researcher index alone (a paper comes
+// twice where a merge left a researcher twice on it). It reads the ids
+// papersOfChunk at a time.
+func PapersOf(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]int64, error) {
+	out := map[int64][]int64{}
+	for len(ids) > 0 {
+		n := min(len(ids), papersOfChunk)
+		err := scan(ctx, idb, func(rows *sql.Rows) error {
+			var r, p int64
+			if err := rows.Scan(&r, &p); err != nil {
+				return err
+			}
+			out[r] = append(out[r], p)
+			return nil
+		}, `SELECT researcher_id, paper_id FROM authorships WHERE researcher_id IN (?)`, bun.List(ids[:n]))
+		if err != nil {
+			return nil, err
+		}
+		ids = ids[n:]
+	}
+	for _, ps := range out {
+		slices.Sort(ps)
+	}
+	return out, nil
+}
+
+// papersOfChunk is the most researchers one statement of PapersOf names.
+const papersOfChunk = 10_000
+
 // ResearchersOnPapersOf returns the researchers on the papers of the
 // given researchers, those included.
 func ResearchersOnPapersOf(ctx context.Context, idb bun.IDB, ids []int64) ([]int64, error) {

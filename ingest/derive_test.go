@@ -272,3 +272,26 @@ func TestInitialsMergeThroughTargets(t *testing.T) {
 		}
 	})
 }
+
+// A candidate is no co-author shared with itself: J. Tam's one co-author
+// is Jo Tam, whom Jay Tam co-authors too, so J. Tam shares a co-author
+// with Jay Tam alone and joins him, though Jo Tam is on the paper where
+// the two candidates meet and on J. Tam's own.
+func TestInitialsCandidateAsCoauthor(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importFiles(t, bdb, ingest.Kaggle, linesFile(t, "tam.jsonl",
+			kaggleLine("1006.0001", "J. Tam, Jo Tam", ""),
+			kaggleLine("1006.0002", "Jo Tam, Jay Tam", ""),
+		))
+		var bylines []string
+		if err := bdb.NewRaw(`SELECT p.arxiv_id || ': ' || r.name FROM authorships a JOIN papers p ON p.id = a.paper_id
+			JOIN researchers r ON r.id = a.researcher_id ORDER BY p.arxiv_id, a.position`).
+			Scan(context.Background(), &bylines); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"1006.0001: Jay Tam", "1006.0001: Jo Tam", "1006.0002: Jo Tam", "1006.0002: Jay Tam"}
+		if !slices.Equal(bylines, want) {
+			t.Errorf("bylines = %q, want %q: J. Tam joined to Jay Tam", bylines, want)
+		}
+	})
+}
