@@ -317,42 +317,20 @@ func CoauthorSets(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]map[
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	return pairSets(ctx, idb, nil, `SELECT x.researcher_id, y.researcher_id FROM authorships x
-		JOIN authorships y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id
-		WHERE x.researcher_id IN (?)`, bun.List(ids))
-}
-
-// CoauthorsAmong returns, for each researcher of keep who shares a paper
-// with one of among, those of among it shares one with (itself left
-// out): what CoauthorSets would give, kept to among, read from among's
-// papers alone.
-func CoauthorsAmong(ctx context.Context, idb bun.IDB, among []int64, keep map[int64]bool) (map[int64]map[int64]bool, error) {
-	if len(among) == 0 || len(keep) == 0 {
-		return map[int64]map[int64]bool{}, nil
-	}
-	return pairSets(ctx, idb, keep, `SELECT x.researcher_id, y.researcher_id FROM authorships y
-		JOIN authorships x ON x.paper_id = y.paper_id AND x.researcher_id <> y.researcher_id
-		WHERE y.researcher_id IN (?)`, bun.List(among))
-}
-
-// pairSets runs a query of (a, b) researcher pairs and returns each a's
-// set of b, for the a in keep only when keep is given.
-func pairSets(ctx context.Context, idb bun.IDB, keep map[int64]bool, query string, args ...any) (map[int64]map[int64]bool, error) {
 	out := map[int64]map[int64]bool{}
 	err := scan(ctx, idb, func(rows *sql.Rows) error {
 		var a, b int64
 		if err := rows.Scan(&a, &b); err != nil {
 			return err
 		}
-		if keep != nil && !keep[a] {
-			return nil
-		}
 		if out[a] == nil {
 			out[a] = map[int64]bool{}
 		}
 		out[a][b] = true
 		return nil
-	}, query, args...)
+	}, `SELECT x.researcher_id, y.researcher_id FROM authorships x
+		JOIN authorships y ON y.paper_id = x.paper_id AND y.researcher_id <> x.researcher_id
+		WHERE x.researcher_id IN (?)`, bun.List(ids))
 	return out, err
 }
 

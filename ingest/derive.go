@@ -541,7 +541,8 @@ look:
 
 // decide appends to moves the merge of c that the co-author sets co call
 // for, if any, and records in matched how many of c's candidates c shares
-// a co-author with (decideByTargets; decideInitials reads papers instead).
+// a co-author with (decideByTargets, whose sets hold the merge targets
+// alone).
 func (c initialsCandidate) decide(co map[int64]map[int64]bool, matched map[int64]int, moves [][2]int64) [][2]int64 {
 	var match []int64
 	for _, b := range c.fullNames {
@@ -565,25 +566,49 @@ func decideByTargets(ctx context.Context, tx bun.Tx, cands []initialsCandidate, 
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	involved := map[int64]bool{}
+	read := maps.Clone(targets)
 	for _, c := range cands {
-		involved[c.id] = true
+		read[c.id] = true
 		for _, b := range c.fullNames {
-			involved[b] = true
+			read[b] = true
 		}
 	}
-	ts := make([]int64, 0, len(targets))
-	for t := range targets {
-		ts = append(ts, t)
-	}
-	// One read of the targets' papers for the round, kept to the
-	// profiles it decides.
-	co, err := db.CoauthorsAmong(ctx, tx, ts, involved)
+	// One read of the papers of the targets and of the profiles the round
+	// decides, from the researcher index.
+	papers, err := db.PapersOf(ctx, tx, slices.Collect(maps.Keys(read)))
 	if err != nil {
 		return nil, err
 	}
+	on := map[int64][]int64{} // the targets on each of their papers
+	for t := range targets {
+		for _, p := range papers[t] {
+			if ts := on[p]; len(ts) == 0 || ts[len(ts)-1] != t {
+				on[p] = append(ts, t)
+			}
+		}
+	}
+	// co holds the targets each profile decided co-authors, itself left
+	// out.
+	co := map[int64]map[int64]bool{}
+	coauthor := func(x int64) {
+		if _, done := co[x]; done {
+			return
+		}
+		co[x] = map[int64]bool{}
+		for _, p := range papers[x] {
+			for _, t := range on[p] {
+				if t != x {
+					co[x][t] = true
+				}
+			}
+		}
+	}
 	var moves [][2]int64
 	for _, c := range cands {
+		coauthor(c.id)
+		for _, b := range c.fullNames {
+			coauthor(b)
+		}
 		moves = c.decide(co, matched, moves)
 	}
 	return moves, nil

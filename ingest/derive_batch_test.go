@@ -50,7 +50,7 @@ func TestDeriveBatchesAgree(t *testing.T) {
 	}
 }
 
-// mergeInitials reads co-author sets a few profiles at a time: batches of
+// mergeInitials decides a few profiles at a time: batches of
 // one profile must make the merges one batch of all makes, decided on the
 // authorships before any move.
 func TestInitialsBatchesAgree(t *testing.T) {
