@@ -429,20 +429,10 @@ func initialsCandidates(groups [][]familyMember, gone map[int64]bool) ([]initial
 
 // decideInitials returns the merges of cands that the authorships as they
 // stand call for: initials and the one full-name profile they share a
-// co-author with. It records in matched how many candidates each shares a
-// co-author with, 2 standing for two or more.
-//
-// A batch reads the co-authors of its initials (profiles of few papers, as
-// a rule) and then, from the researcher index alone, the papers of those
-// co-authors and of the candidates: a candidate shares a co-author with
-// the initials when a paper of one of their co-authors other than itself
-// is one of its own. The candidates' co-author sets are not read: a row
-// per co-author per paper, a prolific candidate's large collaborations
-// made them most of the step's cost (CoauthorSets, 771 s of CPU in a
-// 2.7-million-paper import, when it read them).
+// co-author with.
+// It records in matched how many candidates each shares a co-author with.
 func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate, matched map[int64]int) ([][2]int64, error) {
 	var moves [][2]int64
-	var d initialsDecider
 	for len(cands) > 0 {
 		n, size := 0, 0
 		for n < len(cands) && (n == 0 || size+1+len(cands[n].fullNames) <= initialsBatchSize) {
@@ -451,98 +441,25 @@ func decideInitials(ctx context.Context, tx bun.Tx, cands []initialsCandidate, m
 		}
 		batch := cands[:n]
 		cands = cands[n:]
-		ids := make([]int64, len(batch))
-		for i, c := range batch {
-			ids[i] = c.id
-		}
-		co, err := db.CoauthorSets(ctx, tx, ids)
-		if err != nil {
-			return nil, err
-		}
-		need := map[int64]bool{}
+		var involved []int64
 		for _, c := range batch {
-			for z := range co[c.id] {
-				need[z] = true
-			}
-			for _, b := range c.fullNames {
-				need[b] = true
-			}
+			involved = append(involved, c.id)
+			involved = append(involved, c.fullNames...)
 		}
-		papers, err := db.PapersOf(ctx, tx, slices.Collect(maps.Keys(need)))
+		co, err := db.CoauthorSets(ctx, tx, involved)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range batch {
-			moves = d.decide(c, co[c.id], papers, matched, moves)
+			moves = c.decide(co, matched, moves)
 		}
 	}
 	return moves, nil
 }
 
-// initialsDecider decides initials from the papers of their co-authors
-// and candidates (see decideInitials).
-type initialsDecider struct {
-	// on maps each paper of the candidates being decided to the
-	// candidate on it, or to -1 where two or more are.
-	on    map[int64]int64
-	match []int64
-}
-
-// decide appends to moves the merge of c, if any: the one candidate on a
-// paper of a co-author of c (coauthors) other than itself. It records in
-// matched how many candidates do so, up to 2; it stops looking at the
-// second.
-func (d *initialsDecider) decide(c initialsCandidate, coauthors map[int64]bool, papers map[int64][]int64, matched map[int64]int, moves [][2]int64) [][2]int64 {
-	if d.on == nil {
-		d.on = map[int64]int64{}
-	}
-	clear(d.on)
-	for _, b := range c.fullNames {
-		for _, p := range papers[b] {
-			if w, ok := d.on[p]; ok && w != b {
-				d.on[p] = -1
-			} else {
-				d.on[p] = b
-			}
-		}
-	}
-	d.match = d.match[:0]
-	add := func(b int64) {
-		if !slices.Contains(d.match, b) {
-			d.match = append(d.match, b)
-		}
-	}
-look:
-	for z := range coauthors {
-		for _, p := range papers[z] {
-			switch w, ok := d.on[p]; {
-			case !ok:
-				continue
-			case w == -1:
-				for _, b := range c.fullNames {
-					if _, on := slices.BinarySearch(papers[b], p); on && b != z {
-						add(b)
-					}
-				}
-			case w != z:
-				add(w)
-			}
-			if len(d.match) >= 2 {
-				break look
-			}
-		}
-	}
-	if len(d.match) == 1 {
-		moves = append(moves, [2]int64{c.id, d.match[0]})
-	}
-	matched[c.id] = min(len(d.match), 2)
-	return moves
-}
-
 // decide appends to moves the merge of c that the co-author sets co call
 // for, if any, and records in matched how many of c's candidates c shares
-// a co-author with (decideByTargets, whose sets hold the merge targets
-// alone).
+// a co-author with.
 func (c initialsCandidate) decide(co map[int64]map[int64]bool, matched map[int64]int, moves [][2]int64) [][2]int64 {
 	var match []int64
 	for _, b := range c.fullNames {
