@@ -435,18 +435,11 @@ func scan(ctx context.Context, idb bun.IDB, row func(*sql.Rows) error, query str
 }
 
 // MoveAuthorships moves the authorships of researcher from to researcher
-// to, queueing everyone on the papers that move and to.
+// to. The caller queues whom the move changes: to and everyone on the
+// papers that move.
 func MoveAuthorships(ctx context.Context, idb bun.IDB, from, to int64) error {
-	if _, err := idb.NewRaw(`INSERT INTO derive_queue (researcher_id)
-		SELECT DISTINCT researcher_id FROM authorships
-		WHERE paper_id IN (SELECT paper_id FROM authorships WHERE researcher_id = ?) AND researcher_id IS NOT NULL
-		ON CONFLICT DO NOTHING`, from).Exec(ctx); err != nil {
-		return err
-	}
-	if _, err := idb.NewUpdate().Table("authorships").Set("researcher_id = ?", to).Where("researcher_id = ?", from).Exec(ctx); err != nil {
-		return err
-	}
-	return QueueResearchers(ctx, idb, []int64{to})
+	_, err := idb.NewUpdate().Table("authorships").Set("researcher_id = ?", to).Where("researcher_id = ?", from).Exec(ctx)
+	return err
 }
 
 // queued is the set of researchers one transaction of derive recomputes:

@@ -384,13 +384,18 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 			return err
 		}
 		for _, m := range moves {
-			// Everyone on the papers that move, and the emptied profile, is
-			// recomputed.
 			if err := db.MoveAuthorships(ctx, tx, m[0], m[1]); err != nil {
 				return err
 			}
 			gone[m[0]] = true
 			on = append(on, m[1])
+		}
+		// Everyone on the papers that moved, the emptied profiles and the
+		// profiles merged into are recomputed: queued once a round (queued
+		// move by move, a large collaboration's authors were queued again
+		// for each of its initials that moved).
+		if err := db.QueueResearchers(ctx, tx, on); err != nil {
+			return err
 		}
 		cs, err := db.FamilyCandidates(ctx, tx, on)
 		if err != nil {
