@@ -538,9 +538,9 @@ func decideByTargets(ctx context.Context, tx bun.Tx, cands []initialsCandidate, 
 
 // initialsBatchSize is the most initials profiles and candidates
 // decideInitials decides at once (an initials profile with its candidates
-// can exceed it alone). What it reads for them is the step's memory: the
-// co-author sets of every profile at once, which it read before, took
-// 620 MB of heap (1.9 GB resident) at 750,000 synthetic papers.
+// can exceed it alone). Their co-author sets are the step's memory: read
+// for every initials profile at once, before there were batches, they
+// took 620 MB of heap (1.9 GB resident) at 750,000 synthetic papers.
 var initialsBatchSize = 5_000
 
 // initialsCandidate is a profile known only by initials and the
