@@ -102,9 +102,11 @@ func withoutFullText(names []string) []string {
 }
 
 // An import vacuums the PostgreSQL tables it only inserted into, so that
-// the researcher index answers a researcher's papers from itself on the
-// first request: 1,500 papers of two authors each leave 3,000 authorships
-// and no dead row.
+// the researcher index can answer a researcher's papers from itself on
+// the first request: 1,500 papers of two authors each leave 3,000
+// authorships and no dead row. (Whether the vacuum marks every page
+// all-visible depends on the oldest transaction open on the server, other
+// tests' included, so the test asks for the vacuum.)
 func TestImportVacuumsInsertedTables(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		if !db.IsPostgres(bdb) {
@@ -116,14 +118,13 @@ func TestImportVacuumsInsertedTables(t *testing.T) {
 		}
 		importFiles(t, bdb, ingest.Kaggle, linesFile(t, "many.jsonl", lines...))
 		var vacuumed bool
-		var pages, visible int
-		if err := bdb.NewRaw(`SELECT s.last_vacuum IS NOT NULL, c.relpages, c.relallvisible FROM pg_stat_user_tables s
-			JOIN pg_class c ON c.oid = s.relid WHERE s.schemaname = current_schema() AND s.relname = 'authorships'`).
-			Scan(context.Background(), &vacuumed, &pages, &visible); err != nil {
+		if err := bdb.NewRaw(`SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables
+			WHERE schemaname = current_schema() AND relname = 'authorships'`).
+			Scan(context.Background(), &vacuumed); err != nil {
 			t.Fatal(err)
 		}
-		if !vacuumed || pages == 0 || visible != pages {
-			t.Errorf("authorships after the import: vacuumed %v, %d of %d pages all-visible; want vacuumed, all", vacuumed, visible, pages)
+		if !vacuumed {
+			t.Error("authorships was not vacuumed by the import")
 		}
 	})
 }
