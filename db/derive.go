@@ -318,11 +318,7 @@ func nameCandidates(ctx context.Context, idb bun.IDB, touched string, args ...an
 // for, and papers of over 100 authors made 96 % of the rows that the
 // initials profiles' sets took at 750,000 synthetic papers.
 func CoauthorSets(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]map[int64]bool, error) {
-	papers, err := PapersOf(ctx, idb, ids)
-	if err != nil {
-		return nil, err
-	}
-	authors, err := authorsOf(ctx, idb, papers)
+	papers, authors, err := papersAndAuthors(ctx, idb, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -342,28 +338,28 @@ func CoauthorSets(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]map[
 	return out, nil
 }
 
-// authorsOf returns the researchers on each paper of papers (the
-// researchers' papers, as PapersOf returns them), reading each paper
-// once.
-func authorsOf(ctx context.Context, idb bun.IDB, papers map[int64][]int64) (map[int64][]int64, error) {
+// papersAndAuthors returns the papers of the given researchers (as
+// PapersOf) and the researchers on each of those papers, reading each
+// paper once.
+func papersAndAuthors(ctx context.Context, idb bun.IDB, ids []int64) (papers, authors map[int64][]int64, err error) {
+	if papers, err = PapersOf(ctx, idb, ids); err != nil {
+		return nil, nil, err
+	}
 	var all []int64
 	for _, ps := range papers {
 		all = append(all, ps...)
 	}
 	slices.Sort(all)
-	return inChunks(ctx, idb, slices.Compact(all),
+	authors, err = inChunks(ctx, idb, slices.Compact(all),
 		`SELECT paper_id, researcher_id FROM authorships WHERE paper_id IN (?) AND researcher_id IS NOT NULL`)
+	return papers, authors, err
 }
 
 // PapersOf returns the papers of each given researcher that has any,
-// in ascending order, from the researcher index alone (a paper comes
-// twice where a merge left a researcher twice on it).
+// from the researcher index alone (a paper comes twice where a merge left
+// a researcher twice on it).
 func PapersOf(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]int64, error) {
-	out, err := inChunks(ctx, idb, ids, `SELECT researcher_id, paper_id FROM authorships WHERE researcher_id IN (?)`)
-	for _, ps := range out {
-		slices.Sort(ps)
-	}
-	return out, err
+	return inChunks(ctx, idb, ids, `SELECT researcher_id, paper_id FROM authorships WHERE researcher_id IN (?)`)
 }
 
 // inChunks runs query, of (key, value) rows and one list parameter, for
@@ -396,11 +392,7 @@ const inChunk = 10_000
 // given researchers, those included, reading each paper's authors once
 // (see CoauthorSets).
 func ResearchersOnPapersOf(ctx context.Context, idb bun.IDB, ids []int64) ([]int64, error) {
-	papers, err := PapersOf(ctx, idb, ids)
-	if err != nil {
-		return nil, err
-	}
-	authors, err := authorsOf(ctx, idb, papers)
+	_, authors, err := papersAndAuthors(ctx, idb, ids)
 	if err != nil {
 		return nil, err
 	}
