@@ -239,14 +239,8 @@ func TestAmbiguousInitialsDecidedAgain(t *testing.T) {
 			kaggleLine("1004.0004", "Rita Vance, R. T. Vance", ""),
 			kaggleLine("1004.0005", "Rob Vance, R. T. Vance", ""),
 		))
-		var bylines []string
-		if err := bdb.NewRaw(`SELECT p.arxiv_id || ': ' || r.name FROM authorships a JOIN papers p ON p.id = a.paper_id
-			JOIN researchers r ON r.id = a.researcher_id WHERE p.arxiv_id = '1004.0003' ORDER BY a.position`).
-			Scan(context.Background(), &bylines); err != nil {
-			t.Fatal(err)
-		}
-		if want := []string{"1004.0003: Rita Vance", "1004.0003: Rob Vance"}; !slices.Equal(bylines, want) {
-			t.Errorf("1004.0003 is by %q, want %q: R. T. Vance joined to Rita Vance, then R. Vance to Rob Vance", bylines, want)
+		if got, want := bylines(t, bdb, "1004.0003"), []string{"1004.0003: Rita Vance", "1004.0003: Rob Vance"}; !slices.Equal(got, want) {
+			t.Errorf("1004.0003 is by %q, want %q: R. T. Vance joined to Rita Vance, then R. Vance to Rob Vance", got, want)
 		}
 	})
 }
@@ -283,15 +277,22 @@ func TestInitialsCandidateAsCoauthor(t *testing.T) {
 			kaggleLine("1006.0001", "J. Tam, Jo Tam", ""),
 			kaggleLine("1006.0002", "Jo Tam, Jay Tam", ""),
 		))
-		var bylines []string
-		if err := bdb.NewRaw(`SELECT p.arxiv_id || ': ' || r.name FROM authorships a JOIN papers p ON p.id = a.paper_id
-			JOIN researchers r ON r.id = a.researcher_id ORDER BY p.arxiv_id, a.position`).
-			Scan(context.Background(), &bylines); err != nil {
-			t.Fatal(err)
-		}
 		want := []string{"1006.0001: Jay Tam", "1006.0001: Jo Tam", "1006.0002: Jo Tam", "1006.0002: Jay Tam"}
-		if !slices.Equal(bylines, want) {
-			t.Errorf("bylines = %q, want %q: J. Tam joined to Jay Tam", bylines, want)
+		if got := bylines(t, bdb, "1006.0001", "1006.0002"); !slices.Equal(got, want) {
+			t.Errorf("bylines = %q, want %q: J. Tam joined to Jay Tam", got, want)
 		}
 	})
+}
+
+// bylines returns the authors' profiles of the given papers as "arXiv id:
+// name", by paper and position.
+func bylines(t *testing.T, bdb *bun.DB, arxivIDs ...string) []string {
+	t.Helper()
+	var out []string
+	if err := bdb.NewRaw(`SELECT p.arxiv_id || ': ' || r.name FROM authorships a JOIN papers p ON p.id = a.paper_id
+		JOIN researchers r ON r.id = a.researcher_id WHERE p.arxiv_id IN (?) ORDER BY p.arxiv_id, a.position`, bun.List(arxivIDs)).
+		Scan(context.Background(), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
