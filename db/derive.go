@@ -157,7 +157,9 @@ type derivePaperRow struct {
 }
 
 // ResolveReferences turns references whose target is now in the archive
-// into citation edges, whatever order the papers arrived in, updates the
+// into citation edges, whatever order the papers arrived in (the writer
+// resolves those whose target was there already, see AddReferences),
+// updates the
 // citation counts of the papers on the derive queue of papers (see
 // QueuePapers) and of those the new edges point to, puts the authors
 // of papers whose count moved on derive_cited (see FiguresOnly) and

@@ -245,10 +245,66 @@ func syncDates(ctx context.Context, idb bun.IDB, table, date, paper string, pape
 	return err
 }
 
-// AddReferences inserts the references not stored yet.
-func AddReferences(ctx context.Context, idb bun.IDB, rows []Reference) error {
-	_, err := idb.NewInsert().Model(&rows).On("CONFLICT (citing_id, target) DO NOTHING").Exec(ctx)
-	return err
+// AddReferences inserts the references not stored yet, each resolved to
+// its target's paper when the archive holds it, and queues the papers
+// they cite for ResolveReferences to count. Resolved later, by an UPDATE
+// in the derive, every reference of a bulk load was written twice, with
+// each of the table's three indexes: at 2.7 million synthetic papers that
+// UPDATE took 24 minutes on PostgreSQL. A reference already stored is
+// left as it is (derive resolves it if its target has come since).
+func AddReferences(ctx context.Context, tx bun.Tx, rows []Reference) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	targets := make([]string, 0, len(rows))
+	for _, r := range rows {
+		targets = append(targets, r.Target)
+	}
+	slices.Sort(targets)
+	ids, err := PaperIDsByArxivID(ctx, tx, slices.Compact(targets))
+	if err != nil {
+		return err
+	}
+	citing := make([]int64, len(rows))
+	target := make([]string, len(rows))
+	cited := make([]*int64, len(rows))
+	published := make([]*time.Time, len(rows))
+	queued := make([]int64, 0, len(ids))
+	for i, r := range rows {
+		citing[i], target[i], published[i] = r.CitingID, r.Target, r.CitingPublished
+		if id, ok := ids[r.Target]; ok {
+			cited[i] = &id
+			queued = append(queued, id)
+		}
+	}
+	if err := insertColumns(ctx, tx, "paper_references", []string{"citing_id", "target", "cited_id", "citing_published"},
+		" ON CONFLICT (citing_id, target) DO NOTHING", []any{citing, target, cited, published}); err != nil {
+		return err
+	}
+	return QueuePapers(ctx, tx, queued)
+}
+
+// PaperIDsByArxivID returns the ids of the papers with the given arXiv
+// ids, by arXiv id; ids not in the archive are left out.
+func PaperIDsByArxivID(ctx context.Context, idb bun.IDB, arxivIDs []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(arxivIDs))
+	for len(arxivIDs) > 0 {
+		n := min(len(arxivIDs), inChunk)
+		err := scan(ctx, idb, func(rows *sql.Rows) error {
+			var a string
+			var id int64
+			if err := rows.Scan(&a, &id); err != nil {
+				return err
+			}
+			out[a] = id
+			return nil
+		}, `SELECT arxiv_id, id FROM papers WHERE arxiv_id IN (?)`, bun.List(arxivIDs[:n]))
+		if err != nil {
+			return nil, err
+		}
+		arxivIDs = arxivIDs[n:]
+	}
+	return out, nil
 }
 
 // DeleteBylines deletes the affiliations and authorships of papers.
