@@ -173,8 +173,6 @@ type derivePaperRow struct {
 // time, so that no statement's temporary tables (in memory on SQLite, see
 // open) hold the whole archive.
 func ResolveReferences(ctx context.Context, idb bun.IDB) error {
-	const count = `CASE WHEN COALESCE(p.cited_by_count, 0) > p.archive_citation_count
-		THEN p.cited_by_count ELSE p.archive_citation_count END`
 	err := idRanges(ctx, idb, `SELECT MIN(citing_id) FROM paper_references WHERE cited_id IS NULL AND citing_id >= ?`,
 		func(from, to int64) error {
 			if _, err := idb.ExecContext(ctx, `INSERT INTO derive_papers (paper_id)
@@ -195,23 +193,34 @@ func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 	// The papers' counts likewise, resolveChunk queued papers at a time:
 	// rewriting most papers' rows in one statement (the first citation
 	// import of an archive queues nearly all of them) is what took the
-	// 750,000-paper import to 1.6 GB.
+	// 750,000-paper import to 1.6 GB. Both counts of a paper are written
+	// by one UPDATE: on PostgreSQL every changed row is written whole
+	// again with an entry in each of the papers' indexes (citation_count
+	// is indexed, and the full pages of a bulk load leave no room for an
+	// update in place), the full-text ones included.
 	err = idRanges(ctx, idb, `SELECT MIN(paper_id) FROM derive_papers WHERE paper_id >= ?`, func(from, to int64) error {
 		queuedPapers := fmt.Sprintf(`(SELECT paper_id FROM derive_papers WHERE paper_id >= %d AND paper_id < %d)`, from, to)
+		// fresh is each queued paper's counts as they are and as they
+		// will be; a paper no stored reference cites keeps its archive
+		// count.
+		fresh := `(SELECT f.id, f.archive_was, f.total_was, f.archive,
+			   CASE WHEN f.cited_by > f.archive THEN f.cited_by ELSE f.archive END AS total
+			 FROM (SELECT p.id, p.archive_citation_count AS archive_was, p.citation_count AS total_was,
+			     COALESCE(p.cited_by_count, 0) AS cited_by, COALESCE(c.n, p.archive_citation_count) AS archive
+			   FROM papers p LEFT JOIN (SELECT r.cited_id, COUNT(*) AS n FROM paper_references r
+			     WHERE r.cited_id IN ` + queuedPapers + ` GROUP BY r.cited_id) c ON c.cited_id = p.id
+			   WHERE p.id IN ` + queuedPapers + `) f)`
 		return execAll(ctx, idb,
-			`UPDATE papers SET archive_citation_count = c.n
-			 FROM (SELECT r.cited_id, COUNT(*) AS n FROM paper_references r
-			   WHERE r.cited_id IN `+queuedPapers+` GROUP BY r.cited_id) c
-			 WHERE c.cited_id = papers.id AND papers.archive_citation_count <> c.n`,
 			// A paper's new count moves its authors' h-index and most
 			// cited paper, and nothing else of theirs (see FiguresOnly).
 			`INSERT INTO derive_cited (researcher_id)
 			 SELECT DISTINCT a.researcher_id FROM authorships a
-			 WHERE a.researcher_id IS NOT NULL AND a.paper_id IN (SELECT p.id FROM papers p
-			   WHERE p.id IN `+queuedPapers+` AND p.citation_count <> `+count+`)
+			 WHERE a.researcher_id IS NOT NULL AND a.paper_id IN (SELECT n.id FROM `+fresh+` n
+			   WHERE n.total <> n.total_was)
 			 ON CONFLICT DO NOTHING`,
-			`UPDATE papers AS p SET citation_count = `+count+`
-			 WHERE p.id IN `+queuedPapers+` AND p.citation_count <> `+count,
+			`UPDATE papers SET archive_citation_count = n.archive, citation_count = n.total
+			 FROM `+fresh+` n
+			 WHERE n.id = papers.id AND (n.archive <> n.archive_was OR n.total <> n.total_was)`,
 		)
 	})
 	if err != nil {

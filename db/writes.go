@@ -247,64 +247,72 @@ func syncDates(ctx context.Context, idb bun.IDB, table, date, paper string, pape
 
 // AddReferences inserts the references not stored yet, each resolved to
 // its target's paper when the archive holds it, and queues the papers
-// they cite for ResolveReferences to count. Resolved later, by an UPDATE
-// in the derive, every reference of a bulk load was written twice, with
-// each of the table's three indexes: at 2.7 million synthetic papers that
-// UPDATE took 24 minutes on PostgreSQL. A reference already stored is
-// left as it is (derive resolves it if its target has come since).
+// the new ones cite for ResolveReferences to count. Resolved later, by
+// an UPDATE in the derive, every reference of a bulk load was written
+// twice, with each of the table's three indexes. A reference already
+// stored is left as it is (derive resolves it if its target has come
+// since).
 func AddReferences(ctx context.Context, tx bun.Tx, rows []Reference) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	targets := make([]string, 0, len(rows))
-	for _, r := range rows {
-		targets = append(targets, r.Target)
+	// By target, the papers looked up come in the order of their index,
+	// and on PostgreSQL mostly in the order of their pages too (ids
+	// follow arXiv ids in an import).
+	rows = slices.Clone(rows)
+	slices.SortFunc(rows, func(a, b Reference) int { return strings.Compare(a.Target, b.Target) })
+	citing := make([]int64, len(rows))
+	target := make([]string, len(rows))
+	published := make([]*time.Time, len(rows))
+	for i, r := range rows {
+		citing[i], target[i], published[i] = r.CitingID, r.Target, r.CitingPublished
 	}
-	slices.Sort(targets)
-	ids, err := PaperIDsByArxivID(ctx, tx, slices.Compact(targets))
+	cols, n, err := columnsOf("paper_references", []string{"citing_id", "target", "citing_published"}, []any{citing, target, published})
 	if err != nil {
 		return err
 	}
-	citing := make([]int64, len(rows))
-	target := make([]string, len(rows))
-	cited := make([]*int64, len(rows))
-	published := make([]*time.Time, len(rows))
-	queued := make([]int64, 0, len(ids))
-	for i, r := range rows {
-		citing[i], target[i], published[i] = r.CitingID, r.Target, r.CitingPublished
-		if id, ok := ids[r.Target]; ok {
-			cited[i] = &id
-			queued = append(queued, id)
-		}
+	// Each new reference returns the paper it cites, 0 for none (ids
+	// start at 1).
+	const head = `INSERT INTO paper_references (citing_id, target, citing_published, cited_id) `
+	const tail = ` ON CONFLICT (citing_id, target) DO NOTHING RETURNING COALESCE(cited_id, 0)`
+	pg := IsPostgres(tx)
+	query, per := func(rows int) string {
+		// WHERE true tells SQLite's parser that ON CONFLICT is the
+		// upsert's.
+		return head + `SELECT v.column1, v.column2, v.column3, ` + citedOf("v.column2") + `
+			FROM (` + values(rows, len(cols)) + `) AS v WHERE true` + tail
+	}, valuesRows(cols)
+	if pg {
+		q := head + `SELECT v.citing_id, v.target, v.citing_published, ` + citedOf("v.target") + `
+			FROM unnest(` + unnestArgs(cols) + `) AS v (citing_id, target, citing_published)` + tail
+		query, per = func(int) string { return q }, unnestChunk
 	}
-	if err := insertColumns(ctx, tx, "paper_references", []string{"citing_id", "target", "cited_id", "citing_published"},
-		" ON CONFLICT (citing_id, target) DO NOTHING", []any{citing, target, cited, published}); err != nil {
+	var cited []int64
+	bulk := newBulkStatements(tx)
+	defer bulk.close()
+	err = chunks(n, per, cols, pg, func(rows int, args []any) error {
+		var part []int64
+		if err := bulk.query(ctx, query(rows), args, &part); err != nil {
+			return err
+		}
+		for _, id := range part {
+			if id != 0 {
+				cited = append(cited, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	return QueuePapers(ctx, tx, queued)
+	return QueuePapers(ctx, tx, cited)
 }
 
-// PaperIDsByArxivID returns the ids of the papers with the given arXiv
-// ids, by arXiv id; ids not in the archive are left out.
-func PaperIDsByArxivID(ctx context.Context, idb bun.IDB, arxivIDs []string) (map[string]int64, error) {
-	out := make(map[string]int64, len(arxivIDs))
-	for len(arxivIDs) > 0 {
-		n := min(len(arxivIDs), inChunk)
-		err := scan(ctx, idb, func(rows *sql.Rows) error {
-			var a string
-			var id int64
-			if err := rows.Scan(&a, &id); err != nil {
-				return err
-			}
-			out[a] = id
-			return nil
-		}, `SELECT arxiv_id, id FROM papers WHERE arxiv_id IN (?)`, bun.List(arxivIDs[:n]))
-		if err != nil {
-			return nil, err
-		}
-		arxivIDs = arxivIDs[n:]
-	}
-	return out, nil
+// citedOf is the id of the paper whose arXiv id is target, NULL if none:
+// one probe of the arXiv id index per reference, whatever the size of
+// the statement.
+func citedOf(target string) string {
+	return "(SELECT p.id FROM papers p WHERE p.arxiv_id = " + target + ")"
 }
 
 // DeleteBylines deletes the affiliations and authorships of papers.
