@@ -31,7 +31,7 @@ import (
 var bulkDeferred = []string{
 	"papers_published", "papers_citation_count", "paper_categories_category",
 	"researchers_family_key", "authorships_researcher", "affiliations_institution",
-	"paper_references_cited", "paper_references_target",
+	"paper_references_cited", "paper_references_target", "papers_figures",
 	// PostgreSQL: the full-text and name-prefix indexes.
 	"papers_search_doc", "papers_title_doc", "researchers_name_key_c", "researchers_family_key_c",
 	// SQLite: the full-text triggers.
@@ -249,6 +249,14 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// VacuumPapers vacuums the papers table (PostgreSQL only), marking the
+// pages a bulk load wrote all-visible, so that reads by an index that
+// holds every column they need leave the table alone.
+func VacuumPapers(ctx context.Context, idb bun.IDB) error {
+	_, err := idb.ExecContext(ctx, "VACUUM papers")
+	return err
 }
 
 // VacuumAnalyze tidies PostgreSQL's tables after an import: it vacuums

@@ -52,6 +52,10 @@ func DeriveSteps(ctx context.Context, bdb *bun.DB, started func(step string)) ([
 	// The steps below read the indexes a bulk load deferred, but for the
 	// full-text ones.
 	var fullText func(context.Context) error
+	bulk, err := db.BulkOpen(ctx, bdb)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.time("bulk indexes", func() (n int, err error) {
 		fullText, err = db.EndBulkIndexes(ctx, bdb)
 		return 1, err
@@ -64,6 +68,16 @@ func DeriveSteps(ctx context.Context, bdb *bun.DB, started func(step string)) ([
 		})
 	}); err != nil {
 		return c.steps, err
+	}
+	// A bulk load's papers are vacuumed before the steps that read them by
+	// researcher, so that those reads are index-only (papers_figures,
+	// migration 0020); the vacuum at the end would do it anyway, and
+	// would then have nothing to do for them. It runs before the
+	// full-text build, whose index builds it would wait for.
+	if bulk && db.IsPostgres(bdb) {
+		if err := c.time("vacuum papers", func() (int, error) { return 0, db.VacuumPapers(ctx, bdb) }); err != nil {
+			return c.steps, err
+		}
 	}
 	buildFullText := func(ctx context.Context) error {
 		return c.time("full-text", func() (int, error) { return 1, fullText(ctx) })
@@ -83,7 +97,6 @@ func DeriveSteps(ctx context.Context, bdb *bun.DB, started func(step string)) ([
 	} else {
 		done <- nil
 	}
-	var err error
 	for _, s := range deriveSteps {
 		if err = c.time(s.name, func() (int, error) { return s.run(ctx, bdb) }); err != nil {
 			break
