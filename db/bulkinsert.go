@@ -357,16 +357,25 @@ func InsertColumnsReturning[T any](ctx context.Context, tx bun.Tx, table string,
 	}
 	head := fmt.Sprintf("INSERT INTO %s (%s) ", table, strings.Join(names, ", "))
 	tail := " RETURNING " + returning
-	query, per := func(rows int) string { return head + values(rows, len(cs)) + tail }, valuesRows(cs)
-	pg := IsPostgres(tx)
-	if pg {
-		q := head + "SELECT * FROM unnest(" + unnestArgs(cs) + ")" + tail
-		query, per = func(int) string { return q }, unnestChunk
+	return queryChunks[T](ctx, tx, n, cs,
+		head+"SELECT * FROM unnest("+unnestArgs(cs)+")"+tail,
+		func(values string) string { return head + values + tail })
+}
+
+// queryChunks runs a statement that returns rows once per chunk of the n
+// rows of cols and scans what each returns into Ts, in the order of the
+// chunks: on PostgreSQL pg, whose placeholders are unnestArgs(cols), on
+// SQLite the statement sqlite makes of each chunk's VALUES list.
+func queryChunks[T any](ctx context.Context, tx bun.Tx, n int, cols []column, pg string, sqlite func(values string) string) ([]T, error) {
+	isPG := IsPostgres(tx)
+	query, per := func(rows int) string { return sqlite(values(rows, len(cols))) }, valuesRows(cols)
+	if isPG {
+		query, per = func(int) string { return pg }, unnestChunk
 	}
 	var out []T
 	bulk := newBulkStatements(tx)
 	defer bulk.close()
-	err = chunks(n, per, cs, pg, func(rows int, args []any) error {
+	err := chunks(n, per, cols, isPG, func(rows int, args []any) error {
 		var part []T
 		if err := bulk.query(ctx, query(rows), args, &part); err != nil {
 			return err

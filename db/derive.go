@@ -195,9 +195,9 @@ func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 	// import of an archive queues nearly all of them) is what took the
 	// 750,000-paper import to 1.6 GB. Both counts of a paper are written
 	// by one UPDATE: on PostgreSQL every changed row is written whole
-	// again with an entry in each of the papers' indexes (citation_count
-	// is indexed, and the full pages of a bulk load leave no room for an
-	// update in place), the full-text ones included.
+	// again, and a new citation_count (which is indexed, so the update
+	// cannot be made in place) with an entry in each of the papers'
+	// indexes, the full-text ones included.
 	err = idRanges(ctx, idb, `SELECT MIN(paper_id) FROM derive_papers WHERE paper_id >= ?`, func(from, to int64) error {
 		queuedPapers := fmt.Sprintf(`(SELECT paper_id FROM derive_papers WHERE paper_id >= %d AND paper_id < %d)`, from, to)
 		// fresh is each queued paper's counts as they are and as they

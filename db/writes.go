@@ -251,15 +251,14 @@ func syncDates(ctx context.Context, idb bun.IDB, table, date, paper string, pape
 // an UPDATE in the derive, every reference of a bulk load was written
 // twice, with each of the table's three indexes. A reference already
 // stored is left as it is (derive resolves it if its target has come
-// since).
+// since). It sorts rows by target.
 func AddReferences(ctx context.Context, tx bun.Tx, rows []Reference) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	// By target, the papers looked up come in the order of their index,
 	// and on PostgreSQL mostly in the order of their pages too (ids
-	// follow arXiv ids in an import).
-	rows = slices.Clone(rows)
+	// follow arXiv ids in an import). rows is sorted in place.
 	slices.SortFunc(rows, func(a, b Reference) int { return strings.Compare(a.Target, b.Target) })
 	citing := make([]int64, len(rows))
 	target := make([]string, len(rows))
@@ -275,36 +274,19 @@ func AddReferences(ctx context.Context, tx bun.Tx, rows []Reference) error {
 	// start at 1).
 	const head = `INSERT INTO paper_references (citing_id, target, citing_published, cited_id) `
 	const tail = ` ON CONFLICT (citing_id, target) DO NOTHING RETURNING COALESCE(cited_id, 0)`
-	pg := IsPostgres(tx)
-	query, per := func(rows int) string {
+	returned, err := queryChunks[int64](ctx, tx, n, cols,
+		head+`SELECT v.citing_id, v.target, v.citing_published, `+citedOf("v.target")+`
+			FROM unnest(`+unnestArgs(cols)+`) AS v (citing_id, target, citing_published)`+tail,
 		// WHERE true tells SQLite's parser that ON CONFLICT is the
 		// upsert's.
-		return head + `SELECT v.column1, v.column2, v.column3, ` + citedOf("v.column2") + `
-			FROM (` + values(rows, len(cols)) + `) AS v WHERE true` + tail
-	}, valuesRows(cols)
-	if pg {
-		q := head + `SELECT v.citing_id, v.target, v.citing_published, ` + citedOf("v.target") + `
-			FROM unnest(` + unnestArgs(cols) + `) AS v (citing_id, target, citing_published)` + tail
-		query, per = func(int) string { return q }, unnestChunk
-	}
-	var cited []int64
-	bulk := newBulkStatements(tx)
-	defer bulk.close()
-	err = chunks(n, per, cols, pg, func(rows int, args []any) error {
-		var part []int64
-		if err := bulk.query(ctx, query(rows), args, &part); err != nil {
-			return err
-		}
-		for _, id := range part {
-			if id != 0 {
-				cited = append(cited, id)
-			}
-		}
-		return nil
-	})
+		func(values string) string {
+			return head + `SELECT v.column1, v.column2, v.column3, ` + citedOf("v.column2") + `
+				FROM (` + values + `) AS v WHERE true` + tail
+		})
 	if err != nil {
 		return err
 	}
+	cited := slices.DeleteFunc(returned, func(id int64) bool { return id == 0 })
 	return QueuePapers(ctx, tx, cited)
 }
 
