@@ -91,9 +91,15 @@ func columnOf(c any) (column, bool) {
 		return typed[bool]{c, "boolean", asIs[bool]}, true
 	case []*time.Time:
 		return typed[*time.Time]{c, "timestamptz", sqliteTime}, true
+	case tsvectors:
+		return typed[*string]{c, "tsvector", nullable[string]}, true
 	}
 	return nil, false
 }
+
+// tsvectors is a column of PostgreSQL tsvectors in their text form (nil
+// is NULL).
+type tsvectors []*string
 
 func asIs[T any](v T) any { return v }
 

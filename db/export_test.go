@@ -60,3 +60,11 @@ func CandidateDates(c Candidates) []time.Time {
 	}
 	return out
 }
+
+// SearchVectors is searchVectors, the search documents InsertPapers sends
+// to PostgreSQL with a paper.
+var SearchVectors = searchVectors
+
+// SearchVectorsAgree is searchVectorsAgree: whether the database builds
+// the probe text's documents as SearchVectors does.
+var SearchVectorsAgree = searchVectorsAgree

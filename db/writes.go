@@ -67,9 +67,29 @@ var paperColumns = []string{
 
 // InsertPapers inserts new papers and returns the id, arXiv id, DOI,
 // OpenAlex id and S2 id of each, in no promised order.
+//
+// On PostgreSQL the rows carry their search documents where
+// searchVectors can build them (see searchvector.go); the trigger builds
+// the others.
 func InsertPapers(ctx context.Context, tx bun.Tx, rows []*Paper) ([]Paper, error) {
-	return InsertColumnsReturning[Paper](ctx, tx, "papers", paperColumns, "id, arxiv_id, doi, openalex_id, s2_id",
-		paperValues(rows)...)
+	names, values := paperColumns, paperValues(rows)
+	if IsPostgres(tx) && len(rows) > 0 {
+		agree, err := searchVectorsAgree(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		if agree {
+			docs, titleDocs := make(tsvectors, len(rows)), make(tsvectors, len(rows))
+			for i, r := range rows {
+				if d, t, ok := searchVectors(r.Title, r.Abstract); ok {
+					docs[i], titleDocs[i] = &d, &t
+				}
+			}
+			names = append(slices.Clip(names), "search_doc", "title_doc")
+			values = append(values, docs, titleDocs)
+		}
+	}
+	return InsertColumnsReturning[Paper](ctx, tx, "papers", names, "id, arxiv_id, doi, openalex_id, s2_id", values...)
 }
 
 // paperValues returns the rows' values of paperColumns, column by column,
