@@ -2,9 +2,10 @@ package db
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strconv"
-	"strings"
+	"sync"
 
 	"github.com/uptrace/bun"
 )
@@ -49,81 +50,147 @@ const (
 // positions (title_doc) in tsvector's text form, or false when the text is
 // not all ASCII or comes near PostgreSQL's limits.
 func searchVectors(title, abstract string) (doc, titleDoc string, ok bool) {
-	type lexeme struct {
-		word string
-		pos  []int32 // positive for A (the title), negative for B
+	var v vectorBuilder
+	return v.build(title, abstract)
+}
+
+// searchDocuments returns the rows' search documents and title documents
+// as searchVectors builds them (NULL where it does not), built by as many
+// goroutines as there are processors: the database waits meanwhile.
+func searchDocuments(rows []*Paper) (docs, titleDocs tsvectors) {
+	docs, titleDocs = make(tsvectors, len(rows)), make(tsvectors, len(rows))
+	per := max(256, (len(rows)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(rows); lo += per {
+		hi := min(lo+per, len(rows))
+		wg.Go(func() {
+			var v vectorBuilder
+			for i := lo; i < hi; i++ {
+				if d, t, ok := v.build(rows[i].Title, rows[i].Abstract); ok {
+					docs[i], titleDocs[i] = &d, &t
+				}
+			}
+		})
 	}
-	byWord := map[string]int{}
-	var lexemes []lexeme
+	wg.Wait()
+	return docs, titleDocs
+}
+
+// vectorBuilder builds search documents, reusing its buffers from one
+// paper to the next.
+type vectorBuilder struct {
+	low   []byte
+	toks  []vectorToken
+	d, t  []byte
+	index map[string]int32 // lexeme → its number
+	// by lexeme: its first and last token, and how many it has; by
+	// token: the next of its lexeme, or -1
+	first, last, count, next []int32
+}
+
+// vectorToken is a token and its position: positive in the title (weight
+// A), negative in the abstract (B).
+type vectorToken struct {
+	word string
+	pos  int32
+}
+
+func (v *vectorBuilder) build(title, abstract string) (doc, titleDoc string, ok bool) {
+	if !isASCII(title) || !isASCII(abstract) {
+		return "", "", false
+	}
+	// One lowercase copy of both texts, which the tokens are slices of.
+	v.low = append(append(append(v.low[:0], title...), ' '), abstract...)
+	for i, c := range v.low {
+		if 'A' <= c && c <= 'Z' {
+			v.low[i] = c + 'a' - 'A'
+		}
+	}
+	low := string(v.low)
+	v.toks = v.toks[:0]
 	n := int32(0)
-	add := func(text string, weight int32) bool {
-		okText := true
+	ok = true
+	each := func(text string, weight int32) {
 		eachVectorToken(text, func(tok string) bool {
 			n++
 			if len(tok) > vectorMaxToken || n > vectorMaxPositions {
-				okText = false
+				ok = false
 				return false
 			}
-			i, seen := byWord[tok]
-			if !seen {
-				i = len(lexemes)
-				byWord[tok] = i
-				lexemes = append(lexemes, lexeme{word: tok})
-			}
-			if len(lexemes[i].pos) >= vectorMaxRepeats {
-				okText = false
-				return false
-			}
-			lexemes[i].pos = append(lexemes[i].pos, weight*n)
+			v.toks = append(v.toks, vectorToken{tok, weight * n})
 			return true
 		})
-		return okText
 	}
-	if !isASCII(title) || !isASCII(abstract) || !add(title, 1) || !add(abstract, -1) {
+	each(low[:len(title)], 1)
+	if ok {
+		each(low[len(title)+1:], -1)
+	}
+	if !ok {
 		return "", "", false
 	}
-	slices.SortFunc(lexemes, func(a, b lexeme) int { return strings.Compare(a.word, b.word) })
-	var d, t strings.Builder
-	for _, l := range lexemes {
-		writeLexeme(&d, l.word, l.pos, true)
-		writeLexeme(&t, l.word, l.pos, false)
+	// Each token's lexeme, in the order lexemes first appear; a lexeme's
+	// positions are chained through next, in order.
+	if v.index == nil {
+		v.index = map[string]int32{}
 	}
-	return d.String(), t.String(), true
+	clear(v.index)
+	v.first, v.last, v.count = v.first[:0], v.last[:0], v.count[:0]
+	v.next = slices.Grow(v.next[:0], len(v.toks))[:len(v.toks)]
+	for i, tok := range v.toks {
+		v.next[i] = -1
+		l, seen := v.index[tok.word]
+		if !seen {
+			l = int32(len(v.first))
+			v.index[tok.word] = l
+			v.first, v.last, v.count = append(v.first, int32(i)), append(v.last, int32(i)), append(v.count, 1)
+			continue
+		}
+		if v.count[l]++; v.count[l] > vectorMaxRepeats {
+			return "", "", false
+		}
+		v.next[v.last[l]], v.last[l] = int32(i), int32(i)
+	}
+	v.d, v.t = v.d[:0], v.t[:0]
+	for _, f := range v.first {
+		v.d = v.appendLexeme(v.d, f, true)
+		v.t = v.appendLexeme(v.t, f, false)
+	}
+	return string(v.d), string(v.t), true
 }
 
-// writeLexeme appends word:positions to b, each position with its weight,
-// or only the A positions (none: nothing) unless all.
-func writeLexeme(b *strings.Builder, word string, pos []int32, all bool) {
+// appendLexeme appends one lexeme, the word of token i, with the
+// positions of the tokens chained from i and their weights, or only the A
+// positions (none: nothing) unless all.
+func (v *vectorBuilder) appendLexeme(b []byte, i int32, all bool) []byte {
 	first := true
-	for _, p := range pos {
+	for ; i >= 0; i = v.next[i] {
+		tok := v.toks[i]
+		p := tok.pos
 		if p < 0 && !all {
 			continue
 		}
 		if first {
-			if b.Len() > 0 {
-				b.WriteByte(' ')
+			if len(b) > 0 {
+				b = append(b, ' ')
 			}
-			b.WriteString(word)
-			b.WriteByte(':')
+			b = append(append(b, tok.word...), ':')
 			first = false
 		} else {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
 		if p > 0 {
-			b.WriteString(strconv.Itoa(int(p)))
-			b.WriteByte('A')
+			b = append(strconv.AppendInt(b, int64(p), 10), 'A')
 		} else {
-			b.WriteString(strconv.Itoa(int(-p)))
-			b.WriteByte('B')
+			b = append(strconv.AppendInt(b, int64(-p), 10), 'B')
 		}
 	}
+	return b
 }
 
 // eachVectorToken calls f with each token to_tsvector's parser finds in
-// ASCII text once search_words has folded and split it, lowercase, until f
-// returns false.
+// lowercase ASCII text once search_words has split it, until f returns
+// false.
 func eachVectorToken(s string, f func(string) bool) {
-	var buf []byte
 	for i := 0; i < len(s); {
 		if !isASCIIAlnum(s[i]) {
 			i++
@@ -133,13 +200,7 @@ func eachVectorToken(s string, f func(string) bool) {
 		for j < len(s) && isASCIIAlnum(s[j]) {
 			j++
 		}
-		buf = append(buf[:0], s[i:j]...)
-		for k, c := range buf {
-			if 'A' <= c && c <= 'Z' {
-				buf[k] = c + 'a' - 'A'
-			}
-		}
-		run := string(buf)
+		run := s[i:j]
 		if cut := scientificPrefix(run); cut > 0 && cut < len(run) {
 			if !f(run[:cut]) || !f(run[cut:]) {
 				return

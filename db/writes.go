@@ -79,12 +79,7 @@ func InsertPapers(ctx context.Context, tx bun.Tx, rows []*Paper) ([]Paper, error
 			return nil, err
 		}
 		if agree {
-			docs, titleDocs := make(tsvectors, len(rows)), make(tsvectors, len(rows))
-			for i, r := range rows {
-				if d, t, ok := searchVectors(r.Title, r.Abstract); ok {
-					docs[i], titleDocs[i] = &d, &t
-				}
-			}
+			docs, titleDocs := searchDocuments(rows)
 			names = append(slices.Clip(names), "search_doc", "title_doc")
 			values = append(values, docs, titleDocs)
 		}
