@@ -34,8 +34,9 @@ import (
 // abstract's n+1 onwards with weight B (tsvector || shifts the right side
 // by the left's last position); title_doc keeps the A positions alone.
 // Past PostgreSQL's limits (2,047 bytes a lexeme, 16,383 a position, 255
-// positions a lexeme) to_tsvector drops or merges what this does not, so
-// a paper that comes near them is left to the trigger. searchVectorsAgree
+// positions a lexeme, 1 MB a document) to_tsvector drops, merges or
+// refuses what this does not, so a paper that comes near them is left to
+// the trigger. searchVectorsAgree
 // checks the rules against the database once a statement, and
 // TestSearchVectorsMatchPostgres against many texts.
 
@@ -45,6 +46,7 @@ const (
 	vectorMaxToken     = 200
 	vectorMaxPositions = 10_000
 	vectorMaxRepeats   = 200
+	vectorMaxBytes     = 256 << 10 // of the tokens' text
 )
 
 // searchVectors returns papers_search_vector(title, abstract) and its A
@@ -109,12 +111,13 @@ func (v *vectorBuilder) build(title, abstract string) (doc, titleDoc string, ok 
 	}
 	low := string(v.low)
 	v.toks = v.toks[:0]
-	n := int32(0)
+	n, bytes := int32(0), 0
 	ok = true
 	each := func(text string, weight int32) {
 		eachVectorToken(text, func(tok string) bool {
 			n++
-			if len(tok) > vectorMaxToken || n > vectorMaxPositions {
+			bytes += len(tok)
+			if len(tok) > vectorMaxToken || n > vectorMaxPositions || bytes > vectorMaxBytes {
 				ok = false
 				return false
 			}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -36,6 +37,7 @@ func TestSearchVectorsDecline(t *testing.T) {
 		"long word":          {strings.Repeat("a", 201), ""},
 		"many words":         {"", strings.Repeat("a b ", 5001)},
 		"repeated word":      {"", strings.Repeat("the ", 201)},
+		"long document":      {"", longDocument},
 	} {
 		if _, _, ok := db.SearchVectors(text[0], text[1]); ok {
 			t.Errorf("%s: built, want it left to the trigger", name)
@@ -45,6 +47,16 @@ func TestSearchVectorsDecline(t *testing.T) {
 		t.Errorf("200 repeats: left to the trigger, want it built")
 	}
 }
+
+// longDocument is 1,400 different words of 199 letters and digits, over
+// vectorMaxBytes.
+var longDocument = func() string {
+	var b strings.Builder
+	for i := range 1400 {
+		fmt.Fprintf(&b, "w%0198d ", i)
+	}
+	return b.String()
+}()
 
 // sameLexemes reports whether two tsvector texts hold the same lexemes
 // with the same positions, in any order.
