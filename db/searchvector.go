@@ -193,7 +193,9 @@ func (v *vectorBuilder) appendLexeme(b []byte, i int32, all bool) []byte {
 
 // eachVectorToken calls f with each token to_tsvector's parser finds in
 // lowercase ASCII text once search_words has split it, until f returns
-// false.
+// false: searchText's words, but for the scientific-notation cut, read
+// byte by byte without searchText's copies and rune lookups
+// (TestVectorTokensAreSearchWords holds the two together).
 func eachVectorToken(s string, f func(string) bool) {
 	for i := 0; i < len(s); {
 		if !isASCIIAlnum(s[i]) {
