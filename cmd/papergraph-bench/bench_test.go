@@ -108,17 +108,23 @@ func TestSynthImports(t *testing.T) {
 	})
 }
 
-// importCorpus runs the imports synth prints.
+// importCorpus runs the imports synth prints, each as the papergraph
+// command does: its formats (FORMAT PATH... joined by +) one after the
+// other, deriving once, after the last.
 func importCorpus(t *testing.T, bdb *bun.DB, dir string) {
 	t.Helper()
 	for _, cmd := range importCommands(dir) {
-		f := strings.Fields(cmd)
-		format, ok := ingest.FormatByName(f[2])
-		if !ok {
-			t.Fatalf("%s: unknown format", cmd)
-		}
-		if _, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: format, Paths: f[3:]}); err != nil {
-			t.Fatalf("%s: %v", cmd, err)
+		groups := strings.Split(strings.TrimPrefix(cmd, "papergraph import "), " + ")
+		for i, g := range groups {
+			f := strings.Fields(g)
+			format, ok := ingest.FormatByName(f[0])
+			if !ok {
+				t.Fatalf("%s: unknown format %q", cmd, f[0])
+			}
+			o := ingest.Options{Format: format, Paths: f[1:], SkipDerive: i < len(groups)-1}
+			if _, err := ingest.Import(context.Background(), bdb, o); err != nil {
+				t.Fatalf("%s: %v", cmd, err)
+			}
 		}
 	}
 }

@@ -452,11 +452,12 @@ func (b *bufferedFile) close() error {
 	return err
 }
 
-// importCommands are the commands that load the corpus in dir.
+// importCommands are the commands that load the corpus in dir: one run
+// of both formats, which into an empty archive is one bulk load.
 func importCommands(dir string) []string {
 	return []string{
-		"papergraph import kaggle " + quote(filepath.Join(dir, papersFile)),
-		"papergraph import paperscape " + quote(filepath.Join(dir, citationsFile)),
+		"papergraph import kaggle " + quote(filepath.Join(dir, papersFile)) +
+			" + paperscape " + quote(filepath.Join(dir, citationsFile)),
 	}
 }
 

@@ -134,7 +134,11 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var help strings.Builder
-	help.WriteString("import [--db DSN] [--max-errors N] [--batch N] FORMAT PATH...\n\nFORMAT is one of:\n")
+	help.WriteString("import [--db DSN] [--max-errors N] [--batch N] FORMAT PATH... [+ FORMAT PATH...]...\n\n" +
+		"Formats joined by + are read one after the other in one run, which derives the figures once, at\n" +
+		"its end; into an empty archive the run is one bulk load, which builds the indexes once (faster\n" +
+		"than one import a format: citations are counted before the full-text indexes exist). A file\n" +
+		"named + is ./+.\n\nFORMAT is one of:\n")
 	for _, f := range ingest.Formats() {
 		fmt.Fprintf(&help, "  %-11s %s\n", f.Name, f.Reads)
 	}
@@ -152,22 +156,9 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return fmt.Errorf("%w: import needs a FORMAT", errUsage)
 	}
-	name, paths := fs.Arg(0), fs.Args()[1:]
-	var jobs []ingest.Options
-	if name == "demo" {
-		if len(paths) > 0 {
-			return fmt.Errorf("%w: import demo takes no paths", errUsage)
-		}
-		jobs = demo.Imports()
-	} else {
-		f, ok := ingest.FormatByName(name)
-		if !ok {
-			return fmt.Errorf("%w: unknown format %q; run papergraph import -h for the list", errUsage, name)
-		}
-		if len(paths) == 0 {
-			return fmt.Errorf("%w: import %s needs at least one PATH", errUsage, name)
-		}
-		jobs = []ingest.Options{{Format: f, Paths: paths}}
+	jobs, err := importJobs(fs.Args())
+	if err != nil {
+		return err
 	}
 	bdb, err := openDB(ctx, *dsn)
 	if err != nil {
@@ -202,6 +193,46 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errReported
 	}
 	return nil
+}
+
+// importSeparator joins the formats of one import run.
+const importSeparator = "+"
+
+// importJobs reads an import's arguments, FORMAT PATH... [+ FORMAT
+// PATH...]..., into its jobs, in order.
+func importJobs(args []string) ([]ingest.Options, error) {
+	if len(args) == 0 {
+		return nil, fmt.Errorf("%w: import needs a FORMAT", errUsage)
+	}
+	var jobs []ingest.Options
+	start := 0
+	for i := 0; i <= len(args); i++ {
+		if i < len(args) && args[i] != importSeparator {
+			continue
+		}
+		group := args[start:i]
+		start = i + 1
+		if len(group) == 0 {
+			return nil, fmt.Errorf("%w: %q must stand between two FORMAT PATH... groups", errUsage, importSeparator)
+		}
+		name, paths := group[0], group[1:]
+		if name == "demo" {
+			if len(paths) > 0 {
+				return nil, fmt.Errorf("%w: import demo takes no paths", errUsage)
+			}
+			jobs = append(jobs, demo.Imports()...)
+			continue
+		}
+		f, ok := ingest.FormatByName(name)
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown format %q; run papergraph import -h for the list", errUsage, name)
+		}
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("%w: import %s needs at least one PATH", errUsage, name)
+		}
+		jobs = append(jobs, ingest.Options{Format: f, Paths: paths})
+	}
+	return jobs, nil
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {

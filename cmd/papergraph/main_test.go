@@ -49,6 +49,56 @@ func TestImportThenStats(t *testing.T) {
 	}
 }
 
+// Formats joined by + load in one run that derives once, at its end, and
+// leave the archive that one import a format leaves.
+func TestImportFormatsInOneRun(t *testing.T) {
+	const kaggle = "../../ingest/testdata/kaggle.jsonl"
+	// The Paperscape fixture and one more record, which cites two of the
+	// Kaggle fixture's papers.
+	fixture, err := os.ReadFile("../../ingest/testdata/paperscape.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paperscape := filepath.Join(t.TempDir(), "paperscape.csv")
+	citing := "2501.00001;hep-th;2;2;0704.0001,0704.0002;A.Citer;Citing two Kaggle papers\n"
+	if err := os.WriteFile(paperscape, append(fixture, citing...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range dbtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			one := dbtest.New(t, kind)
+			var out, errOut bytes.Buffer
+			if err := run(ctx, []string{"import", "--db", one, "kaggle", kaggle, "+", "paperscape", paperscape}, &out, &errOut); err != nil {
+				t.Fatalf("import: %v\n%s", err, errOut.String())
+			}
+			summary := out.String()
+			if !regexp.MustCompile(`(?m)^kaggle: read [1-9][0-9]*, inserted [1-9][0-9]*, .* \(derived figures 0s\)\npaperscape: read 5, `).MatchString(summary) {
+				t.Errorf("import summary = %q, want the Kaggle records read and not derived, then Paperscape's", summary)
+			}
+			if strings.Count(summary, "derived figures by step") != 1 || !strings.Contains(summary, "paperscape: derived figures by step: bulk indexes") {
+				t.Errorf("import summary = %q, want one derive, after the last format", summary)
+			}
+			apart := dbtest.New(t, kind)
+			for _, args := range [][]string{{"kaggle", kaggle}, {"paperscape", paperscape}} {
+				if err := run(ctx, append([]string{"import", "--db", apart}, args...), &out, &errOut); err != nil {
+					t.Fatalf("import %s: %v\n%s", args[0], err, errOut.String())
+				}
+			}
+			oneDB, apartDB := dbtest.Open(t, one), dbtest.Open(t, apart)
+			want := dbtest.Dump(t, apartDB)
+			if len(want) == 0 {
+				t.Fatal("the imports one at a time left nothing to compare")
+			}
+			dbtest.SameDump(t, dbtest.Dump(t, oneDB), want)
+			var cited int
+			if err := oneDB.NewSelect().Table("papers").ColumnExpr("count(*)").Where("citation_count > 0").Scan(ctx, &cited); err != nil || cited != 2 {
+				t.Errorf("papers cited after the run: %d, %v; want the two the new record cites", cited, err)
+			}
+		})
+	}
+}
+
 func TestCommandLineErrors(t *testing.T) {
 	dir := t.TempDir()
 	dsn := filepath.Join(dir, "x.db")
@@ -67,6 +117,11 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"import", "--db", dsn, "bibtex", "x.bib"}, errUsage, `unknown format "bibtex"`},
 		{[]string{"import", "--db", dsn, "kaggle"}, errUsage, "needs at least one PATH"},
 		{[]string{"import", "--db", dsn, "demo", "x"}, errUsage, "takes no paths"},
+		{[]string{"import", "--db", dsn, "kaggle", empty, "+"}, errUsage, `"+" must stand between two FORMAT PATH... groups`},
+		{[]string{"import", "--db", dsn, "+", "kaggle", empty}, errUsage, `"+" must stand between two FORMAT PATH... groups`},
+		{[]string{"import", "--db", dsn, "kaggle", empty, "+", "+", "paperscape", empty}, errUsage, `"+" must stand between`},
+		{[]string{"import", "--db", dsn, "kaggle", empty, "+", "bibtex", "x.bib"}, errUsage, `unknown format "bibtex"`},
+		{[]string{"import", "--db", dsn, "kaggle", empty, "+", "paperscape"}, errUsage, "import paperscape needs at least one PATH"},
 		{[]string{"import", "--db", dsn, "kaggle", empty}, errReported, "file is empty"},
 		{[]string{"import", "--db", dsn, "kaggle", filepath.Join(dir, "missing.jsonl")}, errReported, "no such file"},
 		{[]string{"stats", "--nope"}, errUsage, "flag provided but not defined"},
