@@ -81,8 +81,13 @@ func (k *Keys) Client(r *http.Request) (string, error) {
 // `Authorization: Bearer KEY`; "" when it sends none.
 func PresentedKey(r *http.Request) string {
 	key := r.Header.Get("X-API-Key")
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && key == "" {
-		key = strings.TrimSpace(auth)
+	if key != "" {
+		return key
+	}
+	// The scheme is case-insensitive (RFC 7235, section 2.1).
+	scheme, credentials, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		key = strings.TrimSpace(credentials)
 	}
 	return key
 }

@@ -26,6 +26,8 @@ func TestKeys(t *testing.T) {
 	}{
 		{"none", "", "", "", nil},
 		{"bearer", "Authorization", "Bearer " + plain, "key:" + hex.EncodeToString(sumPlain[:8]), nil},
+		{"bearer in lower case", "Authorization", "bearer " + plain, "key:" + hex.EncodeToString(sumPlain[:8]), nil},
+		{"BEARER, extra spaces", "Authorization", "BEARER   " + plain + " ", "key:" + hex.EncodeToString(sumPlain[:8]), nil},
 		{"x-api-key, hashed in the file", "X-API-Key", hashed, "key:" + hex.EncodeToString(sum[:8]), nil},
 		{"unknown", "X-API-Key", "guess-0123456789abcdef", "", ratelimit.ErrUnknownKey},
 		{"too long", "X-API-Key", strings.Repeat("k", 10_000), "", ratelimit.ErrUnknownKey},
