@@ -200,6 +200,11 @@ func searchParams(q map[string][]string) (query *string, f *model.PaperFilter, s
 			return nil, &resolvers.InputError{Arg: name, Msg: "not a date (YYYY-MM-DD): " + resolvers.QuoteInput(*s)}
 		}
 		if next {
+			if t.Year() == 9999 && t.YearDay() == 365 {
+				// The last day that can be written: every date is on or
+				// before it, and the day after has five digits of year.
+				return nil, nil
+			}
 			t = t.AddDate(0, 0, 1)
 		}
 		return &t, nil

@@ -154,6 +154,9 @@ func TestSearchExport(t *testing.T) {
 			{"categories=hep-lat,+hep-ph&from=1992-03-01&to=1992-06-30&sort=OLDEST", nil,
 				&model.PaperFilter{Categories: []string{"hep-lat", "hep-ph"}, PublishedFrom: day("1992-03-01"), PublishedTo: day("1992-07-01")},
 				sortBy(model.PaperSearchSortOldest)},
+			// The last writable day bounds nothing: the day after it has
+			// a five-digit year.
+			{"categories=hep-th&to=9999-12-31", nil, &model.PaperFilter{Categories: []string{"hep-th"}}, nil},
 			{"researcher=" + strconv.FormatInt(hub, 10), nil, &model.PaperFilter{Researcher: str(strconv.FormatInt(hub, 10))}, nil},
 			{"hasDoi=false&query=black+hole", str("black hole"), &model.PaperFilter{HasDoi: &no}, nil},
 		}
