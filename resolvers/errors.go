@@ -108,21 +108,49 @@ func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
 	}
 }
 
-// maxMessageBytes is the longest message an error has.
-const maxMessageBytes = 300
+// maxMessageBytes is the longest message an error has, and
+// maxPathNameBytes the longest name in its path: a path names the keys of
+// the client's own variables, which may be of any length.
+const (
+	maxMessageBytes  = 300
+	maxPathNameBytes = 100
+)
 
-// shortened is e with its message cut to maxMessageBytes.
+// shortened is e with its message cut to maxMessageBytes and each name in
+// its path to maxPathNameBytes.
 func shortened(e *gqlerror.Error) *gqlerror.Error {
-	if len(e.Message) <= maxMessageBytes {
+	long := slices.ContainsFunc(e.Path, func(p ast.PathElement) bool {
+		name, ok := p.(ast.PathName)
+		return ok && len(name) > maxPathNameBytes
+	})
+	if len(e.Message) <= maxMessageBytes && !long {
 		return e
 	}
 	cut := *e
-	n := maxMessageBytes - len("…")
-	for n > 0 && !utf8.RuneStart(cut.Message[n]) {
+	cut.Message = truncated(cut.Message, maxMessageBytes)
+	if long {
+		cut.Path = make(ast.Path, len(e.Path))
+		for i, p := range e.Path {
+			if name, ok := p.(ast.PathName); ok {
+				p = ast.PathName(truncated(string(name), maxPathNameBytes))
+			}
+			cut.Path[i] = p
+		}
+	}
+	return &cut
+}
+
+// truncated is s cut to at most n bytes, ending in "…" when it was cut,
+// on a character boundary.
+func truncated(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n -= len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	cut.Message = cut.Message[:n] + "…"
-	return &cut
+	return s[:n] + "…"
 }
 
 // argumentError is err as badInput when gqlgen met it reading the

@@ -33,6 +33,9 @@ func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments)
 	srv.Use(cacheHeaders{})
 	if cfg.DisableIntrospection {
 		srv.Use(noIntrospection{})
+		// "Did you mean …" in a validation error names fields as
+		// introspection would.
+		srv.SetDisableSuggestion(true)
 	} else {
 		srv.Use(extension.Introspection{})
 	}

@@ -173,6 +173,31 @@ func TestDisableIntrospection(t *testing.T) {
 	}
 }
 
+// TestDisableIntrospectionSuggestsNothing: with introspection off, a
+// misspelt field is refused without naming the fields it could have been.
+func TestDisableIntrospectionSuggestsNothing(t *testing.T) {
+	const query = `{ paper(id: "hep-th/9201001") { titel } }`
+	for _, tt := range []struct {
+		name    string
+		cfg     Config
+		suggest bool
+	}{
+		{"introspection on", Config{}, true},
+		{"introspection off", Config{DisableIntrospection: true}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := serve(sqliteServer(t, tt.cfg).Handler(), post(t, map[string]string{"query": query}, mediaResponse))
+			resp := decode(t, rec)
+			if rec.Code != 400 || len(resp.Errors) != 1 {
+				t.Fatalf("status %d, body %s; want 400 with one error", rec.Code, rec.Body.String())
+			}
+			if got := strings.Contains(resp.Errors[0].Message, `Did you mean "title"`); got != tt.suggest {
+				t.Errorf("message %q: suggests title = %v, want %v", resp.Errors[0].Message, got, tt.suggest)
+			}
+		})
+	}
+}
+
 func TestDisableGraphiQL(t *testing.T) {
 	h := sqliteServer(t, Config{DisableGraphiQL: true}).Handler()
 	rec := serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
@@ -393,5 +418,31 @@ func TestRunMetricsAddr(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + metricsAddr + "/metrics"); err == nil {
 		t.Error("metrics address still answers after shutdown")
+	}
+}
+
+// TestLongVariableKeyIsCut: an unknown key in an object variable is named
+// in the error's path, cut to a length that cannot grow the answer.
+func TestLongVariableKeyIsCut(t *testing.T) {
+	h := sqliteServer(t, Config{}).Handler()
+	key := strings.Repeat("k", 50_000)
+	rec := serve(h, post(t, map[string]any{
+		"query":     `query($f: PaperFilter) { searchPapers(filter: $f) { totalCount } }`,
+		"variables": map[string]any{"f": map[string]any{key: 1}},
+	}, mediaResponse))
+	var resp struct {
+		Errors []struct {
+			Path       []string
+			Extensions struct{ Code string }
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || len(resp.Errors) != 1 {
+		t.Fatalf("status %d, body %.500s: want one error", rec.Code, rec.Body.String())
+	}
+	if n := rec.Body.Len(); n > 2_000 {
+		t.Errorf("answer of %d bytes, want the key cut", n)
+	}
+	if p := resp.Errors[0].Path; len(p) != 3 || p[0] != "variable" || p[1] != "f" || !strings.HasPrefix(p[2], "kkk") || len(p[2]) > 100 {
+		t.Errorf("path %q, want the variable and its key", p)
 	}
 }

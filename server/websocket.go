@@ -73,6 +73,9 @@ func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *tr
 	srv.Use(subscriptionsOnly{})
 	if cfg.DisableIntrospection {
 		srv.Use(noIntrospection{})
+		// "Did you mean …" in a validation error names fields as
+		// introspection would.
+		srv.SetDisableSuggestion(true)
 	} else {
 		srv.Use(extension.Introspection{})
 	}
