@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 
@@ -98,6 +101,12 @@ type HarvestSummary struct {
 // ErrHarvestOptions says a harvest was asked for something that makes no
 // sense (a date that is not one, an Until before From).
 var ErrHarvestOptions = errors.New("bad harvest options")
+
+// ErrHarvestLoop is the error of a harvest whose repository leads it in a
+// circle: a resumptionToken it gave before, or a page of the same records
+// as the page before. Following it would never end; the set stops there,
+// with the pages read so far written and its harvested day unchanged.
+var ErrHarvestLoop = errors.New("the repository repeats itself")
 
 // Harvest reads the records of every set changed since it was last
 // harvested from an OAI-PMH repository of arXivRaw records, following
@@ -226,6 +235,7 @@ func (h *harvester) harvestSet(ctx context.Context, set string) error {
 	gap := stored != "" && from > stored
 	var through, token string
 	restarted := false
+	var loop loopGuard
 	for n := 1; ; n++ {
 		page, err := h.fetch(ctx, listRecordsQuery(set, from, h.o.Until, token))
 		if err != nil {
@@ -244,9 +254,13 @@ func (h *harvester) harvestSet(ctx context.Context, set string) error {
 				// set starts again; the pages read are written already,
 				// and writing them again changes nothing.
 				restarted, token, n = true, "", 0
+				loop = loopGuard{}
 				continue
 			}
 			return fmt.Errorf("%s: %w", setLabel(set), e)
+		}
+		if err := loop.check(n, page); err != nil {
+			return fmt.Errorf("%s: %w", setLabel(set), err)
 		}
 		if err := h.writePage(ctx, set, n, page); err != nil {
 			return fmt.Errorf("%s: %w", setLabel(set), err)
@@ -286,7 +300,7 @@ func (h *harvester) writePage(ctx context.Context, set string, n int, page *oaiP
 		if reason != "" {
 			p.Bad++
 			if err := h.bad(&RecordError{Pos: Position{File: fmt.Sprintf("%s page %d", setLabel(set), n),
-				Member: strings.TrimSpace(r.Header.Identifier), Line: i + 1}, Reason: reason}); err != nil {
+				Member: shortened(strings.TrimSpace(r.Header.Identifier)), Line: i + 1}, Reason: reason}); err != nil {
 				return err
 			}
 			continue
@@ -385,4 +399,60 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// loopGuard remembers the resumption tokens of one walk through a set
+// and the records of its last page, by their hashes, so that a
+// repository that repeats itself is caught at the first repeat.
+type loopGuard struct {
+	tokens   map[uint64]int // token hash → the page that gave it
+	lastPage uint64
+}
+
+// check returns an ErrHarvestLoop when page n gives a token an earlier
+// page gave, or lists the same records as page n-1.
+func (g *loopGuard) check(n int, page *oaiPage) error {
+	if len(page.Records) > 0 {
+		h := fnv.New64a()
+		for _, r := range page.Records {
+			io.WriteString(h, r.Header.Identifier)
+			io.WriteString(h, "\x00"+r.Header.Datestamp+"\x00")
+		}
+		sum := h.Sum64()
+		if n > 1 && sum == g.lastPage {
+			return fmt.Errorf("%w: page %d lists the records of page %d again", ErrHarvestLoop, n, n-1)
+		}
+		g.lastPage = sum
+	}
+	token := strings.TrimSpace(page.Token.Value)
+	if token == "" {
+		return nil
+	}
+	h := fnv.New64a()
+	io.WriteString(h, token)
+	sum := h.Sum64()
+	if first, ok := g.tokens[sum]; ok {
+		return fmt.Errorf("%w: page %d gives the resumptionToken %s that page %d gave", ErrHarvestLoop, n, quoteShort(token), first)
+	}
+	if g.tokens == nil {
+		g.tokens = map[uint64]int{}
+	}
+	g.tokens[sum] = n
+	return nil
+}
+
+// quoteShort quotes s, shortened: tokens and identifiers are the
+// source's to choose, of any length, and errors end up in logs.
+func quoteShort(s string) string { return strconv.Quote(shortened(s)) }
+
+// shortened is s cut to 80 bytes, on a character boundary.
+func shortened(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	n := 80
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

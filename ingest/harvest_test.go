@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -346,6 +349,31 @@ func TestHarvestAnswers(t *testing.T) {
 		return func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "down for a moment", code) }
 	}
 	garbled := func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "<html><body>maintenance</body></html>") }
+	// page is what a repository of the same records answers to token,
+	// with its own token replaced by next when next is set.
+	page := func(token, next string) http.HandlerFunc {
+		mirror := oaitest.NewServer(t, records, 50)
+		resp, err := http.Get(mirror.URL + "?" + url.Values{"verb": {"ListRecords"}, "resumptionToken": {token}}.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := string(b)
+		if next != "" {
+			body = regexp.MustCompile(`>[^<]*</resumptionToken>`).ReplaceAllString(body, ">"+next+"</resumptionToken>")
+		}
+		return func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, body) }
+	}
+	// forever answers every request from the third on with h.
+	forever := func(s *oaitest.Server, h http.HandlerFunc) {
+		for n := 3; n <= 1000; n++ {
+			s.Fail[n] = h
+		}
+	}
 	tests := []struct {
 		name  string
 		setup func(s *oaitest.Server, o *ingest.HarvestOptions)
@@ -380,6 +408,18 @@ func TestHarvestAnswers(t *testing.T) {
 			err:     "all sets: not an OAI-PMH response: a <html> document",
 			records: 50, requests: 4,
 			waits: []time.Duration{testDelay, time.Minute, 2 * time.Minute},
+		},
+		{
+			name:    "a repeated token stops the set",
+			setup:   func(s *oaitest.Server, _ *ingest.HarvestOptions) { forever(s, page("|||100", "|||100")) },
+			err:     `all sets: the repository repeats itself: page 3 gives the resumptionToken "|||100" that page 2 gave`,
+			records: 100, requests: 3,
+		},
+		{
+			name:    "a repeated page stops the set",
+			setup:   func(s *oaitest.Server, _ *ingest.HarvestOptions) { forever(s, page("|||50", "|||9999")) },
+			err:     "all sets: the repository repeats itself: page 3 lists the records of page 2 again",
+			records: 100, requests: 3,
 		},
 		{
 			name:    "a protocol error is not asked again",
