@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +51,9 @@ func (r *arxivRecord) paper() (*Paper, string) {
 	p.Categories = strings.Fields(r.Categories)
 	setFirstDOI(p, r.DOI)
 	setByline(p, r.Authors)
+	if reason := p.oversized(); reason != "" {
+		return nil, reason
+	}
 	if n := len(r.Versions); n > 0 {
 		p.Published, _ = parseSubmitDate(r.Versions[0].Created)
 		p.Updated, _ = parseSubmitDate(r.Versions[n-1].Created)
@@ -73,7 +75,7 @@ func newArxivPaper(rawID, title string) (*Paper, string) {
 	}
 	id, version, err := arxivid.Parse(rawID)
 	if err != nil {
-		return nil, fmt.Sprintf("invalid arXiv id %q", rawID)
+		return nil, "invalid arXiv id " + quoteShort(rawID)
 	}
 	title = clean(title)
 	if title == "" {

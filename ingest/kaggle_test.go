@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,6 +129,10 @@ func TestKaggleBadLine(t *testing.T) {
 		{"no id", `{"id":null,"title":"A title"}`, "missing arXiv id"},
 		{"bad id", `{"id":"0704.00x","title":"A title"}`, `invalid arXiv id "0704.00x"`},
 		{"no title", `{"id":"0704.0003","title":""}`, "missing title for 0704.0003"},
+		{"long id", `{"id":"` + strings.Repeat("9", 1_000_000) + `","title":"A title"}`, `invalid arXiv id "` + strings.Repeat("9", 80) + `…"`},
+		{"10 MB title", `{"id":"0704.0003","title":"` + strings.Repeat("t", 10<<20) + `"}`, "0704.0003 title: 10485760 bytes, over the bound of 4096"},
+		{"100,000 authors", `{"id":"0704.0003","title":"A title","authors":"` + strings.Repeat("A. Author, ", 99_999) + `A. Author"}`,
+			"0704.0003 authors: 100000, over the bound of 20000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -154,6 +155,43 @@ func prepare(r Record) {
 		a := &p.Authors[i]
 		a.key, a.family = names.Keys(a.Name)
 	}
+}
+
+// The most a paper's fields may hold, far above any real paper's (arXiv
+// takes titles and abstracts of a few thousand characters; the longest
+// real byline has under ten thousand names), so that a record past them is
+// not a paper but a broken or hostile source, skipped and reported.
+const (
+	maxTitleBytes    = 4 << 10
+	maxAbstractBytes = 64 << 10
+	maxNoteBytes     = 16 << 10 // comments, journal reference, report number
+	maxAuthors       = 20_000
+	maxCategories    = 100
+)
+
+// oversized says which field of p is past its bound, or "" when none is.
+func (p *Paper) oversized() string {
+	for _, f := range []struct {
+		name      string
+		size, max int
+	}{
+		{"title", len(p.Title), maxTitleBytes},
+		{"abstract", len(p.Abstract), maxAbstractBytes},
+		{"comments", len(p.Comments), maxNoteBytes},
+		{"journal reference", len(p.JournalRef), maxNoteBytes},
+		{"report number", len(p.ReportNo), maxNoteBytes},
+		{"authors", len(p.Authors), maxAuthors},
+		{"categories", len(p.Categories), maxCategories},
+	} {
+		if f.size > f.max {
+			unit := " bytes"
+			if f.name == "authors" || f.name == "categories" {
+				unit = ""
+			}
+			return fmt.Sprintf("%s %s: %d%s, over the bound of %d", p.ArxivID, f.name, f.size, unit, f.max)
+		}
+	}
+	return ""
 }
 
 // sourceOf is source when any of the figures is known, "" otherwise: a
