@@ -104,6 +104,13 @@ type Config struct {
 	// that stops reading has its connection closed once a write has
 	// waited that long (DefaultWebsocketWriteTimeout when zero).
 	WebsocketWriteTimeout time.Duration
+	// MaxClientWebsockets and MaxWebsockets bound the WebSocket
+	// connections open at once, of one client and of the whole server
+	// (DefaultMaxClientWebsockets and DefaultMaxWebsockets when zero);
+	// WebsocketIdleTimeout closes a connection that holds no subscription
+	// that long (DefaultWebsocketIdleTimeout when zero).
+	MaxClientWebsockets, MaxWebsockets int
+	WebsocketIdleTimeout               time.Duration
 	// MaxTokens, MaxFields, MaxAliases, MaxRootFields and MaxDirectives
 	// bound a document before it is validated.
 	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives int
@@ -210,8 +217,8 @@ func New(cfg Config) (*Server, error) {
 	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
 	if cfg.Bus != nil {
-		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts(cfg.MaxServerSubscriptions))
-		api = upgradeOr(cors, rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
+		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts(cfg.MaxServerSubscriptions, cfg.WebsocketIdleTimeout))
+		api = upgradeOr(cors, newWSSessions(cfg), rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
 	}
 	mux := routes(cfg, es, api)
 
@@ -262,6 +269,15 @@ func (cfg *Config) setDefaults() {
 	}
 	if cfg.WebsocketWriteTimeout <= 0 {
 		cfg.WebsocketWriteTimeout = DefaultWebsocketWriteTimeout
+	}
+	if cfg.MaxClientWebsockets <= 0 {
+		cfg.MaxClientWebsockets = DefaultMaxClientWebsockets
+	}
+	if cfg.MaxWebsockets <= 0 {
+		cfg.MaxWebsockets = DefaultMaxWebsockets
+	}
+	if cfg.WebsocketIdleTimeout <= 0 {
+		cfg.WebsocketIdleTimeout = DefaultWebsocketIdleTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

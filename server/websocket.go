@@ -65,9 +65,11 @@ func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *tr
 			// origins already.
 			inner:   transport.CoderWebsocketImplementation{AcceptOptions: websocket.AcceptOptions{InsecureSkipVerify: true}},
 			timeout: cfg.WebsocketWriteTimeout,
+			idle:    cfg.WebsocketIdleTimeout,
 		},
 		KeepAlivePingInterval: wsPingInterval,
 		InitTimeout:           wsInitTimeout,
+		ErrorFunc:             closeOnReadError,
 	})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(subscriptionsOnly{})
@@ -97,13 +99,13 @@ func isUpgrade(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
-// upgradeOr sends WebSocket upgrades to ws, with a count of the
-// connection's subscriptions and without the HTTP server's read and
-// write deadlines, and every other request to next. An upgrade from a
+// upgradeOr sends WebSocket upgrades to ws, as sessions admit them and
+// without the HTTP server's read and write deadlines, and every other
+// request to next. An upgrade from a
 // browser page of an origin that is neither the server's own nor one
 // cors allows is refused with 403, since a WebSocket is not bound by
 // the browser's same-origin rules as a fetch is.
-func upgradeOr(cors *corsPolicy, ws, next http.Handler) http.Handler {
+func upgradeOr(cors *corsPolicy, sessions *wsSessions, ws, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isUpgrade(r) {
 			next.ServeHTTP(w, r)
@@ -116,8 +118,7 @@ func upgradeOr(cors *corsPolicy, ws, next http.Handler) http.Handler {
 		rc := http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Time{})
 		_ = rc.SetWriteDeadline(time.Time{})
-		ctx := context.WithValue(r.Context(), connStreamsKey{}, new(int))
-		ws.ServeHTTP(w, r.WithContext(ctx))
+		sessions.serve(w, r, exchangeFrom(r.Context()).client, ws)
 	})
 }
 
@@ -131,10 +132,12 @@ func sameOrigin(origin, host string) bool {
 // writeDeadline accepts connections through inner and bounds each write
 // to them by timeout: gqlgen's transport writes without a deadline, so a
 // client that never reads would hold the writing goroutine, and what it
-// holds, for as long as the connection stays up.
+// holds, for as long as the connection stays up. It starts each
+// session's idle timer of idle.
 type writeDeadline struct {
 	inner   transport.WebsocketImplementation
 	timeout time.Duration
+	idle    time.Duration
 }
 
 func (d writeDeadline) Accept(w http.ResponseWriter, r *http.Request, o transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
@@ -142,7 +145,9 @@ func (d writeDeadline) Accept(w http.ResponseWriter, r *http.Request, o transpor
 	if err != nil {
 		return nil, err
 	}
-	return &deadlineConn{WebsocketConn: c, timeout: d.timeout}, nil
+	dc := &deadlineConn{WebsocketConn: c, timeout: d.timeout}
+	sessionFrom(r.Context()).accepted(dc, d.idle)
+	return dc, nil
 }
 
 // deadlineConn closes its connection when a write has not gone out
@@ -165,6 +170,12 @@ func (c *deadlineConn) WriteJSON(v any) error {
 		err = errWriteTimeout
 	}
 	return err
+}
+
+// WriteClose closes with graphql-transport-ws's own code where gqlgen
+// uses the generic protocol error.
+func (c *deadlineConn) WriteClose(code int, message string) error {
+	return c.WebsocketConn.WriteClose(transportClose(c.Subprotocol(), code, message), message)
 }
 
 // errWriteTimeout ends a connection whose client did not read a write
@@ -201,8 +212,6 @@ func (subscriptionsOnly) MutateOperationContext(_ context.Context, opCtx *graphq
 	return nil
 }
 
-type connStreamsKey struct{}
-
 // streamCounts bounds the subscriptions open at once: MaxSubscriptions
 // per connection and per client (the rate limit's key), limit over the
 // whole server. A subscription counts from its start until its
@@ -212,10 +221,13 @@ type streamCounts struct {
 	clients map[string]int
 	total   int
 	limit   int
+	// idle is the sessions' idle timeout, restarted when a connection's
+	// last subscription ends.
+	idle time.Duration
 }
 
-func newStreamCounts(limit int) *streamCounts {
-	return &streamCounts{clients: map[string]int{}, limit: limit}
+func newStreamCounts(limit int, idle time.Duration) *streamCounts {
+	return &streamCounts{clients: map[string]int{}, limit: limit, idle: idle}
 }
 
 func (*streamCounts) ExtensionName() string { return "SubscriptionCap" }
@@ -223,13 +235,10 @@ func (*streamCounts) ExtensionName() string { return "SubscriptionCap" }
 func (*streamCounts) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (s *streamCounts) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	conn, _ := ctx.Value(connStreamsKey{}).(*int)
-	if conn == nil {
-		conn = new(int)
-	}
+	conn := sessionFrom(ctx)
 	client := exchangeFrom(ctx).client
 	s.mu.Lock()
-	if *conn >= MaxSubscriptions || s.clients[client] >= MaxSubscriptions {
+	if conn.streams >= MaxSubscriptions || s.clients[client] >= MaxSubscriptions {
 		s.mu.Unlock()
 		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{refusal(codeTooManyStreams,
 			"at most %d subscriptions at once, per connection and per client: complete one first", MaxSubscriptions)}})
@@ -239,14 +248,16 @@ func (s *streamCounts) InterceptOperation(ctx context.Context, next graphql.Oper
 		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{refusal(codeTooManyStreams,
 			"the server holds its most subscriptions (%d) at once: try again later", s.limit)}})
 	}
-	*conn++
+	conn.streams++
+	conn.busy(conn.streams, s.idle)
 	s.clients[client]++
 	s.total++
 	s.mu.Unlock()
 	context.AfterFunc(ctx, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		*conn--
+		conn.streams--
+		conn.busy(conn.streams, s.idle)
 		s.total--
 		if s.clients[client]--; s.clients[client] == 0 {
 			delete(s.clients, client)
