@@ -143,7 +143,7 @@ var ErrTooManyFollows = fmt.Errorf("a key follows at most %d researchers and cat
 // (code, when researcher is 0). Following again changes nothing; a new
 // follow past MaxFollows is ErrTooManyFollows.
 func Follow(ctx context.Context, idb bun.IDB, key int64, researcher int64, code string, now time.Time) error {
-	err := idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := InTx(ctx, idb, func(ctx context.Context, tx bun.Tx) error {
 		// Concurrent follows of one key take turns on its row, so that
 		// each counts the others' follows.
 		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET name = name WHERE id = ?", key); err != nil {

@@ -79,6 +79,14 @@ func WithShare(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, shareKey{}, &share{free: max(n, 1)})
 }
 
+// InTx runs fn in a transaction of idb whose statements take no place
+// in ctx's share: a statement of a transaction that waited for a place
+// would hold the transaction's connection and locks while the places are
+// held by statements waiting for that connection or those locks.
+func InTx(ctx context.Context, idb bun.IDB, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return idb.RunInTx(context.WithValue(ctx, shareKey{}, (*share)(nil)), nil, fn)
+}
+
 // shareHook is the bun.QueryHook that enforces WithShare: BeforeQuery
 // takes a place before the statement takes a connection, AfterQuery gives
 // it back. bun calls AfterQuery on every path, error or not, once Scan,
@@ -88,8 +96,8 @@ func WithShare(ctx context.Context, n int) context.Context {
 type shareHook struct{}
 
 func (shareHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
-	s, ok := ctx.Value(shareKey{}).(*share)
-	if !ok {
+	s, _ := ctx.Value(shareKey{}).(*share)
+	if s == nil {
 		return ctx
 	}
 	if !s.acquire(ctx) {
