@@ -1,9 +1,37 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// TestPerformancePageMatchesJSON holds docs/performance.md's generated
+// tables to the run files committed beside it, so that the page states
+// no figure the JSON does not hold.
+func TestPerformancePageMatchesJSON(t *testing.T) {
+	files, err := filepath.Glob("../../docs/perf/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no run files in docs/perf (%v)", err)
+	}
+	runs, err := readRuns(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile("../../docs/performance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := replaceReport(page, reportTables(runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(page) != string(want) {
+		t.Error("docs/performance.md's tables differ from docs/perf/*.json; run\n" +
+			"\tgo run ./cmd/papergraph-bench report --write docs/performance.md docs/perf/*.json")
+	}
+}
 
 func TestReportTables(t *testing.T) {
 	run := fileRun{file: "/tmp/x/pg-75k.json", runReport: runReport{
