@@ -95,3 +95,19 @@ func TestAnchors(t *testing.T) {
 		t.Error("anchors: a comment in a code block counted as a heading")
 	}
 }
+
+// TestReadmeIsADoor keeps README.md to what a first visit needs (what
+// papergraph is, the two commands, a first query, where to go next); the
+// manual's pages in docs/ hold the rest.
+func TestReadmeIsADoor(t *testing.T) {
+	const maxLines = 250
+	readme := manualPages(t)["README.md"]
+	if n := strings.Count(readme, "\n"); n > maxLines {
+		t.Errorf("README.md has %d lines, want at most %d: move the detail to a page of docs/", n, maxLines)
+	}
+	for _, page := range []string{"docs/api.md", "docs/importing.md", "docs/live.md", "docs/production.md", "docs/performance.md"} {
+		if !strings.Contains(readme, "]("+page+")") {
+			t.Errorf("README.md does not link %s in its table of contents", page)
+		}
+	}
+}
