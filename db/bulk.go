@@ -41,9 +41,9 @@ var bulkDeferred = []string{
 
 // The bands of citations' full-text indexes (migration 0019) are deferred
 // too: on PostgreSQL their partial GIN indexes, built after derive has set
-// the citation counts (kept row by row, the demo set's seven came to 15.1
-// MB against 4.3 MB built at once), and on SQLite the triggers that feed
-// papers_fts_cited, which the full-text step refills.
+// the citation counts (kept up to date row by row, they grow to over three
+// times the size of the same indexes built at once), and on SQLite the
+// triggers that feed papers_fts_cited, which the full-text step refills.
 func init() {
 	for _, b := range citedBands {
 		bulkDeferred = append(bulkDeferred, citedIndex(b))
@@ -86,9 +86,8 @@ func BeginBulk(ctx context.Context, bdb *bun.DB) (bool, error) {
 		var err error
 		if IsPostgres(tx) {
 			// PostgreSQL checks a foreign key row by row, with a query per
-			// row: the authorships of the listing set spent 5 of their 7 s
-			// in those checks. Added back at the end, each key is checked
-			// by one join.
+			// row, which is most of the cost of writing authorships. Added
+			// back at the end, each key is checked by one join.
 			err = tx.NewRaw(`SELECT indexname AS name, 'index' AS kind, indexdef AS definition,
 				  'DROP INDEX ' || quote_ident(indexname) AS drop_stmt
 				FROM pg_indexes WHERE schemaname = current_schema() AND indexname IN (?)
@@ -133,8 +132,7 @@ func BulkOpen(ctx context.Context, bdb *bun.DB) (bool, error) {
 
 // ftsHashSize is the memory the SQLite full-text index fills before it
 // writes a segment while EndBulk refills it: fewer, larger segments mean
-// less merging (64 MiB builds the index of the 75k-paper listing set in
-// about a third less time than the default 1 MiB). A variable only so
+// less merging than FTS5's default of 1 MiB. A variable only so
 // that a test can make a small refill write several segments.
 var ftsHashSize = 64 << 20
 
@@ -151,8 +149,8 @@ func EndBulk(ctx context.Context, bdb *bun.DB) error {
 
 // EndBulkIndexes creates the deferred indexes other than the full-text
 // ones, and returns the function that builds those. That is the larger
-// part (a GIN index over the listing set's abstracts takes PostgreSQL
-// about 25 s), and it writes nothing but the index: on PostgreSQL it may
+// part (a GIN index over every abstract), and it writes nothing but the
+// index: on PostgreSQL it may
 // run in its own session beside work that reads papers and writes other
 // tables. Each part forgets its definitions in the transaction that
 // builds them, so a crash in either leaves the rest for the next EndBulk.
@@ -205,8 +203,8 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 				// add a segment there (FTS5 flushes at every statement
 				// of a transaction), and once a level holds 16, FTS5
 				// merges them all in that statement: the refill's large
-				// segments rewritten by the first increment's inserts
-				// (1.2 of its 4.2 s of CPU at 75,000 papers). Merged
+				// segments rewritten by the first increment's inserts,
+				// a large part of that increment's work. Merged
 				// into one now, the index takes later segments beside
 				// it in merges of their own size.
 				`INSERT INTO papers_fts (papers_fts) VALUES ('optimize')`,
@@ -230,8 +228,7 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 		if fullText && IsPostgres(tx) {
 			// A bulk-loaded archive has no statistics until autovacuum
 			// reads it, and without them the planner reads every hep-th
-			// paper to filter a rare word's matches by category (178 ms
-			// against 23 ms with them, for chromo* over the demo set).
+			// paper to filter a rare word's few matches by category.
 			stmts = append(stmts, "ANALYZE")
 		}
 		for _, s := range stmts {
@@ -310,10 +307,10 @@ func VacuumAnalyze(ctx context.Context, idb bun.IDB) error {
 	// index by VACUUM or once the list passes gin_pending_list_limit, and
 	// every search reads its list whole: after an import's citation
 	// counts moved papers between bands, the planner left the bands'
-	// small indexes for the main one or a walk of the citation order (a
-	// helper's review: a word of no match 8.9 ms before a vacuum, 0.34
-	// ms after). Each import therefore merges the lists of papers' GIN
-	// indexes, which costs nothing when they are empty.
+	// small indexes for the main one or a walk of the citation order, and
+	// even a word of no match read the whole list. Each import therefore
+	// merges the lists of papers' GIN indexes, which costs nothing when
+	// they are empty.
 	_, err = idb.ExecContext(ctx, `SELECT gin_clean_pending_list(i.indexrelid) FROM pg_index AS i
 		JOIN pg_class AS c ON c.oid = i.indexrelid JOIN pg_am AS am ON am.oid = c.relam
 		WHERE i.indrelid = 'papers'::regclass AND am.amname = 'gin'`)

@@ -100,9 +100,8 @@ func FillDeriveBatch(ctx context.Context, idb bun.IDB, queue DeriveQueue, after 
 		// import, after the queue was cleared) they say it has no rows
 		// whatever its pages hold, and PostgreSQL planned "DELETE FROM
 		// coauthors WHERE researcher_id IN (the batch)" as a scan of the
-		// batch for every co-author pair: 20,000 researchers against
-		// 382,406 pairs ran for 15 minutes of a 75,000-paper import, and
-		// was stopped.
+		// batch for every co-author pair, a cost of batch size times
+		// pairs that no import finishes.
 		if err := execAll(ctx, idb, `ANALYZE derive_batch`); err != nil {
 			return 0, 0, err
 		}
@@ -192,8 +191,8 @@ func ResolveReferences(ctx context.Context, idb bun.IDB) error {
 	}
 	// The papers' counts likewise, resolveChunk queued papers at a time:
 	// rewriting most papers' rows in one statement (the first citation
-	// import of an archive queues nearly all of them) is what took the
-	// 750,000-paper import to 1.6 GB. Both counts of a paper are written
+	// import of an archive queues nearly all of them) makes the
+	// statement's memory grow with the archive. Both counts of a paper are written
 	// by one UPDATE: on PostgreSQL every changed row is written whole
 	// again, and a new citation_count (which is indexed, so the update
 	// cannot be made in place) with an entry in each of the papers'
@@ -273,9 +272,9 @@ func NameCandidates(ctx context.Context, idb bun.IDB, added bool) ([]NameCandida
 	touched := `SELECT researcher_id FROM derive_queue`
 	if added {
 		// CROSS JOIN keeps SQLite reading the few added papers' authors
-		// by paper: joined the other way it walked every authorship of
-		// the archive by researcher to find them (3.4 of the 4.3 s this
-		// statement took in an increment into 2.7 million papers).
+		// by paper: joined the other way it walks every authorship of
+		// the archive by researcher to find them, which was most of an
+		// increment's work on a large archive.
 		touched += ` UNION SELECT a.researcher_id FROM derive_added d CROSS JOIN authorships a
 			WHERE a.paper_id = d.paper_id AND a.researcher_id IS NOT NULL`
 	}

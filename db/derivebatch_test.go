@@ -16,8 +16,8 @@ import (
 // statistics were taken while it was empty (as the analysis ending an
 // import leaves them): planned from those, "DELETE FROM coauthors WHERE
 // researcher_id IN (the batch)" scanned the batch once for every
-// co-author pair, and a 75,000-paper import ran for 15 minutes in it. With
-// the batch's rows counted, the batch is hashed or probed once. SQLite
+// co-author pair, a cost of batch size times pairs. With the batch's rows
+// counted, the batch is hashed or probed once. SQLite
 // plans the IN from the batch's primary key either way.
 func TestDeriveBatchPlansFromItsRows(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {

@@ -14,8 +14,8 @@ import (
 
 // TestPostgresSessionsCompileNothing checks that papergraph's PostgreSQL
 // sessions run with JIT compilation off (see openPostgres): the estimates
-// of the candidates statement's skipped bands made PostgreSQL compile it
-// for 1.7 s at 2.7 million papers.
+// of the candidates statement's skipped bands, which grow with the
+// archive, made PostgreSQL compile it for far longer than it runs.
 func TestPostgresSessionsCompileNothing(t *testing.T) {
 	if !slices.Contains(dbtest.Kinds(), "postgres") {
 		t.Skip("no PostgreSQL: set " + dbtest.PostgresEnv)
@@ -32,8 +32,8 @@ func TestPostgresSessionsCompileNothing(t *testing.T) {
 
 // TestPostgresReadersPlanOnce checks that the API's PostgreSQL sessions
 // (OpenReader's) keep one generic plan for each prepared statement (see
-// openPostgres; PostgreSQL replanned the README query's statements at
-// every run), that the writer's keep PostgreSQL's default, and that a DSN
+// openPostgres; under the default plan_cache_mode PostgreSQL replans
+// the batch reads at every run), that the writer's keep PostgreSQL's default, and that a DSN
 // which sets plan_cache_mode keeps its own.
 func TestPostgresReadersPlanOnce(t *testing.T) {
 	if !slices.Contains(dbtest.Kinds(), "postgres") {

@@ -284,8 +284,9 @@ func pairs[P PaperParent](b *bound, list PaperList, parents []P) (string, []any)
 // argument), probing each paper's own categories. On SQLite the unary plus
 // keeps the planner from the category index: since migration 0013 it is
 // (category, published, paper_id), so a probe by category and paper id
-// walks the category's whole range for each paper (4 min 22 s for `the`
-// in hep-th over the demo set, against a few milliseconds by paper id).
+// walks the category's whole range for each paper: `the` in hep-th would
+// read the category once per matching paper, where a probe by paper id
+// reads the paper's few categories.
 // PostgreSQL plans the probe by its statistics (and has no unary plus on
 // text).
 func categoryFilter(idb bun.IDB) string {
@@ -486,9 +487,8 @@ func CoauthorPages(ctx context.Context, idb bun.IDB, researchers []int64, a Page
 		var cond string
 		cond, args = in(b, "c.researcher_id", researchers)
 		// The window numbers the co-author pairs alone, and only the rows it
-		// keeps are joined to their researchers: joining first read the row of
-		// every co-author (9.8 ms of the README's first query for a median
-		// paper of 750,000, most of its statements' time).
+		// keeps are joined to their researchers: joining first would read the
+		// row of every co-author, where a page needs ten.
 		q, args = coauthorKeyset.pageSQL("c.researcher_id AS parent, c.paper_count AS shared, c.coauthor_id", "c.researcher_id",
 			"FROM coauthors AS c WHERE "+cond, args, a, true)
 		q = "SELECT k.*, r.* FROM (" + q + ") AS k JOIN researchers AS r ON r.id = k.coauthor_id ORDER BY k.parent, k.rn"
@@ -502,14 +502,13 @@ func CoauthorPages(ctx context.Context, idb bun.IDB, researchers []int64, a Page
 
 // limitPages reads a page of each parent's list with an ORDER BY … LIMIT
 // per parent, which stops along an index or keeps a top-n sort, where the
-// window of pageSQL numbers and counts every row of every parent first:
-// the window over the 1,091 co-authors of the README's first query's
-// researchers took 18–34 ms at 750,000 synthetic papers on SQLite, the
-// three LIMITs about 0.6 ms. PostgreSQL runs the LIMIT for each parent of
-// a bound array in a LATERAL join, one SQL text for any number of parents
-// (see bound); SQLite, which has no LATERAL, a SELECT per parent joined by
-// UNION ALL, for at most limitBranches parents (more take the window,
-// one statement still).
+// window of pageSQL numbers and counts every row of every parent first,
+// so that a few parents with long lists (a prolific researcher's
+// co-authors) cost their pages, not their lists. PostgreSQL runs the
+// LIMIT for each parent of a bound array in a LATERAL join, one SQL text
+// for any number of parents (see bound); SQLite, which has no LATERAL, a
+// SELECT per parent joined by UNION ALL, for at most limitBranches
+// parents (more take the window, one statement still).
 type limitPages struct {
 	b       *bound
 	lateral bool
@@ -522,10 +521,10 @@ func limitPagesFor(b *bound, n int) (limitPages, bool) {
 }
 
 // limitBranches is the most parents SQLite reads with a SELECT each
-// (limitPages): each SELECT costs about 0.2–0.3 ms to prepare, so that 200
-// parents with short lists took 42–66 ms against the window's 5–9 ms
-// (found by review), while the README query's three researchers with long
-// lists take a tenth of the window's time.
+// (limitPages): each SELECT is prepared apart, so that past a few dozen
+// parents with short lists the preparing costs more than the window's
+// one pass, while a few parents with long lists (the README query's
+// researchers) are read far faster a LIMIT each.
 const limitBranches = 32
 
 // uniqueParents is parents without repeats, in their order: a parent
@@ -696,8 +695,8 @@ type rangeList struct {
 // id, which is unique, and a paper's targets are its key. The first two
 // lengths are kept, not counted: categories.paper_count, which the writer
 // moves, and papers.archive_citation_count, which derive counts (the most
-// cited synthetic paper of 750,000 has 159,881 citations: 53 ms to count
-// them on SQLite). A researcher's are counted from the index: the most
+// cited synthetic paper of 750,000 has 159,881 citations, too many to
+// count per request). A researcher's are counted from the index: the most
 // prolific of 2.7 million synthetic papers has 1,201, and a count of the
 // range is as current as the list, which researchers.paper_count is only
 // once derive has run.
@@ -753,11 +752,11 @@ const categoryBranches = 200
 
 // rangeBranches is the most parents of a statement of rangePages on
 // SQLite: with their counts (a CTE each) about 90 made SQLite refuse the
-// statement ("VIEWs and/or subqueries nested too deep", found by review;
-// 80 passed). More parents of a category's papers or a paper's citations
-// take a statement per 64 (the window numbers every row of every parent:
-// 565 ms against 49 ms for 65 papers with 200,000 citations, found by
-// review); more researchers take the window, whose lists are short (1,201
+// statement ("VIEWs and/or subqueries nested too deep"; 80 passed). More
+// parents of a category's papers or a paper's citations take a statement
+// per 64, since the window would number every row of every parent (65
+// papers with 200,000 citations between them); more researchers take the
+// window, whose lists are short (1,201
 // papers at most at 2.7 million), so that a level of a query stays one
 // statement however wide (a 2,832-author paper's authors' papers).
 const rangeBranches = 64

@@ -16,10 +16,9 @@ import (
 // bun writes a statement's arguments into its SQL text, so every batch of
 // keys made a statement the database had not seen: pgx prepared each one
 // (a round trip of its own) and PostgreSQL parsed and planned it afresh,
-// about 0.9 ms of its CPU for each of the README query's 11 statements,
-// and SQLite compiled each one, a quarter of the CPU of serving that
-// query. The batch reads that serve pages therefore bind their keys, in
-// SQL text that does not change with them: on PostgreSQL one bound array,
+// more CPU than running it, and SQLite compiled each one. The batch
+// reads that serve pages therefore bind their keys, in SQL text that
+// does not change with them: on PostgreSQL one bound array,
 // `col = ANY($1::bigint[])`, which pgx prepares once per connection (its
 // statement cache) and PostgreSQL plans once; on SQLite one bound JSON
 // array, `col IN (SELECT value FROM json_each($1))`, and a parent of a

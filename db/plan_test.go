@@ -96,7 +96,7 @@ func TestCategoryProbeUsesPaperKey(t *testing.T) {
 // statements that read the authors of the papers an import added
 // (derive_added): by paper, from the few queued ones, never along the
 // authorships' researcher index, which walks every authorship of the
-// archive (3.4 s of an increment into 2.7 million papers).
+// archive to find a day's few papers.
 func TestDeriveReadsAddedPapersByPaper(t *testing.T) {
 	ctx := context.Background()
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))

@@ -397,9 +397,8 @@ func openPostgres(dsn string, conns int, read bool) (*sql.DB, error) {
 	// No JIT compilation: papergraph's statements are short, and their
 	// cost estimates count work they never do (the lower bands of a
 	// search's candidates, skipped at run time), so PostgreSQL compiled
-	// them: "quantum" at 2.7 million papers spent 1.7 of its 1.8 s
-	// compiling 189 functions for 5 ms of execution. A DSN that sets jit
-	// keeps its own.
+	// them, for far longer than they run. A DSN that sets jit keeps its
+	// own.
 	if _, set := cfg.RuntimeParams["jit"]; !set {
 		cfg.RuntimeParams["jit"] = "off"
 	}
@@ -412,12 +411,10 @@ func openPostgres(dsn string, conns int, read bool) (*sql.DB, error) {
 		// params.go), and pgx prepares it once per connection, but
 		// PostgreSQL planned it again at every run, because a custom plan
 		// for the few keys at hand looks cheaper than the generic one
-		// and plan_cache_mode auto then keeps choosing custom plans. That
-		// planning was three quarters of PostgreSQL's CPU for the README
-		// query: 2.4 ms of binding for 0.7 ms of execution, against
-		// 0.35 ms with generic plans, the same execution. Every such
-		// statement reads by index from its keys, whatever they are. A
-		// DSN that sets plan_cache_mode keeps its own.
+		// and plan_cache_mode auto then keeps choosing custom plans, so
+		// planning cost more than running. Every such statement reads
+		// by index from its keys, whatever they are, so one generic plan
+		// serves all. A DSN that sets plan_cache_mode keeps its own.
 		if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
 			cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 		}

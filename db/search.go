@@ -105,10 +105,9 @@ func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bo
 // of f across a band (the bands double, and citations fall off as a power
 // of their count) times RelevanceCandidates. Reading a word's matches in
 // citation order needs no index in that order, which a full-text index
-// cannot have: before, a word of 20,000 matches among 2.7 million papers
-// read them all and sorted them (75 ms on SQLite, 159 ms on PostgreSQL),
-// and a word more common than that walked the papers in citation order
-// and probed each.
+// cannot have; without the bands a word of 20,000 matches would be read
+// whole and sorted, and a word more common than that would walk the
+// papers in citation order and probe each.
 var citedBands = []int{128, 64, 32, 16, 8, 4, 2}
 
 // restProbe is a condition a test adds to SQLite's part of the
@@ -139,8 +138,8 @@ func citedBandCase(row string) string {
 // PostgreSQL ts_rank of each candidate; on SQLite bm25, which counts the
 // query's matches in the whole full-text index (a band's own table would
 // score against the band's counts), so that statement reads every match
-// of the query from papers_fts as its outer loop (about 0.2 µs a match)
-// and keeps the candidates.
+// of the query from papers_fts as its outer loop, cheaply, and keeps the
+// candidates.
 func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bound) {
 	pg := IsPostgres(idb)
 	want := RelevanceCandidates + 1
@@ -150,15 +149,14 @@ func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bo
 	if s.ResearcherID != 0 || s.InstitutionID != 0 || s.IDs != nil {
 		// A researcher's or an institution's papers are few beside a
 		// word's: each band would read its share of the word's matches
-		// and test them all, and the rest read the word's matches again
-		// (a helper's review: "the" for the demo set's most prolific
-		// researcher, 0.33 ms ranked whole, 5.2 ms by bands on
-		// PostgreSQL). They are ranked whole, in one part.
+		// and test them all, and the rest read the word's matches again,
+		// where ranking the few papers whole reads each once. They are
+		// ranked whole, in one part.
 		bands = nil
 	}
 	// On PostgreSQL the query's words are a bound parameter where the
 	// pool binds (see bound): the statement, which the bands make long to
-	// plan (3–6 ms at the demo set), is then the same text for every
+	// plan, is then the same text for every
 	// query without filters, prepared once per connection and planned
 	// once PostgreSQL settles on a generic plan.
 	b := binding(idb)
@@ -167,11 +165,10 @@ func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bo
 		tsquery = "to_tsquery('simple', " + b.add(s.Query.tsquery("")) + "::text)"
 		// A filtered query is planned for its words, every time: a
 		// generic plan cannot tell a rare word from a common one, and for
-		// a category it hashed the whole category where a plan for the
-		// words probes their few matches (a helper's review, demo set:
-		// "chromo*" in hep-th 3.2 ms generic, 1.1 ms custom; the
-		// category's size, not the matches', sets the generic plan's cost).
-		// Without filters the generic plan is as fast (same review).
+		// a category it hashes the whole category where a plan for the
+		// words probes their few matches (the category's size, not the
+		// matches', sets the generic plan's cost). Without filters the
+		// generic plan is as good.
 		b.custom = len(s.Categories) > 0 || !s.From.IsZero() || !s.To.IsZero()
 	}
 	var parts, names []string
@@ -425,9 +422,8 @@ func (s PaperSearch) conditions(idb bun.IDB) (from string, args []any) {
 	}
 	if s.ResearcherID != 0 {
 		// By the byline's primary key (see probeColumn): by the researcher
-		// index, SQLite walked the researcher's whole range for each paper
-		// (a helper's review: SearchCount 18.4 s against 78 ms for a
-		// researcher of 1,280 papers among 200,000).
+		// index, SQLite walks the researcher's whole range for each paper,
+		// a cost of papers times the researcher's range.
 		from += " AND EXISTS (SELECT 1 FROM authorships AS a WHERE a.paper_id = p.id AND " + probeColumn(idb, "a.researcher_id") + " = ?)"
 		args = append(args, s.ResearcherID)
 	}

@@ -25,9 +25,9 @@ type SearchTerm struct {
 }
 
 // MinPrefix is the fewest characters a prefix (word*) has: a shorter one
-// would merge the postings of a large part of the vocabulary ("a*" took
-// seconds), while from two characters SQLite reads a prefix index and
-// PostgreSQL a short range of its GIN keys.
+// would merge the postings of a large part of the vocabulary, while from
+// two characters SQLite reads a prefix index and PostgreSQL a short range
+// of its GIN keys.
 const MinPrefix = 2
 
 // maxSearchTerms bounds the terms of a query, each of which costs a

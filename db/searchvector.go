@@ -13,14 +13,12 @@ import (
 // On PostgreSQL a paper's search document (papers.search_doc) and its
 // title's words (papers.title_doc) were built by a trigger for every row
 // inserted: papers_search_vector folds and splits the title and abstract
-// with a regular expression, then parses them with to_tsvector: 127 µs
-// of the database's CPU a paper (timed over 20,000 synthetic papers),
-// most of the 184 µs a paper the INSERT took in a 750,000-paper load, on
-// the one connection an import writes through, while the importer's own
-// process waits. For text that is
-// all ASCII the importer builds both documents itself (searchVectors), in
-// tsvector's text form, and sends them with the row; the trigger
-// (migration 0021) only builds what arrives without them. Other text is
+// with a regular expression, then parses them with to_tsvector: most of
+// the database's work for the INSERT of a paper, on the one connection an
+// import writes through, while the importer's own process waits. For text
+// that is all ASCII the importer builds both documents itself
+// (searchVectors), in tsvector's text form, and sends them with the row;
+// the trigger (migration 0021) only builds what arrives without them. Other text is
 // left to the trigger: lowercasing, the fold table and [:alnum:] beyond
 // ASCII depend on the database's locale, which Go does not see.
 //

@@ -10,8 +10,8 @@ import (
 
 // SQLite compiles a statement's text into a program before it runs it,
 // and modernc's driver compiles every query afresh: for the README query,
-// whose statements are long (a page per parent, joined by UNION ALL), that
-// was a quarter of the CPU of a request. The SQLite pools that Open and
+// whose statements are long (a page per parent, joined by UNION ALL),
+// compiling is a large share of a request's work. The SQLite pools that Open and
 // OpenReader make therefore keep, on each connection, the compiled
 // statements of the batch reads whose keys they bind (see bound): their
 // text depends only on the shape of the read (how many parents, which
@@ -20,8 +20,8 @@ import (
 // A connection keeps at most cachedStatements compiled statements, of at
 // most cachedText bytes of SQL in all, the least recently used going
 // first. A compiled statement takes about 13 times its text in SQLite's
-// memory, outside Go's heap (a helper's review: 1.1 MiB for a page of 64
-// parents, 82 KB of SQL), and a client chooses the texts (page sizes,
+// memory, outside Go's heap (1.1 MiB for a page of 64 parents, 82 KB of
+// SQL), and a client chooses the texts (page sizes,
 // cursors, categories are written into them), so the bound is by size:
 // about 14 MiB a connection, 70 MiB for the writer and 4 readers. The
 // README query's statements for a paper of two authors are 0.2–2.6 KB,

@@ -15,7 +15,7 @@ import (
 // TestDemoSetLoads imports the embedded demo set as `papergraph import demo`
 // and `serve` do, with no malformed record, and checks what it holds; then,
 // on the same database (the import is the slow part), it runs every example
-// of the README and the schema's descriptions (checkExamples).
+// of the manual and the schema's descriptions (checkExamples).
 func TestDemoSetLoads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 50,375 papers")

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -23,7 +25,7 @@ import (
 	"github.com/papergraph/papergraph/server"
 )
 
-// An example in README.md is one of:
+// An example in README.md or a page of docs/ is one of:
 //
 //   - a fenced ```graphql block, run with the variables of the paragraph
 //     after it when that paragraph says "with the variables `{…}`";
@@ -35,7 +37,7 @@ import (
 //     or a GET of its URL (/graphql?query=…, /export/…), with its -H
 //     headers, $KEY standing for an API key of the demo database; one that
 //     sends a documentId goes to a server whose trusted documents are the
-//     README's ```json manifest.
+//     manual's ```json manifest.
 //
 // An example in schema.graphqls is a quoted value after "e.g." in a
 // description ((e.g. "hep-th/9201001", "12-e-witten")); schemaChecks says
@@ -103,32 +105,52 @@ func rawGraphQLRequest(body string) *http.Request {
 	return r
 }
 
-// readmeExamples extracts the examples of the README (see above).
-func readmeExamples(t *testing.T, readme, key string) []docExample {
+// manualPages are the files of the manual, README.md and docs/*.md, by
+// their path from the repository's root.
+func manualPages(t *testing.T) map[string]string {
+	t.Helper()
+	names, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]string{}
+	for _, name := range append([]string{"../README.md"}, names...) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[strings.TrimPrefix(name, "../")] = string(b)
+	}
+	return pages
+}
+
+// pageExamples extracts the examples of the manual's page named page
+// (see above).
+func pageExamples(t *testing.T, page, text, key string) []docExample {
 	t.Helper()
 	var out []docExample
-	for i, m := range graphqlBlock.FindAllStringSubmatchIndex(readme, -1) {
-		after, _, _ := strings.Cut(readme[m[1]:], "```")
+	for i, m := range graphqlBlock.FindAllStringSubmatchIndex(text, -1) {
+		after, _, _ := strings.Cut(text[m[1]:], "```")
 		var vars map[string]any
 		if v := variables.FindStringSubmatch(after); v != nil {
 			if err := json.Unmarshal([]byte(v[1]), &vars); err != nil {
-				t.Fatalf("README graphql block %d: variables %s: %v", i+1, v[1], err)
+				t.Fatalf("%s graphql block %d: variables %s: %v", page, i+1, v[1], err)
 			}
 		}
-		out = append(out, docExample{where: fmt.Sprintf("README graphql block %d", i+1), req: graphqlRequest(readme[m[2]:m[3]], vars)})
+		out = append(out, docExample{where: fmt.Sprintf("%s graphql block %d", page, i+1), req: graphqlRequest(text[m[2]:m[3]], vars)})
 	}
-	for _, m := range proseCall.FindAllStringSubmatch(readme, -1) {
+	for _, m := range proseCall.FindAllStringSubmatch(text, -1) {
 		selection := "__typename"
 		if m[2] != "" {
 			selection = "nodes { __typename }"
 		}
-		out = append(out, docExample{where: "README " + m[0], req: graphqlRequest(fmt.Sprintf("{ x: %s: %s) { %s } }", m[1], m[3], selection), nil)})
+		out = append(out, docExample{where: page + " " + m[0], req: graphqlRequest(fmt.Sprintf("{ x: %s: %s) { %s } }", m[1], m[3], selection), nil)})
 	}
-	for _, cmd := range curlCommand.FindAllString(strings.ReplaceAll(readme, "\\\n", " "), -1) {
+	for _, cmd := range curlCommand.FindAllString(strings.ReplaceAll(text, "\\\n", " "), -1) {
 		cmd = strings.ReplaceAll(cmd, "$KEY", key)
 		u := curlURL.FindStringSubmatch(cmd)
 		if u == nil {
-			t.Errorf("README %q: no 'localhost:8080/…' URL", cmd)
+			t.Errorf("%s %q: no 'localhost:8080/…' URL", page, cmd)
 			continue
 		}
 		var req *http.Request
@@ -142,7 +164,7 @@ func readmeExamples(t *testing.T, readme, key string) []docExample {
 			name, value, _ := strings.Cut(h[1]+h[2], ":")
 			req.Header.Set(strings.TrimSpace(name), strings.TrimSpace(value))
 		}
-		out = append(out, docExample{where: "README " + cmd, req: req, trusted: trusted})
+		out = append(out, docExample{where: page + " " + cmd, req: req, trusted: trusted})
 	}
 	return out
 }
@@ -190,20 +212,20 @@ func schemaExamples(t *testing.T, sdl string) []docExample {
 	return out
 }
 
-// checkExamples runs every example of README.md and schema.graphqls on
-// bdb, which holds the demo set.
+// checkExamples runs every example of the manual (README.md and
+// docs/*.md) and schema.graphqls on bdb, which holds the demo set.
 func checkExamples(t *testing.T, bdb *bun.DB) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := manifest.FindSubmatch(readme)
-	if m == nil {
-		t.Fatal("README: no ```json manifest of trusted documents")
-	}
+	pages := manualPages(t)
 	var documents map[string]string
-	if err := json.Unmarshal(m[1], &documents); err != nil {
-		t.Fatalf("README's manifest %s: %v", m[1], err)
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		if m := manifest.FindStringSubmatch(pages[name]); m != nil && documents == nil {
+			if err := json.Unmarshal([]byte(m[1]), &documents); err != nil {
+				t.Fatalf("%s's manifest %s: %v", name, m[1], err)
+			}
+		}
+	}
+	if documents == nil {
+		t.Fatal("the manual has no ```json manifest of trusted documents")
 	}
 	handler := func(cfg server.Config) http.Handler {
 		cfg.DB, cfg.Logger = bdb, slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -215,7 +237,7 @@ func checkExamples(t *testing.T, bdb *bun.DB) {
 	}
 	// The signed-in examples send $KEY: a key of the demo database, and a
 	// server that may write their follows.
-	key, _, err := db.CreateAPIKey(t.Context(), bdb, "README examples", time.Now())
+	key, _, err := db.CreateAPIKey(t.Context(), bdb, "manual examples", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,13 +246,18 @@ func checkExamples(t *testing.T, bdb *bun.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromReadme, fromSchema := readmeExamples(t, string(readme), key), schemaExamples(t, string(sdl))
-	// So that a change to the extraction cannot quietly drop examples.
-	if len(fromReadme) < 10 || len(fromSchema) < 20 {
-		t.Fatalf("%d README and %d schema examples, want at least 10 and 20", len(fromReadme), len(fromSchema))
+	var fromManual []docExample
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		fromManual = append(fromManual, pageExamples(t, name, pages[name], key)...)
 	}
-	t.Logf("%d README and %d schema examples", len(fromReadme), len(fromSchema))
-	for _, ex := range append(fromReadme, fromSchema...) {
+	fromSchema := schemaExamples(t, string(sdl))
+	// So that a change to the extraction or a move of the manual cannot
+	// quietly drop examples.
+	if len(fromManual) < 30 || len(fromSchema) < 20 {
+		t.Fatalf("%d manual and %d schema examples, want at least 30 and 20", len(fromManual), len(fromSchema))
+	}
+	t.Logf("%d manual and %d schema examples", len(fromManual), len(fromSchema))
+	for _, ex := range append(fromManual, fromSchema...) {
 		rec := httptest.NewRecorder()
 		if ex.trusted {
 			trusted.ServeHTTP(rec, ex.req)

@@ -15,10 +15,10 @@ import (
 // on one of their papers, with the number of papers shared. Papers of
 // more than db.MaxCoauthorPaperAuthors authors tie no one.
 //
-// The pairs are counted here rather than by a grouped INSERT … SELECT: the
-// listing set's 2.9 million pairs take SQLite about 7 s to sort and group
-// and PostgreSQL about 16 s to group and insert, and Go a few tenths of a
-// second to sort; the rows then go in as bound parameters in that order.
+// The pairs are counted here rather than by a grouped INSERT … SELECT:
+// the databases sort and group millions of pairs many times slower than
+// Go sorts them in memory; the rows then go in as bound parameters in
+// that order.
 func deriveCoauthors(ctx context.Context, tx bun.Tx) error {
 	queue, err := db.DeriveBatch(ctx, tx)
 	if err != nil || len(queue) == 0 {

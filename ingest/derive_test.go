@@ -69,7 +69,7 @@ func TestIncrementalDeriveMatchesFullDerive(t *testing.T) {
 		}},
 		// K. Poe joins Kim Poe through Gil Ho, and brings his paper with
 		// C. Dee, who then shares Kim Poe with Cy Dee: a merge in a family
-		// the first round did not read (found by a helper's review).
+		// the first round did not read.
 		{"poe", ingest.Kaggle, "p1.jsonl", []string{kaggleLine("1003.0001", "K. Poe, C. Dee, Ann Lee", "")}},
 		{"poe and dee", ingest.Kaggle, "p2.jsonl", []string{kaggleLine("1003.0002", "Kim Poe, Gil Ho, Cy Dee", "")}},
 		{"merge in another family", ingest.Kaggle, "p3.jsonl", []string{kaggleLine("1003.0003", "K. Poe, Fay Hu, Gil Ho", "")}},

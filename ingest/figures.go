@@ -30,8 +30,8 @@ type authoredPaper struct {
 // twice on one paper ("A. Kumar, A. Kumar") counts the paper once, at its
 // first position. They are computed here from one read of the queued
 // researchers' authorships, and written in one UPDATE per few thousand
-// researchers; the grouped SQL that did this took SQLite about 4 s and
-// PostgreSQL 7 s on the listing set.
+// researchers, rather than by grouped SQL, which sorts every authorship
+// of the queued researchers in the database.
 func deriveFigures(ctx context.Context, tx bun.Tx) error {
 	var ids []int64
 	var figs []figures

@@ -120,7 +120,7 @@ var ErrHarvestLoop = errors.New("the repository repeats itself")
 // harvest that is stopped anywhere and run again asks for the same records
 // again and ends with the data an uninterrupted one would have, since
 // writing a record twice changes nothing. Deleted records are counted and
-// left alone (see README, "Staying current").
+// left alone (see docs/live.md, "Harvesting arXiv").
 func Harvest(ctx context.Context, bdb *bun.DB, o HarvestOptions) (HarvestSummary, error) {
 	start := time.Now()
 	h := &harvester{o: o, bdb: bdb, sum: HarvestSummary{Through: map[string]string{}}}

@@ -74,8 +74,8 @@ func fragmentBomb() string {
 	return b.String()
 }
 
-// TestAdversarial sends the requests that took the server down before the
-// cost model, and more: each is refused before any SQL with its code, or
+// TestAdversarial sends requests that would take down a server without
+// the cost model, and more: each is refused before any SQL with its code, or
 // answered with no more objects than its priced node count, while the
 // heap stays under heapLimit.
 func TestAdversarial(t *testing.T) {

@@ -29,7 +29,7 @@ const truncatedHeader = "Papergraph-Truncated"
 // The columns of every export are named as the GraphQL schema names the
 // fields they hold, in camelCase: arxivId, citationCount, paperCount,
 // sourceLabel. CSV headers, JSON keys and GraphML and GEXF attribute ids
-// and titles all use these names (README, "Search, networks and exports").
+// and titles all use these names (docs/search.md, "Exports").
 
 // exportFormat is one file format networks are exported in.
 type exportFormat struct {

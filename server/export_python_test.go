@@ -62,8 +62,8 @@ type readBack struct {
 // TestExportsReadInPython writes every export format to files and reads
 // them back with NetworkX (read_graphml, read_gexf) and pandas (read_csv,
 // read_json(lines=True)) as an analyst would, checking that they hold the
-// network's nodes and edges, or the search's rows, under the columns the
-// README lists.
+// network's nodes and edges, or the search's rows, under the columns
+// docs/search.md lists.
 func TestExportsReadInPython(t *testing.T) {
 	python := findPython(t)
 	ctx := context.Background()

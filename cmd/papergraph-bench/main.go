@@ -1,12 +1,14 @@
 // Command papergraph-bench measures papergraph at scale: synth writes a
 // synthetic corpus of any size modelled on the demo set, run drives a
 // running server with a fixed mix of operations, plot draws the latencies
-// of run's outputs against archive size, and peer measures papergraph
-// against PostGraphile on the README's first query.
+// of run's outputs against archive size, report renders them as the
+// tables of docs/performance.md, and peer measures papergraph against
+// PostGraphile on the README's first query.
 //
 //	papergraph-bench synth --papers N [--seed S] [--increment N --revised N] --out DIR
 //	papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--label NAME] [--one-client]
 //	papergraph-bench plot [--clients 10] [--metric p50|p99] [--skip OP,...] --out FILE.svg RUN.json...
+//	papergraph-bench report [--write FILE.md] RUN.json...
 //	papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3]
 package main
 
@@ -50,6 +52,8 @@ const usage = `usage:
   papergraph-bench plot [--clients 10] [--metric p50|p99] [--skip OP,...] --out FILE.svg|FILE.png RUN.json...
       draws the latency of run's JSON files against archive size (both axes log), at one concurrency:
       a line per label and operation
+  papergraph-bench report [--write FILE.md] RUN.json...
+      renders run's JSON files as Markdown tables, or writes them into FILE.md between its marker lines
   papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3] [--papers 2000] [--peer-workers 1] [--one-client]
       builds papergraph, loads the demo set into PostgreSQL and SQLite, sets up PostGraphile 4.14.1
       on a copy of the PostgreSQL database, checks the servers answer alike, then measures the README's
@@ -59,7 +63,7 @@ const usage = `usage:
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth, run, plot or peer")
+		return errors.New("a subcommand is needed: synth, run, plot, report or peer")
 	}
 	switch args[0] {
 	case "synth":
@@ -68,6 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "plot":
 		return cmdPlot(args[1:], stderr)
+	case "report":
+		return cmdReport(args[1:], stdout, stderr)
 	case "peer":
 		return cmdPeer(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":

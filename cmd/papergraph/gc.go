@@ -8,10 +8,10 @@ import (
 // The garbage collector's settings for serve. A request of the README's
 // first query allocates about 0.6 MB in some 9,300 objects and keeps none
 // of them, while the server's live heap is a few tens of MB: at Go's
-// default GOGC of 100 the collector then runs every few dozen requests
-// and took a tenth of the server's CPU under ten clients (its background
-// marking, in a CPU profile) plus the allocations' assists. At 400 it runs
-// a quarter as often, for a heap about 12 MB larger on the demo set.
+// default GOGC of 100 the collector then runs every few dozen requests,
+// and its background marking and the allocations' assists become a
+// large share of a busy server's CPU. At 400 it runs a quarter as often,
+// for a heap a few times the live one.
 // The soft memory limit keeps that from growing with a large live heap
 // (an import or harvest run inside serve, many large answers at once):
 // past it the collector runs as often as it must to stay under it.
