@@ -774,50 +774,7 @@ const rangeBranches = 64
 // text, for any number of parents (see bound).
 // The parents are without repeats.
 func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list PaperList, parents []P, a PageArgs) (map[P]Page[*Paper], error) {
-	l := rangeLists[list]
-	k, _ := l.keyset(a.Order)
-	var cond, bound string
-	var condArgs, boundArgs []any
-	for _, c := range []struct {
-		cur      Cursor
-		backward bool
-	}{{a.After, false}, {a.Before, true}} {
-		if c.cur.Set {
-			w, wa := k.beyond(c.cur, c.backward)
-			cond += " AND " + w
-			condArgs = append(condArgs, wa...)
-			if !c.cur.Null {
-				bound += " AND " + l.date + " " + compareOp(k.keyDesc, c.backward) + "= ?"
-				boundArgs = append(boundArgs, time.Unix(0, c.cur.Key).UTC())
-			}
-		}
-	}
-	dir := dir(k.keyDesc, false)
-	distinct := ""
-	if l.distinct {
-		distinct = "DISTINCT "
-	}
-	// branches are a parent's two ranges, dated first, each the
-	// (parent, published, paper) rows of its page for the parent that the
-	// SQL expression parent names, with their arguments after the
-	// parent's.
-	type branch struct {
-		sql  string
-		args []any
-	}
-	branches := func(parent string) [2]branch {
-		var out [2]branch
-		for nulls, dated := range []string{l.date + " IS NOT NULL" + bound, l.date + " IS NULL"} {
-			out[nulls].sql = fmt.Sprintf("SELECT %s%s AS parent, %s AS published, %s AS paper FROM %s WHERE %s = %s AND %s%s ORDER BY %s %s, %s %s LIMIT ?",
-				distinct, l.parent, l.date, l.paper, l.table, l.parent, parent, dated, cond, l.date, dir, l.paper, dir)
-			if nulls == 0 {
-				out[nulls].args = append(out[nulls].args, boundArgs...)
-			}
-			out[nulls].args = append(append(out[nulls].args, condArgs...), a.size()+1)
-		}
-		return out
-	}
-	order := " AS t ORDER BY t.parent, t.rn, t.published " + dir + ", t.id " + dir
+	r := newRangeRead(rangeLists[list], a)
 	out := make(map[P]Page[*Paper], len(parents))
 	read := func(ctx context.Context, q string, args []any) error {
 		var rows []*pageRow[P]
@@ -828,21 +785,7 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 		return nil
 	}
 	if b.pg {
-		arr, typ, _ := pgArray(parents)
-		param := b.add(arr)
-		total := "0"
-		if a.Counted() {
-			total = "(SELECT c.n FROM (" + strings.Replace(l.count, "?", "u.parent", 1) + ") AS c)"
-		}
-		var parts []string
-		var args []any
-		for rn, br := range branches("v.parent") {
-			parts = append(parts, fmt.Sprintf("SELECT v.parent, %d AS rn, v.total, %s FROM v CROSS JOIN LATERAL (%s) AS x JOIN papers AS p ON p.id = x.paper",
-				rn, paperListColumns, br.sql))
-			args = append(args, br.args...)
-		}
-		q := "WITH v AS MATERIALIZED (SELECT u.parent, " + total + " AS total FROM unnest(" + param + "::" + typ + ") AS u(parent)) " +
-			"SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + order
+		q, args := rangeLateralSQL(r, b, parents)
 		if err := read(b.ctx(ctx), q, args); err != nil {
 			return nil, err
 		}
@@ -850,48 +793,139 @@ func rangePages[P PaperParent](ctx context.Context, idb bun.IDB, b *bound, list 
 	}
 	for lo := 0; lo < len(parents); lo += rangeBranches {
 		part := parents[lo:min(lo+rangeBranches, len(parents))]
-		var counts, parts []string
-		var args []any
-		// Each parent is a parameter of its own where b binds, so that the
-		// text depends on the number of parents only; else it is written
-		// in, an argument wherever it stands.
-		params := make([]string, len(part))
-		inline := make([][]any, len(part))
-		for i, parent := range part {
-			if b.lite {
-				params[i] = b.add(parentValue(parent))
-			} else {
-				params[i], inline[i] = "?", []any{parent}
-			}
-		}
-		// A page read without a cursor counts its list too, as pageSQL's
-		// do: a range count of the index, read once (a materialized CTE)
-		// for both of the parent's branches.
-		if a.Counted() {
-			for i := range part {
-				counts = append(counts, fmt.Sprintf("n%d AS MATERIALIZED (%s)", i, strings.Replace(l.count, "?", params[i], 1)))
-				args = append(args, inline[i]...)
-			}
-		}
-		for i := range part {
-			total := "0"
-			if a.Counted() {
-				total = fmt.Sprintf("(SELECT n FROM n%d)", i)
-			}
-			for rn, br := range branches(params[i]) {
-				parts = append(parts, fmt.Sprintf("SELECT * FROM (SELECT x.parent, %d AS rn, %s AS total, %s FROM (%s) AS x JOIN papers AS p ON p.id = x.paper) AS b%d",
-					rn, total, paperListColumns, br.sql, len(parts)))
-				args = append(append(args, inline[i]...), br.args...)
-			}
-		}
-		q := "SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + order
-		if len(counts) > 0 {
-			q = "WITH " + strings.Join(counts, ", ") + " " + q
-		}
+		q, args := rangeUnionSQL(r, b, part)
 		if err := read(b.ctx(ctx), q, args); err != nil {
 			return nil, err
 		}
 		b.args, b.keys = nil, nil
 	}
 	return out, nil
+}
+
+// rangeRead is the SQL of rangePages for one list and page: the cursor's
+// conditions on the list's rows, with their arguments.
+type rangeRead struct {
+	l                   rangeList
+	a                   PageArgs
+	cond, bound         string
+	condArgs, boundArgs []any
+	dir, distinct       string
+}
+
+func newRangeRead(l rangeList, a PageArgs) *rangeRead {
+	r := &rangeRead{l: l, a: a}
+	k, _ := l.keyset(a.Order)
+	for _, c := range []struct {
+		cur      Cursor
+		backward bool
+	}{{a.After, false}, {a.Before, true}} {
+		if c.cur.Set {
+			w, wa := k.beyond(c.cur, c.backward)
+			r.cond += " AND " + w
+			r.condArgs = append(r.condArgs, wa...)
+			if !c.cur.Null {
+				r.bound += " AND " + l.date + " " + compareOp(k.keyDesc, c.backward) + "= ?"
+				r.boundArgs = append(r.boundArgs, time.Unix(0, c.cur.Key).UTC())
+			}
+		}
+	}
+	r.dir = dir(k.keyDesc, false)
+	if l.distinct {
+		r.distinct = "DISTINCT "
+	}
+	return r
+}
+
+// rangeBranch is one SELECT of a parent's page, with its arguments.
+type rangeBranch struct {
+	sql  string
+	args []any
+}
+
+// branches are a parent's two ranges, dated first, each the
+// (parent, published, paper) rows of its page for the parent that the
+// SQL expression parent names, with their arguments after the
+// parent's.
+func (r *rangeRead) branches(parent string) [2]rangeBranch {
+	l := r.l
+	var out [2]rangeBranch
+	for nulls, dated := range []string{l.date + " IS NOT NULL" + r.bound, l.date + " IS NULL"} {
+		out[nulls].sql = fmt.Sprintf("SELECT %s%s AS parent, %s AS published, %s AS paper FROM %s WHERE %s = %s AND %s%s ORDER BY %s %s, %s %s LIMIT ?",
+			r.distinct, l.parent, l.date, l.paper, l.table, l.parent, parent, dated, r.cond, l.date, r.dir, l.paper, r.dir)
+		if nulls == 0 {
+			out[nulls].args = append(out[nulls].args, r.boundArgs...)
+		}
+		out[nulls].args = append(append(out[nulls].args, r.condArgs...), r.a.size()+1)
+	}
+	return out
+}
+
+// order sorts the union of the branches by parent, dated rows first.
+func (r *rangeRead) order() string {
+	return " AS t ORDER BY t.parent, t.rn, t.published " + r.dir + ", t.id " + r.dir
+}
+
+// rangeLateralSQL is rangePages' statement on PostgreSQL: the parents a
+// bound array, each read by a LATERAL join.
+func rangeLateralSQL[P PaperParent](r *rangeRead, b *bound, parents []P) (string, []any) {
+	arr, typ, _ := pgArray(parents)
+	param := b.add(arr)
+	total := "0"
+	if r.a.Counted() {
+		total = "(SELECT c.n FROM (" + strings.Replace(r.l.count, "?", "u.parent", 1) + ") AS c)"
+	}
+	var parts []string
+	var args []any
+	for rn, br := range r.branches("v.parent") {
+		parts = append(parts, fmt.Sprintf("SELECT v.parent, %d AS rn, v.total, %s FROM v CROSS JOIN LATERAL (%s) AS x JOIN papers AS p ON p.id = x.paper",
+			rn, paperListColumns, br.sql))
+		args = append(args, br.args...)
+	}
+	q := "WITH v AS MATERIALIZED (SELECT u.parent, " + total + " AS total FROM unnest(" + param + "::" + typ + ") AS u(parent)) " +
+		"SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + r.order()
+	return q, args
+}
+
+// rangeUnionSQL is rangePages' statement on SQLite for at most
+// rangeBranches parents: a UNION ALL of each parent's branches.
+func rangeUnionSQL[P PaperParent](r *rangeRead, b *bound, part []P) (string, []any) {
+	var counts, parts []string
+	var args []any
+	// Each parent is a parameter of its own where b binds, so that the
+	// text depends on the number of parents only; else it is written
+	// in, an argument wherever it stands.
+	params := make([]string, len(part))
+	inline := make([][]any, len(part))
+	for i, parent := range part {
+		if b.lite {
+			params[i] = b.add(parentValue(parent))
+		} else {
+			params[i], inline[i] = "?", []any{parent}
+		}
+	}
+	// A page read without a cursor counts its list too, as pageSQL's
+	// do: a range count of the index, read once (a materialized CTE)
+	// for both of the parent's branches.
+	if r.a.Counted() {
+		for i := range part {
+			counts = append(counts, fmt.Sprintf("n%d AS MATERIALIZED (%s)", i, strings.Replace(r.l.count, "?", params[i], 1)))
+			args = append(args, inline[i]...)
+		}
+	}
+	for i := range part {
+		total := "0"
+		if r.a.Counted() {
+			total = fmt.Sprintf("(SELECT n FROM n%d)", i)
+		}
+		for rn, br := range r.branches(params[i]) {
+			parts = append(parts, fmt.Sprintf("SELECT * FROM (SELECT x.parent, %d AS rn, %s AS total, %s FROM (%s) AS x JOIN papers AS p ON p.id = x.paper) AS b%d",
+				rn, total, paperListColumns, br.sql, len(parts)))
+			args = append(append(args, inline[i]...), br.args...)
+		}
+	}
+	q := "SELECT * FROM (" + strings.Join(parts, " UNION ALL ") + ")" + r.order()
+	if len(counts) > 0 {
+		q = "WITH " + strings.Join(counts, ", ") + " " + q
+	}
+	return q, args
 }

@@ -141,10 +141,8 @@ func citedBandCase(row string) string {
 // of the query from papers_fts as its outer loop, cheaply, and keeps the
 // candidates.
 func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bound) {
-	pg := IsPostgres(idb)
-	want := RelevanceCandidates + 1
-	cond, cargs := s.conditions(idb)
-	var args []any
+	c := &candidatesQuery{s: s, pg: IsPostgres(idb), want: RelevanceCandidates + 1}
+	c.cond, c.condArgs = s.conditions(idb)
 	bands := citedBands
 	if s.ResearcherID != 0 || s.InstitutionID != 0 || s.IDs != nil {
 		// A researcher's or an institution's papers are few beside a
@@ -159,103 +157,132 @@ func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bo
 	// plan, is then the same text for every
 	// query without filters, prepared once per connection and planned
 	// once PostgreSQL settles on a generic plan.
-	b := binding(idb)
-	tsquery := "to_tsquery('simple', ?)"
-	if b.pg {
-		tsquery = "to_tsquery('simple', " + b.add(s.Query.tsquery("")) + "::text)"
+	c.b = binding(idb)
+	c.tsquery = "to_tsquery('simple', ?)"
+	if c.b.pg {
+		c.tsquery = "to_tsquery('simple', " + c.b.add(s.Query.tsquery("")) + "::text)"
 		// A filtered query is planned for its words, every time: a
 		// generic plan cannot tell a rare word from a common one, and for
 		// a category it hashes the whole category where a plan for the
 		// words probes their few matches (the category's size, not the
 		// matches', sets the generic plan's cost). Without filters the
 		// generic plan is as good.
-		b.custom = len(s.Categories) > 0 || !s.From.IsZero() || !s.To.IsZero()
+		c.b.custom = len(s.Categories) > 0 || !s.From.IsZero() || !s.To.IsZero()
 	}
+	q := c.candidates(bands)
+	q += c.scores(scored)
+	return q + " ORDER BY c.citation_count DESC, c.id DESC", c.args, c.b
+}
+
+// candidatesQuery is candidatesSQL's statement as it is written, with its
+// arguments in the order their placeholders stand.
+type candidatesQuery struct {
+	s        PaperSearch
+	pg       bool
+	b        *bound
+	want     int
+	tsquery  string
+	cond     string
+	condArgs []any
+	args     []any
+}
+
+// candidates is the statement's CTE c: the most cited matches, read band
+// by band.
+func (c *candidatesQuery) candidates(bands []int) string {
 	var parts, names []string
 	for i := 0; i <= len(bands); i++ {
-		var from, band string
-		switch {
-		case i < len(bands):
-			band = fmt.Sprintf("p.citation_count >= %d", bands[i])
-			if i > 0 {
-				band += fmt.Sprintf(" AND p.citation_count < %d", bands[i-1])
-			}
-		case len(bands) > 0:
-			band = fmt.Sprintf("p.citation_count < %d", bands[len(bands)-1])
-		default:
-			band = "1 = 1"
-		}
-		switch {
-		case pg:
-			from = "FROM papers AS p WHERE p.search_doc @@ " + tsquery + " AND " + band
-			if !b.pg {
-				args = append(args, s.Query.tsquery(""))
-			}
-		case i < len(bands):
-			from = "FROM papers_fts_cited CROSS JOIN papers AS p ON p.id = papers_fts_cited.rowid WHERE papers_fts_cited MATCH ?"
-			args = append(args, fmt.Sprintf(`{band} : "%s" AND {title abstract} : (%s)`, citedBandToken(i), s.Query.fts5()))
-		default:
-			from = "FROM papers_fts CROSS JOIN papers AS p ON p.id = papers_fts.rowid WHERE papers_fts MATCH ? AND " + band + restProbe
-			args = append(args, s.Query.fts5())
-		}
-		args = append(args, cargs...)
-		body := "SELECT p.id, p.published, p.citation_count " + from + cond + " ORDER BY p.citation_count + 0 DESC, p.id DESC LIMIT "
-		if !pg {
+		body := c.bandSelect(bands, i)
+		if !c.pg {
 			// SQLite runs the arms of a UNION ALL in order and stops at
 			// its LIMIT: the bands past the one that completes the
 			// candidates are never read.
-			parts = append(parts, "SELECT * FROM ("+body+strconv.Itoa(want)+")")
+			parts = append(parts, "SELECT * FROM ("+body+strconv.Itoa(c.want)+")")
 			continue
 		}
 		// PostgreSQL may run the arms of a UNION ALL in parallel, so each
 		// band is a CTE whose LIMIT is what the bands above it left
 		// wanting (SQLite refuses such a chain of CTEs past a few
-		// levels). "+ 0" keeps PostgreSQL off a walk of
-		// papers_citation_count through the band, which reads the band
-		// whole for a rare word: the band's matches are read from its
-		// index and sorted.
-		limit := strconv.Itoa(want)
+		// levels).
+		limit := strconv.Itoa(c.want)
 		if i > 0 {
 			taken := make([]string, len(names))
 			for j, n := range names {
 				taken[j] = "(SELECT COUNT(*) FROM " + n + ")"
 			}
-			limit = fmt.Sprintf("GREATEST(0, %d - %s)", want, strings.Join(taken, " - "))
+			limit = fmt.Sprintf("GREATEST(0, %d - %s)", c.want, strings.Join(taken, " - "))
 		}
 		name := "b" + strconv.Itoa(i)
 		parts = append(parts, name+" AS MATERIALIZED ("+body+limit+")")
 		names = append(names, name)
 	}
-	var q string
-	if pg {
-		union := make([]string, len(names))
-		for i, n := range names {
-			union[i] = "SELECT id, published, citation_count FROM " + n
+	if !c.pg {
+		return "WITH c AS MATERIALIZED (" + strings.Join(parts, "\nUNION ALL ") + "\nLIMIT " + strconv.Itoa(c.want) + ")\n"
+	}
+	union := make([]string, len(names))
+	for i, n := range names {
+		union[i] = "SELECT id, published, citation_count FROM " + n
+	}
+	return "WITH " + strings.Join(parts, ",\n") + ",\nc AS MATERIALIZED (SELECT * FROM (" + strings.Join(union, " UNION ALL ") +
+		") AS u ORDER BY citation_count DESC, id DESC LIMIT " + strconv.Itoa(c.want) + ")\n"
+}
+
+// bandSelect is the SELECT of band i's most cited matches (of the rest
+// when i is len(bands)), up to a LIMIT the caller writes after it. "+ 0"
+// keeps PostgreSQL off a walk of papers_citation_count through the band,
+// which reads the band whole for a rare word: the band's matches are
+// read from its index and sorted.
+func (c *candidatesQuery) bandSelect(bands []int, i int) string {
+	var from, band string
+	switch {
+	case i < len(bands):
+		band = fmt.Sprintf("p.citation_count >= %d", bands[i])
+		if i > 0 {
+			band += fmt.Sprintf(" AND p.citation_count < %d", bands[i-1])
 		}
-		q = "WITH " + strings.Join(parts, ",\n") + ",\nc AS MATERIALIZED (SELECT * FROM (" + strings.Join(union, " UNION ALL ") +
-			") AS u ORDER BY citation_count DESC, id DESC LIMIT " + strconv.Itoa(want) + ")\n"
-	} else {
-		q = "WITH c AS MATERIALIZED (" + strings.Join(parts, "\nUNION ALL ") + "\nLIMIT " + strconv.Itoa(want) + ")\n"
+	case len(bands) > 0:
+		band = fmt.Sprintf("p.citation_count < %d", bands[len(bands)-1])
+	default:
+		band = "1 = 1"
 	}
 	switch {
-	case !scored:
-		q += "SELECT c.id, c.published, 0.0 AS score FROM c"
-	case pg:
-		q += "SELECT c.id, c.published, ts_rank(p.search_doc, " + tsquery + ")::float8 * " + citationWeight +
-			" AS score FROM c JOIN papers AS p ON p.id = c.id"
-		if !b.pg {
-			args = append(args, s.Query.tsquery(""))
+	case c.pg:
+		from = "FROM papers AS p WHERE p.search_doc @@ " + c.tsquery + " AND " + band
+		if !c.b.pg {
+			c.args = append(c.args, c.s.Query.tsquery(""))
 		}
+	case i < len(bands):
+		from = "FROM papers_fts_cited CROSS JOIN papers AS p ON p.id = papers_fts_cited.rowid WHERE papers_fts_cited MATCH ?"
+		c.args = append(c.args, fmt.Sprintf(`{band} : "%s" AND {title abstract} : (%s)`, citedBandToken(i), c.s.Query.fts5()))
+	default:
+		from = "FROM papers_fts CROSS JOIN papers AS p ON p.id = papers_fts.rowid WHERE papers_fts MATCH ? AND " + band + restProbe
+		c.args = append(c.args, c.s.Query.fts5())
+	}
+	c.args = append(c.args, c.condArgs...)
+	return "SELECT p.id, p.published, p.citation_count " + from + c.cond + " ORDER BY p.citation_count + 0 DESC, p.id DESC LIMIT "
+}
+
+// scores is the statement's SELECT of the candidates, with their scores
+// when scored.
+func (c *candidatesQuery) scores(scored bool) string {
+	switch {
+	case !scored:
+		return "SELECT c.id, c.published, 0.0 AS score FROM c"
+	case c.pg:
+		if !c.b.pg {
+			c.args = append(c.args, c.s.Query.tsquery(""))
+		}
+		return "SELECT c.id, c.published, ts_rank(p.search_doc, " + c.tsquery + ")::float8 * " + citationWeight +
+			" AS score FROM c JOIN papers AS p ON p.id = c.id"
 	default:
 		// The index is the outer loop (CROSS JOIN) and the unary plus
 		// keeps the ids from its constraints: a lookup of the index by id
 		// is a probe whose bm25 counts the matches again (862 against 25
 		// ms for a thousand ids at 750,000 papers).
-		q += "SELECT c.id, c.published, -bm25(papers_fts, 10.0, 1.0) * " + citationWeightOf("c.citation_count") +
+		c.args = append(c.args, c.s.Query.fts5())
+		return "SELECT c.id, c.published, -bm25(papers_fts, 10.0, 1.0) * " + citationWeightOf("c.citation_count") +
 			" AS score FROM papers_fts CROSS JOIN c WHERE papers_fts MATCH ? AND +papers_fts.rowid IN (SELECT id FROM c) AND c.id = papers_fts.rowid"
-		args = append(args, s.Query.fts5())
 	}
-	return q + " ORDER BY c.citation_count DESC, c.id DESC", args, b
 }
 
 // candidatesOf is the candidates of s, which has a query: those

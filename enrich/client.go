@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/papergraph/papergraph/retry"
 )
 
 // ErrRequestCap stops a run that has made the requests Options.MaxRequests
@@ -92,22 +93,8 @@ func (c *client) do(ctx context.Context, method, url string, header http.Header,
 // seconds or as a date), else the backoff doubled per try, at most maxWait.
 func (c *client) retryWait(retryAfter string, try int) time.Duration {
 	d := c.backoff << (try - 1)
-	if s, err := strconv.Atoi(retryAfter); err == nil && s >= 0 {
-		d = time.Duration(s) * time.Second
-	} else if t, err := http.ParseTime(retryAfter); err == nil {
-		d = time.Until(t)
+	if wait, ok := retry.After(retryAfter, time.Now()); ok {
+		d = wait
 	}
 	return max(0, min(d, c.maxWait))
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

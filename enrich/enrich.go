@@ -16,6 +16,7 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/retry"
 )
 
 // Options configure one run.
@@ -152,7 +153,7 @@ func (o *Options) defaults() {
 		o.HTTP = &http.Client{Timeout: time.Minute}
 	}
 	if o.sleep == nil {
-		o.sleep = sleep
+		o.sleep = retry.Sleep
 	}
 	if o.Log == nil {
 		o.Log = func(string, ...any) {}

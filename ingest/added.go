@@ -3,6 +3,7 @@ package ingest
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/uptrace/bun"
@@ -54,14 +55,30 @@ func addPapers(ctx context.Context, tx bun.Tx, from, to int64) error {
 	if err != nil {
 		return err
 	}
-	type field struct {
-		researcher int64
-		category   string
-	}
-	added := map[int64]figures{} // the counts to add, by researcher
-	fields := map[field]int64{}
-	pairs := map[[2]int64]int64{}
-	var cite []int64
+	return countAdded(rows, cats).write(ctx, tx)
+}
+
+// researcherField is a researcher and one of the categories of their
+// papers.
+type researcherField struct {
+	researcher int64
+	category   string
+}
+
+// addedCounts is what added papers add to their authors: figures, papers
+// by category and papers with each coauthor, and the authors to queue
+// on derive_cited.
+type addedCounts struct {
+	figures map[int64]figures // by researcher
+	fields  map[researcherField]int64
+	pairs   map[[2]int64]int64
+	cite    []int64
+}
+
+// countAdded counts what the papers of rows, in paper order, add to their
+// authors; cats are the papers' categories.
+func countAdded(rows []db.AddedAuthorship, cats map[int64][]string) addedCounts {
+	c := addedCounts{figures: map[int64]figures{}, fields: map[researcherField]int64{}, pairs: map[[2]int64]int64{}}
 	var authors []db.AddedAuthorship // of the current paper, each once, at their first position
 	onPaper := map[int64]bool{}      // (a map: collaborations have thousands of authors)
 	for i := 0; i < len(rows); {
@@ -76,59 +93,64 @@ func addPapers(ctx context.Context, tx bun.Tx, from, to int64) error {
 		}
 		i = j
 		for _, a := range authors {
-			if a.Queued {
-				continue
+			if !a.Queued {
+				c.addAuthor(a, authors, cats[a.PaperID])
 			}
-			for _, c := range cats[a.PaperID] {
-				fields[field{a.ResearcherID, c}]++
-			}
-			if a.AuthorCount <= db.MaxCoauthorPaperAuthors {
-				for _, b := range authors {
-					if b.ResearcherID != a.ResearcherID {
-						pairs[[2]int64{a.ResearcherID, b.ResearcherID}]++
-					}
-				}
-			}
-			// The citations step has put the authors of a paper cited
-			// already on derive_cited; in case it has not, they go there.
-			if a.Cited || a.Citations > 0 {
-				if !a.Cited {
-					cite = append(cite, a.ResearcherID)
-				}
-				continue
-			}
-			added[a.ResearcherID] = added[a.ResearcherID].plus(
-				figuresOf([]authoredPaper{{id: a.PaperID, position: a.Position, authors: a.AuthorCount, complete: a.AuthorsComplete}}))
 		}
 	}
-	if err := addFigures(ctx, tx, added); err != nil {
+	return c
+}
+
+// addAuthor counts what a's paper, by authors, in categories cats, adds
+// to a.
+func (c *addedCounts) addAuthor(a db.AddedAuthorship, authors []db.AddedAuthorship, cats []string) {
+	for _, cat := range cats {
+		c.fields[researcherField{a.ResearcherID, cat}]++
+	}
+	if a.AuthorCount <= db.MaxCoauthorPaperAuthors {
+		for _, b := range authors {
+			if b.ResearcherID != a.ResearcherID {
+				c.pairs[[2]int64{a.ResearcherID, b.ResearcherID}]++
+			}
+		}
+	}
+	// The citations step has put the authors of a paper cited
+	// already on derive_cited; in case it has not, they go there.
+	if a.Cited || a.Citations > 0 {
+		if !a.Cited {
+			c.cite = append(c.cite, a.ResearcherID)
+		}
+		return
+	}
+	c.figures[a.ResearcherID] = c.figures[a.ResearcherID].plus(
+		figuresOf([]authoredPaper{{id: a.PaperID, position: a.Position, authors: a.AuthorCount, complete: a.AuthorsComplete}}))
+}
+
+// write adds the counts to the stored figures, categories and coauthors,
+// in key order, and queues the cited.
+func (c addedCounts) write(ctx context.Context, tx bun.Tx) error {
+	if err := addFigures(ctx, tx, c.figures); err != nil {
 		return err
 	}
-	if err := db.QueueCited(ctx, tx, cite); err != nil {
+	if err := db.QueueCited(ctx, tx, c.cite); err != nil {
 		return err
 	}
-	fks := make([]field, 0, len(fields))
-	for k := range fields {
-		fks = append(fks, k)
-	}
-	slices.SortFunc(fks, func(a, b field) int {
+	fks := slices.SortedFunc(maps.Keys(c.fields), func(a, b researcherField) int {
 		return cmp.Or(cmp.Compare(a.researcher, b.researcher), cmp.Compare(a.category, b.category))
 	})
 	rids, codes, ns := make([]int64, len(fks)), make([]string, len(fks)), make([]int64, len(fks))
 	for i, k := range fks {
-		rids[i], codes[i], ns[i] = k.researcher, k.category, fields[k]
+		rids[i], codes[i], ns[i] = k.researcher, k.category, c.fields[k]
 	}
 	if err := db.AddResearcherCategories(ctx, tx, rids, codes, ns); err != nil {
 		return err
 	}
-	pks := make([][2]int64, 0, len(pairs))
-	for k := range pairs {
-		pks = append(pks, k)
-	}
-	slices.SortFunc(pks, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	pks := slices.SortedFunc(maps.Keys(c.pairs), func(a, b [2]int64) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
 	as, bs, ps := make([]int64, len(pks)), make([]int64, len(pks)), make([]int64, len(pks))
 	for i, k := range pks {
-		as[i], bs[i], ps[i] = k[0], k[1], pairs[k]
+		as[i], bs[i], ps[i] = k[0], k[1], c.pairs[k]
 	}
 	return db.AddCoauthors(ctx, tx, as, bs, ps)
 }

@@ -383,39 +383,50 @@ func mergeInitials(ctx context.Context, tx bun.Tx) error {
 		for _, m := range moves {
 			targets[m[1]] = true
 		}
-		// A move changes the co-authors of the profile merged into and of
-		// everyone on the papers that move, and no one else's: the next
-		// round decides their families, read afresh (the rounds before
-		// may not have read them: a co-author of the initials whose own
-		// initials now share the profile merged into).
-		froms := make([]int64, len(moves))
-		for i, m := range moves {
-			froms[i] = m[0]
-		}
-		on, err := db.ResearchersOnPapersOf(ctx, tx, froms)
-		if err != nil {
+		if groups, err = applyMerges(ctx, tx, moves, gone); err != nil {
 			return err
 		}
-		for _, m := range moves {
-			if err := db.MoveAuthorships(ctx, tx, m[0], m[1]); err != nil {
-				return err
-			}
-			gone[m[0]] = true
-			on = append(on, m[1])
-		}
-		// Everyone on the papers that moved, the emptied profiles and the
-		// profiles merged into are recomputed: queued once a round (queued
-		// move by move, a large collaboration's authors were queued again
-		// for each of its initials that moved).
-		if err := db.QueueResearchers(ctx, tx, on); err != nil {
-			return err
-		}
-		cs, err := db.FamilyCandidates(ctx, tx, on)
-		if err != nil {
-			return err
-		}
-		groups = groupCandidates(cs)
 	}
+}
+
+// applyMerges moves the authorships of each merge's initials (m[0]) to
+// the profile merged into (m[1]), marks the initials gone and queues the
+// researchers whose figures change; it returns the families of those
+// researchers, for the next round to decide.
+//
+// A move changes the co-authors of the profile merged into and of
+// everyone on the papers that move, and no one else's: the next round
+// decides their families, read afresh (the rounds before may not have
+// read them: a co-author of the initials whose own initials now share the
+// profile merged into).
+func applyMerges(ctx context.Context, tx bun.Tx, moves [][2]int64, gone map[int64]bool) ([][]familyMember, error) {
+	froms := make([]int64, len(moves))
+	for i, m := range moves {
+		froms[i] = m[0]
+	}
+	on, err := db.ResearchersOnPapersOf(ctx, tx, froms)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range moves {
+		if err := db.MoveAuthorships(ctx, tx, m[0], m[1]); err != nil {
+			return nil, err
+		}
+		gone[m[0]] = true
+		on = append(on, m[1])
+	}
+	// Everyone on the papers that moved, the emptied profiles and the
+	// profiles merged into are recomputed: queued once a round (queued
+	// move by move, a large collaboration's authors were queued again
+	// for each of its initials that moved).
+	if err := db.QueueResearchers(ctx, tx, on); err != nil {
+		return nil, err
+	}
+	cs, err := db.FamilyCandidates(ctx, tx, on)
+	if err != nil {
+		return nil, err
+	}
+	return groupCandidates(cs), nil
 }
 
 // initialsCandidates returns the initials profiles of groups (but those

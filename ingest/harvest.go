@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/retry"
 )
 
 // DefaultOAIURL is arXiv's OAI-PMH endpoint (export.arxiv.org/oai2, the
@@ -195,7 +196,7 @@ func (h *harvester) defaults() {
 		o.MaxWait = 30 * time.Minute
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = retry.Sleep
 	}
 }
 
@@ -387,18 +388,6 @@ func setLabel(set string) string {
 		return "all sets"
 	}
 	return "set " + set
-}
-
-// sleep waits d, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // loopGuard remembers the resumption tokens of one walk through a set

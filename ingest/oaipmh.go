@@ -8,9 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/papergraph/papergraph/retry"
 )
 
 // This file speaks OAI-PMH 2.0 (https://www.openarchives.org/OAI/openarchivesprotocol.html)
@@ -108,7 +109,7 @@ func fetchPage(ctx context.Context, client *http.Client, base, userAgent string,
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests:
-		if wait, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if wait, ok := retry.After(resp.Header.Get("Retry-After"), time.Now()); ok {
 			return nil, &retryAfterError{wait}
 		}
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
@@ -135,21 +136,6 @@ func fetchPage(ctx context.Context, client *http.Client, base, userAgent string,
 		return nil, errors.New("not an OAI-PMH response: no responseDate")
 	}
 	return &page, nil
-}
-
-// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
-func parseRetryAfter(s string, now time.Time) (time.Duration, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(s); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }
 
 // oaiDay returns the date of an OAI-PMH datestamp or responseDate

@@ -42,84 +42,14 @@ func Breaking(old, new *ast.Schema) []Change {
 		out = append(out, Change{Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	for name, o := range old.Types {
-		if o.BuiltIn {
-			continue
-		}
-		n := new.Types[name]
-		switch {
-		case n == nil:
-			add(name, "type removed")
-			continue
-		case n.Kind != o.Kind:
-			add(name, "kind changed from %s to %s", o.Kind, n.Kind)
-			continue
-		}
-		switch o.Kind {
-		case ast.Object, ast.Interface:
-			for _, i := range o.Interfaces {
-				if !slices.Contains(n.Interfaces, i) {
-					add(name, "no longer implements %s", i)
-				}
-			}
-			for _, of := range o.Fields {
-				if strings.HasPrefix(of.Name, "__") {
-					continue
-				}
-				path := name + "." + of.Name
-				nf := n.Fields.ForName(of.Name)
-				if nf == nil {
-					add(path, "field removed")
-					continue
-				}
-				if !outputFits(of.Type, nf.Type) {
-					add(path, "type changed from %s to %s", of.Type, nf.Type)
-				}
-				compareArgs(path, of.Arguments, nf.Arguments, add)
-			}
-		case ast.InputObject:
-			for _, of := range o.Fields {
-				path := name + "." + of.Name
-				nf := n.Fields.ForName(of.Name)
-				if nf == nil {
-					add(path, "input field removed")
-				} else if !inputFits(of.Type, nf.Type) {
-					add(path, "type changed from %s to %s", of.Type, nf.Type)
-				}
-			}
-			for _, nf := range n.Fields {
-				if o.Fields.ForName(nf.Name) == nil && required(nf.Type, nf.DefaultValue) {
-					add(name+"."+nf.Name, "new required input field")
-				}
-			}
-		case ast.Enum:
-			for _, v := range o.EnumValues {
-				if n.EnumValues.ForName(v.Name) == nil {
-					add(name+"."+v.Name, "enum value removed")
-				}
-			}
-		case ast.Union:
-			for _, t := range o.Types {
-				if !slices.Contains(n.Types, t) {
-					add(name, "union member %s removed", t)
-				}
-			}
+		if !o.BuiltIn {
+			compareType(name, o, new.Types[name], add)
 		}
 	}
 	for name, o := range old.Directives {
-		if o.Position != nil && o.Position.Src != nil && o.Position.Src.BuiltIn {
-			continue
+		if o.Position == nil || o.Position.Src == nil || !o.Position.Src.BuiltIn {
+			compareDirective(name, o, new.Directives[name], add)
 		}
-		n := new.Directives[name]
-		if n == nil {
-			add("@"+name, "directive removed")
-			continue
-		}
-		for _, l := range o.Locations {
-			if !slices.Contains(n.Locations, l) {
-				add("@"+name, "location %s removed", l)
-			}
-		}
-		compareArgs("@"+name, o.Arguments, n.Arguments, add)
 	}
 	for _, op := range []struct {
 		name     string
@@ -131,6 +61,98 @@ func Breaking(old, new *ast.Schema) []Change {
 	}
 	slices.SortFunc(out, func(a, b Change) int { return strings.Compare(a.String(), b.String()) })
 	return out
+}
+
+// compareType reports the breaking changes from o to n (nil when it was
+// removed), the type called name.
+func compareType(name string, o, n *ast.Definition, add func(string, string, ...any)) {
+	switch {
+	case n == nil:
+		add(name, "type removed")
+		return
+	case n.Kind != o.Kind:
+		add(name, "kind changed from %s to %s", o.Kind, n.Kind)
+		return
+	}
+	switch o.Kind {
+	case ast.Object, ast.Interface:
+		compareOutputFields(name, o, n, add)
+	case ast.InputObject:
+		compareInputFields(name, o, n, add)
+	case ast.Enum:
+		for _, v := range o.EnumValues {
+			if n.EnumValues.ForName(v.Name) == nil {
+				add(name+"."+v.Name, "enum value removed")
+			}
+		}
+	case ast.Union:
+		for _, t := range o.Types {
+			if !slices.Contains(n.Types, t) {
+				add(name, "union member %s removed", t)
+			}
+		}
+	}
+}
+
+// compareOutputFields reports the interfaces and fields of an object or
+// interface type that were removed, and the fields whose type or
+// arguments changed in a way that breaks a client.
+func compareOutputFields(name string, o, n *ast.Definition, add func(string, string, ...any)) {
+	for _, i := range o.Interfaces {
+		if !slices.Contains(n.Interfaces, i) {
+			add(name, "no longer implements %s", i)
+		}
+	}
+	for _, of := range o.Fields {
+		if strings.HasPrefix(of.Name, "__") {
+			continue
+		}
+		path := name + "." + of.Name
+		nf := n.Fields.ForName(of.Name)
+		if nf == nil {
+			add(path, "field removed")
+			continue
+		}
+		if !outputFits(of.Type, nf.Type) {
+			add(path, "type changed from %s to %s", of.Type, nf.Type)
+		}
+		compareArgs(path, of.Arguments, nf.Arguments, add)
+	}
+}
+
+// compareInputFields reports the fields of an input type that were
+// removed, changed so that old values no longer fit, or added as
+// required.
+func compareInputFields(name string, o, n *ast.Definition, add func(string, string, ...any)) {
+	for _, of := range o.Fields {
+		path := name + "." + of.Name
+		nf := n.Fields.ForName(of.Name)
+		if nf == nil {
+			add(path, "input field removed")
+		} else if !inputFits(of.Type, nf.Type) {
+			add(path, "type changed from %s to %s", of.Type, nf.Type)
+		}
+	}
+	for _, nf := range n.Fields {
+		if o.Fields.ForName(nf.Name) == nil && required(nf.Type, nf.DefaultValue) {
+			add(name+"."+nf.Name, "new required input field")
+		}
+	}
+}
+
+// compareDirective reports the breaking changes from o to n (nil when it
+// was removed), the directive called name.
+func compareDirective(name string, o, n *ast.DirectiveDefinition, add func(string, string, ...any)) {
+	if n == nil {
+		add("@"+name, "directive removed")
+		return
+	}
+	for _, l := range o.Locations {
+		if !slices.Contains(n.Locations, l) {
+			add("@"+name, "location %s removed", l)
+		}
+	}
+	compareArgs("@"+name, o.Arguments, n.Arguments, add)
 }
 
 // compareArgs reports the arguments of a field or directive at path that

@@ -141,13 +141,7 @@ func searchExport(bdb bun.IDB, log *slog.Logger) http.Handler {
 			s, order, err = resolvers.SearchArgs(r.Context(), bdb, query, filter, sort)
 			s.RankAll = true
 		}
-		var ie *resolvers.InputError
-		switch {
-		case errors.As(err, &ie):
-			http.Error(w, strings.TrimPrefix(ie.Arg, "filter.")+": "+ie.Msg, http.StatusBadRequest)
-			return
-		case err != nil:
-			exportError(w, failure(r, log, "search export could not start", err))
+		if answerError(w, r, log, "search export could not start", err) {
 			return
 		}
 		// The first page is read before the status is sent, so that an

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/papergraph/papergraph/reqid"
+	"github.com/papergraph/papergraph/resolvers"
 )
 
 // How an export says whether it is whole. An export that cannot start
@@ -82,6 +83,23 @@ func exportError(w http.ResponseWriter, f exportFailure) {
 	_ = json.NewEncoder(w).Encode(struct {
 		Error exportFailure `json:"error"`
 	}{f})
+}
+
+// answerError answers a request that could not start with err: a 400
+// naming the parameter for a malformed one (a *resolvers.InputError),
+// else the failure of doing. It says whether it answered, that is whether
+// err is not nil.
+func answerError(w http.ResponseWriter, r *http.Request, log *slog.Logger, doing string, err error) bool {
+	var ie *resolvers.InputError
+	switch {
+	case errors.As(err, &ie):
+		http.Error(w, strings.TrimPrefix(ie.Arg, "filter.")+": "+ie.Msg, http.StatusBadRequest)
+	case err != nil:
+		exportError(w, failure(r, log, doing, err))
+	default:
+		return false
+	}
+	return true
 }
 
 // announceTrailers declares the trailers an export sends; call it before

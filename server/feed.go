@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -97,13 +96,7 @@ func latestFeed(bdb bun.IDB, log *slog.Logger) http.Handler {
 		if err == nil {
 			feed, updated, err = buildFeed(r.Context(), bdb, query, filter, feedSelf(r))
 		}
-		var ie *resolvers.InputError
-		switch {
-		case errors.As(err, &ie):
-			http.Error(w, strings.TrimPrefix(ie.Arg, "filter.")+": "+ie.Msg, http.StatusBadRequest)
-			return
-		case err != nil:
-			exportError(w, failure(r, log, "feed", err))
+		if answerError(w, r, log, "feed", err) {
 			return
 		}
 		body, err := xml.MarshalIndent(feed, "", "  ")

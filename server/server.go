@@ -261,26 +261,21 @@ func (cfg *Config) setDefaults() {
 			*l.v = l.def
 		}
 	}
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if cfg.ShutdownGrace <= 0 {
-		cfg.ShutdownGrace = DefaultShutdownGrace
-	}
-	if cfg.WebsocketWriteTimeout <= 0 {
-		cfg.WebsocketWriteTimeout = DefaultWebsocketWriteTimeout
-	}
-	if cfg.MaxClientWebsockets <= 0 {
-		cfg.MaxClientWebsockets = DefaultMaxClientWebsockets
-	}
-	if cfg.MaxWebsockets <= 0 {
-		cfg.MaxWebsockets = DefaultMaxWebsockets
-	}
-	if cfg.WebsocketIdleTimeout <= 0 {
-		cfg.WebsocketIdleTimeout = DefaultWebsocketIdleTimeout
-	}
+	orDefault(&cfg.MaxBodyBytes, DefaultMaxBodyBytes)
+	orDefault(&cfg.ShutdownGrace, DefaultShutdownGrace)
+	orDefault(&cfg.WebsocketWriteTimeout, DefaultWebsocketWriteTimeout)
+	orDefault(&cfg.MaxClientWebsockets, DefaultMaxClientWebsockets)
+	orDefault(&cfg.MaxWebsockets, DefaultMaxWebsockets)
+	orDefault(&cfg.WebsocketIdleTimeout, DefaultWebsocketIdleTimeout)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+}
+
+// orDefault sets *v to def when it is zero or less.
+func orDefault[T ~int | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
 	}
 }
 

@@ -201,90 +201,34 @@ type peerReport struct {
 func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, error) {
 	rep := &peerReport{Started: time.Now().UTC(), DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(), Rounds: o.rounds,
 		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers, OneClient: o.oneClient}
-	work := o.reuse
-	if work == "" {
+	w := &peerWork{dir: o.reuse, pgDB: "papergraph_bench_pg", peerDB: "papergraph_bench_peer",
+		logf: func(format string, a ...any) { fmt.Fprintf(log, "peer: "+format+"\n", a...) }}
+	if w.dir == "" {
 		var err error
-		if work, err = os.MkdirTemp("", "papergraph-peer-"); err != nil {
+		if w.dir, err = os.MkdirTemp("", "papergraph-peer-"); err != nil {
 			return nil, err
 		}
 	}
 	if o.keep {
-		rep.WorkDir = work
+		rep.WorkDir, rep.DatabasesKept = w.dir, []string{w.pgDB, w.peerDB}
 	} else {
-		defer os.RemoveAll(work)
-	}
-	// Setup (the build, the imports, npm ci, the peer's database) has a
-	// deadline of its own; the rounds are bounded by their durations.
-	setup, cancel := context.WithTimeout(ctx, setupTimeout)
-	defer cancel()
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(log, "peer: "+format+"\n", a...)
-	}
-
-	bin := o.papergraph
-	if bin == "" {
-		bin = filepath.Join(work, "papergraph")
-		logf("building papergraph")
-		if err := buildPapergraph(setup, bin); err != nil {
-			return nil, err
-		}
+		defer os.RemoveAll(w.dir)
 	}
 	admin, err := pgx.Connect(ctx, o.adminDSN)
 	if err != nil {
 		return nil, fmt.Errorf("--pg: %w", err)
 	}
 	defer admin.Close(context.Background())
+	w.admin = admin
 	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&rep.PostgreSQL); err != nil {
 		return nil, err
 	}
-	pgDB, peerDB := "papergraph_bench_pg", "papergraph_bench_peer"
-	dropAll := func() {
-		for _, name := range []string{peerDB, pgDB} {
-			_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-		}
-	}
-	pgDSN, err := withDatabase(o.adminDSN, pgDB)
+	dropDatabases, err := w.setUp(ctx, o)
+	defer dropDatabases()
 	if err != nil {
 		return nil, err
 	}
-	peerDSN, _ := withDatabase(o.adminDSN, peerDB)
-	sqliteFile := filepath.Join(work, "papergraph.db")
-	if o.keep {
-		rep.DatabasesKept = []string{pgDB, peerDB}
-	}
-	var peerDir string
-	if o.reuse != "" {
-		logf("reusing %s and the databases %s and %s", work, pgDB, peerDB)
-		if err := kept(ctx, admin, sqliteFile, pgDB, peerDB); err != nil {
-			return nil, err
-		}
-		if peerDir, err = installPeer(setup, work); err != nil {
-			return nil, err
-		}
-	} else {
-		dropAll()
-		if !o.keep {
-			defer dropAll()
-		}
-		if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{pgDB}.Sanitize()); err != nil {
-			return nil, err
-		}
-		logf("importing the demo set into PostgreSQL (%s) and SQLite, and npm ci of PostGraphile", pgDB)
-		var wg sync.WaitGroup
-		errs := make([]error, 3)
-		wg.Go(func() { errs[0] = quiet(setup, work, "import-pg", bin, "import", "--db", pgDSN, "demo") })
-		wg.Go(func() { errs[1] = quiet(setup, work, "import-sqlite", bin, "import", "--db", sqliteFile, "demo") })
-		wg.Go(func() { peerDir, errs[2] = installPeer(setup, work) })
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return nil, err
-		}
-		logf("creating the peer's database %s from %s with peer/peer.sql", peerDB, pgDB)
-		if err := createPeerDB(setup, admin, pgDSN, pgDB, peerDSN, peerDB); err != nil {
-			return nil, err
-		}
-	}
-	arxivIDs, err := paperIDs(ctx, pgDSN)
+	arxivIDs, err := paperIDs(ctx, w.pgDSN)
 	if err != nil {
 		return nil, err
 	}
@@ -293,24 +237,14 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 		return nil, err
 	}
 	rep.Node = strings.TrimSpace(output(ctx, "node", "--version"))
-
-	peerQuery, _ := peerFiles.ReadFile("peer/query.graphql")
-	pgPort, peerPort, sqlitePort := freePort(), freePort(), freePort()
-	serveFlags := []string{"--rate-limit", "0", "--demo=false", "--max-cost", "100000000", "--max-nodes", "100000000"}
-	targets := []*target{
-		{name: serverPG, query: readmeQuery, pgDB: pgDB,
-			cmd: exec.Command(bin, append([]string{"serve", "--db", pgDSN, "--addr", pgPort}, serveFlags...)...)},
-		{name: serverPeer, query: string(peerQuery), pgDB: peerDB,
-			cmd: exec.Command("node", append([]string{filepath.Join(peerDir, "node_modules", "postgraphile", "cli.js")}, peerFlags(peerDSN, peerPort, o.peerWorkers)...)...)},
-		{name: serverSQLite, query: readmeQuery,
-			cmd: exec.Command(bin, append([]string{"serve", "--db", sqliteFile, "--addr", sqlitePort}, serveFlags...)...)},
-	}
-	for i, t := range targets {
-		t.url = "http://" + []string{pgPort, peerPort, sqlitePort}[i] + "/graphql"
-		if err := start(work, t); err != nil {
-			return nil, err
+	targets, err := w.startTargets(o.peerWorkers)
+	defer func() {
+		for _, t := range targets {
+			stop(t)
 		}
-		defer stop(t)
+	}()
+	if err != nil {
+		return nil, err
 	}
 	client := benchClient(o.oneClient)
 	for _, t := range targets {
@@ -318,19 +252,125 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 			return nil, err
 		}
 	}
-
-	logf("comparing the answers for %d papers at $first 5 and 50", o.check)
-	n, err := compareAnswers(ctx, client, targets, papers[:o.check], []int{5, 50})
-	if err != nil {
+	w.logf("comparing the answers for %d papers at $first 5 and 50", o.check)
+	if rep.CheckedAnswers, err = compareAnswers(ctx, client, targets, papers[:o.check], []int{5, 50}); err != nil {
 		return nil, err
 	}
-	rep.CheckedAnswers = n
+	if err := w.measureAll(ctx, rep, o, client, targets, papers); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
 
+// peerWork is what a peer run sets up: its working directory, the
+// papergraph binary, the databases and PostGraphile's install.
+type peerWork struct {
+	dir, bin            string
+	admin               *pgx.Conn
+	pgDB, peerDB        string
+	pgDSN, peerDSN      string
+	sqliteFile, peerDir string
+	logf                func(format string, a ...any)
+}
+
+// setUp builds papergraph (unless o names a binary), and imports the
+// demo set into PostgreSQL and SQLite and builds the peer's database
+// from it, or, with --reuse, checks that the kept ones are there. Setup
+// has a deadline of its own; the rounds are bounded by their durations.
+// The function it returns drops the databases it created, unless
+// o.keep.
+func (w *peerWork) setUp(ctx context.Context, o peerOptions) (func(), error) {
+	setup, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	noop := func() {}
+	w.bin = o.papergraph
+	if w.bin == "" {
+		w.bin = filepath.Join(w.dir, "papergraph")
+		w.logf("building papergraph")
+		if err := buildPapergraph(setup, w.bin); err != nil {
+			return noop, err
+		}
+	}
+	var err error
+	if w.pgDSN, err = withDatabase(o.adminDSN, w.pgDB); err != nil {
+		return noop, err
+	}
+	w.peerDSN, _ = withDatabase(o.adminDSN, w.peerDB)
+	w.sqliteFile = filepath.Join(w.dir, "papergraph.db")
+	if o.reuse != "" {
+		w.logf("reusing %s and the databases %s and %s", w.dir, w.pgDB, w.peerDB)
+		if err := kept(ctx, w.admin, w.sqliteFile, w.pgDB, w.peerDB); err != nil {
+			return noop, err
+		}
+		w.peerDir, err = installPeer(setup, w.dir)
+		return noop, err
+	}
+	dropAll := func() {
+		for _, name := range []string{w.peerDB, w.pgDB} {
+			_, _ = w.admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+		}
+	}
+	dropAll()
+	drop := dropAll
+	if o.keep {
+		drop = noop
+	}
+	return drop, w.createDatabases(ctx, setup)
+}
+
+// createDatabases imports the demo set into new PostgreSQL and SQLite
+// databases while npm installs PostGraphile, and then derives the peer's
+// database from the PostgreSQL one.
+func (w *peerWork) createDatabases(ctx, setup context.Context) error {
+	if _, err := w.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{w.pgDB}.Sanitize()); err != nil {
+		return err
+	}
+	w.logf("importing the demo set into PostgreSQL (%s) and SQLite, and npm ci of PostGraphile", w.pgDB)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	wg.Go(func() { errs[0] = quiet(setup, w.dir, "import-pg", w.bin, "import", "--db", w.pgDSN, "demo") })
+	wg.Go(func() { errs[1] = quiet(setup, w.dir, "import-sqlite", w.bin, "import", "--db", w.sqliteFile, "demo") })
+	wg.Go(func() { w.peerDir, errs[2] = installPeer(setup, w.dir) })
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	w.logf("creating the peer's database %s from %s with peer/peer.sql", w.peerDB, w.pgDB)
+	return createPeerDB(setup, w.admin, w.pgDSN, w.pgDB, w.peerDSN, w.peerDB)
+}
+
+// startTargets starts papergraph on PostgreSQL, PostGraphile and
+// papergraph on SQLite, each on a free port; it returns those it started
+// even when one fails to start, for the caller to stop.
+func (w *peerWork) startTargets(peerWorkers int) ([]*target, error) {
+	peerQuery, _ := peerFiles.ReadFile("peer/query.graphql")
+	pgPort, peerPort, sqlitePort := freePort(), freePort(), freePort()
+	serveFlags := []string{"--rate-limit", "0", "--demo=false", "--max-cost", "100000000", "--max-nodes", "100000000"}
+	targets := []*target{
+		{name: serverPG, query: readmeQuery, pgDB: w.pgDB,
+			cmd: exec.Command(w.bin, append([]string{"serve", "--db", w.pgDSN, "--addr", pgPort}, serveFlags...)...)},
+		{name: serverPeer, query: string(peerQuery), pgDB: w.peerDB,
+			cmd: exec.Command("node", append([]string{filepath.Join(w.peerDir, "node_modules", "postgraphile", "cli.js")}, peerFlags(w.peerDSN, peerPort, peerWorkers)...)...)},
+		{name: serverSQLite, query: readmeQuery,
+			cmd: exec.Command(w.bin, append([]string{"serve", "--db", w.sqliteFile, "--addr", sqlitePort}, serveFlags...)...)},
+	}
+	for i, t := range targets {
+		t.url = "http://" + []string{pgPort, peerPort, sqlitePort}[i] + "/graphql"
+		if err := start(w.dir, t); err != nil {
+			return targets[:i], err
+		}
+	}
+	return targets, nil
+}
+
+// measureAll warms each target up and then measures every cell on every
+// target o.rounds times, rotating which target goes first, into rep.
+func (w *peerWork) measureAll(ctx context.Context, rep *peerReport, o peerOptions, client *http.Client, targets []*target, papers []string) error {
 	if o.warmup > 0 {
 		for _, t := range targets {
-			logf("warming %s up for %s", t.name, o.warmup)
-			if _, err := measure(ctx, admin, client, t, peerCells[0], papers, o.warmup); err != nil {
-				return nil, err
+			w.logf("warming %s up for %s", t.name, o.warmup)
+			if _, err := measure(ctx, w.admin, client, t, peerCells[0], papers, o.warmup); err != nil {
+				return err
 			}
 		}
 	}
@@ -343,13 +383,13 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 		for _, c := range peerCells {
 			for i := range targets {
 				if err := ctx.Err(); err != nil {
-					return nil, err
+					return err
 				}
 				t := targets[(i+r)%len(targets)]
-				logf("round %d/%d: %s on %s", r+1, o.rounds, c, t.name)
-				s, err := measure(ctx, admin, client, t, c, papers, o.duration)
+				w.logf("round %d/%d: %s on %s", r+1, o.rounds, c, t.name)
+				s, err := measure(ctx, w.admin, client, t, c, papers, o.duration)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				samples[t.name][c] = append(samples[t.name][c], s)
 			}
@@ -362,7 +402,7 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 		}
 	}
 	rep.Ratios = ratios(rep.Results)
-	return rep, nil
+	return nil
 }
 
 // buildPapergraph builds ./cmd/papergraph of the module the working

@@ -143,10 +143,31 @@ func (s *series) name() string {
 // png), and notes on stderr the points it leaves out or whose latency
 // counts failed requests.
 func drawRuns(runs []fileRun, o plotOptions, format string, stderr io.Writer) (vg.CanvasWriterTo, error) {
-	var ss []*series
+	set, err := collectSeries(runs, o, stderr)
+	if err != nil {
+		return nil, err
+	}
+	p, lg, err := set.plot(o)
+	if err != nil {
+		return nil, err
+	}
+	return render(p, lg, format), nil
+}
+
+// seriesSet is the lines of a plot, with the order in which their labels
+// and operations first appear in the files and the archive sizes measured.
+type seriesSet struct {
+	series          []*series
+	labelIdx, opIdx map[string]int
+	sizes           []float64
+}
+
+// collectSeries gathers the latencies o selects of runs into lines, in
+// the legend's order: each operation's labels together, in the mix's
+// order, so that the lines of one colour are read side by side.
+func collectSeries(runs []fileRun, o plotOptions, stderr io.Writer) (*seriesSet, error) {
+	set := &seriesSet{labelIdx: map[string]int{}, opIdx: map[string]int{}}
 	byKey := map[[2]string]*series{}
-	labelIdx, opIdx := map[string]int{}, map[string]int{}
-	var sizes []float64
 	found := map[string]bool{}
 	concurrencies := map[int]bool{}
 	for _, r := range runs {
@@ -156,33 +177,19 @@ func drawRuns(runs []fileRun, o plotOptions, format string, stderr io.Writer) (v
 			if res.Clients != o.clients || o.skip[res.Operation] {
 				continue
 			}
-			ms := res.P50Ms
-			if o.metric == "p99" {
-				ms = res.P99Ms
-			}
-			if ms <= 0 {
-				fmt.Fprintf(stderr, "plot: %s: %s has no latency (%v ms), left out\n", r.file, res.Operation, ms)
+			ms, ok := latency(r, res, o.metric, stderr)
+			if !ok {
 				continue
-			}
-			if res.Errors > 0 {
-				fmt.Fprintf(stderr, "plot: %s: %s: %d of %d requests failed, and its latency counts them\n", r.file, res.Operation, res.Errors, res.Requests)
-			}
-			if _, ok := labelIdx[r.Label]; !ok {
-				labelIdx[r.Label] = len(labelIdx)
-			}
-			if _, ok := opIdx[res.Operation]; !ok {
-				opIdx[res.Operation] = len(opIdx)
 			}
 			k := [2]string{r.Label, res.Operation}
 			s := byKey[k]
 			if s == nil {
-				s = &series{label: r.Label, operation: res.Operation}
+				s = set.add(r.Label, res.Operation)
 				byKey[k] = s
-				ss = append(ss, s)
 			}
 			s.points = append(s.points, plotter.XY{X: float64(r.Papers), Y: ms})
-			if !slices.Contains(sizes, float64(r.Papers)) {
-				sizes = append(sizes, float64(r.Papers))
+			if !slices.Contains(set.sizes, float64(r.Papers)) {
+				set.sizes = append(set.sizes, float64(r.Papers))
 			}
 		}
 	}
@@ -191,18 +198,53 @@ func drawRuns(runs []fileRun, o plotOptions, format string, stderr io.Writer) (v
 			return nil, fmt.Errorf("--skip: no file has an operation %s", op)
 		}
 	}
-	if len(ss) == 0 {
+	if len(set.series) == 0 {
 		return nil, fmt.Errorf("nothing to draw at %d clients: the files measured %v clients", o.clients, slices.Sorted(maps.Keys(concurrencies)))
 	}
-	// The legend lists each operation's labels together, in the mix's
-	// order, so that the lines of one colour are read side by side.
-	slices.SortStableFunc(ss, func(a, b *series) int {
-		if c := opIdx[a.operation] - opIdx[b.operation]; c != 0 {
+	slices.SortStableFunc(set.series, func(a, b *series) int {
+		if c := set.opIdx[a.operation] - set.opIdx[b.operation]; c != 0 {
 			return c
 		}
-		return labelIdx[a.label] - labelIdx[b.label]
+		return set.labelIdx[a.label] - set.labelIdx[b.label]
 	})
+	slices.Sort(set.sizes)
+	return set, nil
+}
 
+// latency is res's latency in ms by metric (p50 or p99); it notes on
+// stderr a result without one, which it leaves out, and one whose
+// latency counts failed requests.
+func latency(r fileRun, res result, metric string, stderr io.Writer) (float64, bool) {
+	ms := res.P50Ms
+	if metric == "p99" {
+		ms = res.P99Ms
+	}
+	if ms <= 0 {
+		fmt.Fprintf(stderr, "plot: %s: %s has no latency (%v ms), left out\n", r.file, res.Operation, ms)
+		return 0, false
+	}
+	if res.Errors > 0 {
+		fmt.Fprintf(stderr, "plot: %s: %s: %d of %d requests failed, and its latency counts them\n", r.file, res.Operation, res.Errors, res.Requests)
+	}
+	return ms, true
+}
+
+// add starts the line of label and operation.
+func (set *seriesSet) add(label, operation string) *series {
+	if _, ok := set.labelIdx[label]; !ok {
+		set.labelIdx[label] = len(set.labelIdx)
+	}
+	if _, ok := set.opIdx[operation]; !ok {
+		set.opIdx[operation] = len(set.opIdx)
+	}
+	s := &series{label: label, operation: operation}
+	set.series = append(set.series, s)
+	return s
+}
+
+// plot draws the lines on log axes, a colour and glyph an operation and
+// a dash pattern a label, and their legend.
+func (set *seriesSet) plot(o plotOptions) (*plot.Plot, *plot.Legend, error) {
 	p := plot.New()
 	clients := "clients"
 	if o.clients == 1 {
@@ -212,22 +254,22 @@ func drawRuns(runs []fileRun, o plotOptions, format string, stderr io.Writer) (v
 	p.X.Label.Text = "archive size (papers)"
 	p.Y.Label.Text = o.metric + " latency (ms)"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	slices.Sort(sizes)
-	p.X.Tick.Marker = sizeTicks(sizes)
+	p.X.Tick.Marker = sizeTicks(set.sizes)
 	p.Y.Tick.Marker, p.Y.AutoRescale = logTicks{}, true
 	p.Add(plotter.NewGrid())
 	lg := plot.NewLegend()
 	lg.Top, lg.Left = true, true
 	lg.ThumbnailWidth = vg.Points(36)
-	for _, s := range ss {
+	for _, s := range set.series {
 		slices.SortFunc(s.points, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 		l, pts, err := plotter.NewLinePoints(s.points)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		col := operationColours[opIdx[s.operation]%len(operationColours)]
-		l.Color, l.Width, l.Dashes = col, vg.Points(1.5), plotutil.Dashes(labelIdx[s.label])
-		pts.Color, pts.Shape, pts.Radius = col, plotutil.Shape(opIdx[s.operation]), vg.Points(3)
+		op := set.opIdx[s.operation]
+		col := operationColours[op%len(operationColours)]
+		l.Color, l.Width, l.Dashes = col, vg.Points(1.5), plotutil.Dashes(set.labelIdx[s.label])
+		pts.Color, pts.Shape, pts.Radius = col, plotutil.Shape(op), vg.Points(3)
 		p.Add(l, pts)
 		lg.Add(s.name(), l, pts)
 	}
@@ -237,9 +279,13 @@ func drawRuns(runs []fileRun, o plotOptions, format string, stderr io.Writer) (v
 			a.Min, a.Max = a.Min/math.Sqrt(10), a.Max*math.Sqrt(10)
 		}
 	}
+	return p, &lg, nil
+}
 
-	// The legend goes to the right of the axes, not over them: with a
-	// line per label and operation it would hide the data.
+// render draws p and its legend onto a canvas of format (svg or png). The
+// legend goes to the right of the axes, not over them: with a line per
+// label and operation it would hide the data.
+func render(p *plot.Plot, lg *plot.Legend, format string) vg.CanvasWriterTo {
 	pad := vg.Centimeter / 2
 	lr := lg.Rectangle(draw.Canvas{})
 	w := 16*vg.Centimeter + lr.Size().X + 2*pad
@@ -255,7 +301,7 @@ func drawRuns(runs []fileRun, o plotOptions, format string, stderr io.Writer) (v
 	dc.Fill(dc.Rectangle.Path())
 	p.Draw(draw.Crop(dc, pad, -(lr.Size().X + 2*pad), pad, -pad))
 	lg.Draw(draw.Crop(dc, w-lr.Size().X-pad, -pad, pad, -pad))
-	return c, nil
+	return c
 }
 
 // operationColours are Tableau's ten categorical colours (matplotlib's

@@ -120,8 +120,6 @@ func synth(m *model, n int, seed uint64, dir string, inc increment) (*manifest, 
 	man.CommonWord, man.RareWord, man.Category = m.commonWord(), m.rareWord(), m.commonCategory()
 	man.ExportFrom = g.date(0).Format(time.DateOnly)
 	man.ExportTo = g.date(min(n, 10_000) - 1).Format(time.DateOnly)
-	median := g.researchers / 2
-	medianSpan := max(1, g.researchers/1000)
 	enc := json.NewEncoder(papers.w)
 	enc.SetEscapeHTML(false)
 	// Revised papers are every step-th from the last one back.
@@ -130,15 +128,7 @@ func synth(m *model, n int, seed uint64, dir string, inc increment) (*manifest, 
 	var p paper
 	for i := range n {
 		g.paper(i, &p)
-		for _, k := range p.authors {
-			if k == 0 && man.ProlificPaper == "" {
-				man.ProlificPaper = p.id
-				man.SuggestPrefix = strings.ToLower(g.family(0)[:min(4, len(g.family(0)))])
-			}
-			if k >= median && k < median+medianSpan && man.MedianPaper == "" {
-				man.MedianPaper = p.id
-			}
-		}
+		man.noteExamples(g, &p)
 		rec, names := g.record(&p, seed)
 		if err := enc.Encode(rec); err != nil {
 			return nil, err
@@ -156,7 +146,7 @@ func synth(m *model, n int, seed uint64, dir string, inc increment) (*manifest, 
 	}
 	if man.ProlificPaper == "" {
 		man.ProlificPaper = g.id(0)
-		man.SuggestPrefix = strings.ToLower(g.family(0)[:min(4, len(g.family(0)))])
+		man.SuggestPrefix = g.prolificPrefix()
 	}
 	if man.MedianPaper == "" {
 		man.MedianPaper = g.id(n / 2)
@@ -172,6 +162,28 @@ func synth(m *model, n int, seed uint64, dir string, inc increment) (*manifest, 
 		return nil, err
 	}
 	return man, os.WriteFile(filepath.Join(dir, manifestFile), append(b, '\n'), 0o644)
+}
+
+// noteExamples makes p the manifest's example paper of the most prolific
+// researcher, or of one of median output, if it is the first such.
+func (man *manifest) noteExamples(g *generator, p *paper) {
+	median := g.researchers / 2
+	medianSpan := max(1, g.researchers/1000)
+	for _, k := range p.authors {
+		if k == 0 && man.ProlificPaper == "" {
+			man.ProlificPaper = p.id
+			man.SuggestPrefix = g.prolificPrefix()
+		}
+		if k >= median && k < median+medianSpan && man.MedianPaper == "" {
+			man.MedianPaper = p.id
+		}
+	}
+}
+
+// prolificPrefix is the start of the most prolific researcher's family
+// name, which the suggest operation completes.
+func (g *generator) prolificPrefix() string {
+	return strings.ToLower(g.family(0)[:min(4, len(g.family(0)))])
 }
 
 // writeIncrement writes the increment after a corpus of n papers: its new

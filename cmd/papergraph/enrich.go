@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/enrich"
 	"github.com/papergraph/papergraph/ingest"
 )
@@ -40,16 +39,11 @@ func cmdEnrich(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *refresh != 0 && *refresh < time.Second {
 		return fmt.Errorf("%w: --refresh must be 0 or at least 1s", errUsage)
 	}
-	bdb, err := openDB(ctx, *dsn)
+	bdb, closeDB, err := openLocked(ctx, *dsn)
 	if err != nil {
 		return err
 	}
-	defer bdb.Close()
-	release, err := db.LockImport(ctx, bdb)
-	if err != nil {
-		return err
-	}
-	defer release()
+	defer closeDB()
 	announce := publisher(ctx, writerBus(*dsn, bdb), slog.New(slog.NewTextHandler(stderr, nil)))
 	var onCommit func([]int64)
 	if announce != nil {
