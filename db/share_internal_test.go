@@ -21,6 +21,14 @@ func flowOf(t *testing.T, s *Scheduler, client string, weight int) *flow {
 	return ctx.Value(ticketKey{}).(ticket).f
 }
 
+// hold takes a free slot of s for f.
+func hold(t *testing.T, s *Scheduler, f *flow) {
+	t.Helper()
+	if !s.acquire(t.Context(), f) {
+		t.Fatal("a statement waited for a free slot")
+	}
+}
+
 // queue starts a statement of f that waits for a slot and, once it has
 // one, sends label on got; it returns when the statement waits.
 func queue(t *testing.T, s *Scheduler, f *flow, label string, got chan<- string) {
@@ -75,9 +83,7 @@ func TestSchedulerAloneTakesEverySlot(t *testing.T) {
 func TestSchedulerAlternates(t *testing.T) {
 	s := newSlots(1)
 	a, b := flowOf(t, s, "a", 1), flowOf(t, s, "b", 1)
-	if !s.acquire(t.Context(), a) {
-		t.Fatal("the first statement waited")
-	}
+	hold(t, s, a)
 	got := make(chan string)
 	for _, f := range []struct {
 		f    *flow
@@ -99,9 +105,7 @@ func TestSchedulerAlternates(t *testing.T) {
 func TestSchedulerWeights(t *testing.T) {
 	s := newSlots(1)
 	heavy, light := flowOf(t, s, "renderer", 2), flowOf(t, s, "notebook", 1)
-	if !s.acquire(t.Context(), heavy) {
-		t.Fatal("the first statement waited")
-	}
+	hold(t, s, heavy)
 	got := make(chan string)
 	const each = 30
 	for i := range each {
@@ -159,9 +163,7 @@ func TestSchedulerArrivalStartsLevel(t *testing.T) {
 func TestSchedulerCancelledWaiter(t *testing.T) {
 	s := newSlots(1)
 	a, b := flowOf(t, s, "a", 1), flowOf(t, s, "b", 1)
-	if !s.acquire(t.Context(), a) {
-		t.Fatal("the first statement waited")
-	}
+	hold(t, s, a)
 	ctx, cancel := context.WithCancel(t.Context())
 	result := make(chan bool)
 	go func() { result <- s.acquire(ctx, b) }()
@@ -188,9 +190,7 @@ func TestSchedulerHandedAsCancelled(t *testing.T) {
 	for i := range 200 {
 		s := newSlots(1)
 		a, b := flowOf(t, s, "a", 1), flowOf(t, s, "b", 1)
-		if !s.acquire(t.Context(), a) {
-			t.Fatal("the first statement waited")
-		}
+		hold(t, s, a)
 		got := make(chan string, 1)
 		queue(t, s, a, "next", got)
 		ctx, cancel := context.WithCancel(t.Context())
