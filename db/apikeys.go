@@ -30,6 +30,11 @@ const apiKeyBytes = 32
 // APIKeyPrefix and 8 characters of the random part (48 bits).
 const displayPrefixLen = len(APIKeyPrefix) + 8
 
+// MaxKeyWeight bounds a key's weight (see Scheduler): enough to give a
+// front end's server-side renderer many times an address's part, never so
+// much that a key starves everyone else.
+const MaxKeyWeight = 100
+
 // MaxFollows is the most researchers and categories, together, one key
 // follows.
 const MaxFollows = 500
@@ -45,6 +50,9 @@ type APIKey struct {
 	CreatedAt  time.Time `bun:"created_at,notnull"`
 	RevokedAt  time.Time `bun:"revoked_at,nullzero"`
 	LastUsedAt time.Time `bun:"last_used_at,nullzero"`
+	// Weight is the key's part in the statement slots while clients wait
+	// for them (see Scheduler), 1 to MaxKeyWeight.
+	Weight int `bun:"weight,notnull"`
 }
 
 // HashAPIKey is the hex SHA-256 of key, as api_keys.hash holds it.
@@ -53,15 +61,26 @@ func HashAPIKey(key string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// CreateAPIKey makes a key named name and stores its hash; the key it
-// returns is never stored and cannot be had again.
+// CreateAPIKey makes a key named name, of DefaultClientWeight, and stores
+// its hash; the key it returns is never stored and cannot be had again.
 func CreateAPIKey(ctx context.Context, idb bun.IDB, name string, now time.Time) (string, *APIKey, error) {
+	return CreateWeightedAPIKey(ctx, idb, name, DefaultClientWeight, now)
+}
+
+// ErrKeyWeight is a key weight outside 1 to MaxKeyWeight.
+var ErrKeyWeight = fmt.Errorf("a key's weight is 1 to %d", MaxKeyWeight)
+
+// CreateWeightedAPIKey is CreateAPIKey for a key of the given weight.
+func CreateWeightedAPIKey(ctx context.Context, idb bun.IDB, name string, weight int, now time.Time) (string, *APIKey, error) {
+	if weight < 1 || weight > MaxKeyWeight {
+		return "", nil, ErrKeyWeight
+	}
 	var b [apiKeyBytes]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", nil, err
 	}
 	key := APIKeyPrefix + base64.RawURLEncoding.EncodeToString(b[:])
-	k := &APIKey{Name: name, Prefix: key[:displayPrefixLen], Hash: HashAPIKey(key), CreatedAt: now.UTC()}
+	k := &APIKey{Name: name, Prefix: key[:displayPrefixLen], Hash: HashAPIKey(key), CreatedAt: now.UTC(), Weight: weight}
 	if _, err := idb.NewInsert().Model(k).Returning("id").Exec(ctx); err != nil {
 		return "", nil, readOnly(err)
 	}

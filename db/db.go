@@ -133,7 +133,7 @@ func uriPath(path string) string {
 }
 
 // newDB wraps sqldb for bun, with the hook that keeps each context to its
-// share of connections (see WithShare).
+// slot among the statements of its pool (see Scheduler).
 func newDB(sqldb *sql.DB, d schema.Dialect, opts ...bun.DBOption) *bun.DB {
 	bdb := bun.NewDB(sqldb, d, opts...)
 	bdb.AddQueryHook(shareHook{})

@@ -41,89 +41,114 @@ func TestReaderRefusesMemory(t *testing.T) {
 	}
 }
 
-// hogKey marks the statements of the request that tries to take the pool.
+// hogKey marks the statements of the client that fills the pool, with
+// the statement's number.
 type hogKey struct{}
 
-// inFlight is a query hook, added after the share's, that counts the hog's
-// statements that hold a place in its share.
+// inFlight is a query hook, added after the scheduler's, that counts the
+// hog's statements that hold a slot and says which started.
 type inFlight struct {
 	mu      sync.Mutex
 	n, most int
-	started chan struct{}
+	started chan int
 }
 
 func (h *inFlight) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
-	if ctx.Value(hogKey{}) != nil && ctx.Err() == nil {
+	if i, ok := ctx.Value(hogKey{}).(int); ok && ctx.Err() == nil {
 		h.mu.Lock()
 		h.n++
 		h.most = max(h.most, h.n)
 		h.mu.Unlock()
-		h.started <- struct{}{}
+		h.started <- i
 	}
 	return ctx
 }
 
 func (h *inFlight) AfterQuery(ctx context.Context, _ *bun.QueryEvent) {
-	if ctx.Value(hogKey{}) != nil {
+	if _, ok := ctx.Value(hogKey{}).(int); ok {
 		h.mu.Lock()
 		h.n--
 		h.mu.Unlock()
 	}
 }
 
-// TestShareLeavesConnectionsToOthers: a request that runs more endless
-// statements than the pool has connections gets only its share of them,
-// and another request's statement still runs while they do.
-func TestShareLeavesConnectionsToOthers(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, dsn string, _ *bun.DB) {
-		const conns, share, hogs = 3, 2, 6
+// TestSchedulerFillsPoolAlone: a client alone runs as many endless
+// statements at once as the pool has connections; a statement of
+// another client that arrives meanwhile gets the first slot that frees,
+// before the hog's own waiting statements; and a statement of the hog on
+// another pool takes no slot.
+func TestSchedulerFillsPoolAlone(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, other *bun.DB) {
+		const conns, hogs = 3, 6
 		rdb, err := db.OpenReader(dsn, conns)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer rdb.Close()
-		counter := &inFlight{started: make(chan struct{}, hogs)}
+		counter := &inFlight{started: make(chan int, hogs)}
 		rdb.AddQueryHook(counter)
+		sched := db.NewScheduler(rdb, 0)
 		endless := "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c"
 		if db.IsPostgres(rdb) {
 			endless = "SELECT pg_sleep(3600)"
 		}
 
-		hogCtx, stopHog := context.WithCancel(context.WithValue(db.WithShare(t.Context(), share), hogKey{}, true))
-		defer stopHog()
+		hogCtx, hogDone := sched.Join(t.Context(), "hog", 1)
+		defer hogDone()
+		stops := make([]context.CancelFunc, hogs)
 		errs := make(chan error, hogs)
-		for range hogs {
+		for i := range hogs {
+			ctx, stop := context.WithCancel(context.WithValue(hogCtx, hogKey{}, i))
+			stops[i] = stop
+			defer stop()
 			go func() {
 				var x any
-				errs <- rdb.NewRaw(endless).Scan(hogCtx, &x)
+				errs <- rdb.NewRaw(endless).Scan(ctx, &x)
 			}()
 		}
-		for range share {
-			<-counter.started
+		var running []int
+		for range conns {
+			running = append(running, <-counter.started)
 		}
-		// The hog now holds its share of places; wait until its
-		// statements hold connections too.
-		for rdb.DB.Stats().InUse < share {
+		for sched.Waiting() < hogs-conns {
 			time.Sleep(time.Millisecond)
 		}
-
-		// Only a broken share makes this wait; the deadline turns a hang
-		// into a failure.
-		ctx, cancel := context.WithTimeout(db.WithShare(t.Context(), share), time.Minute)
+		// Only a broken scheduler makes these wait; the deadline turns a
+		// hang into a failure.
+		ctx, cancel := context.WithTimeout(hogCtx, time.Minute)
 		defer cancel()
 		var one int
-		if err := rdb.NewRaw("SELECT 1").Scan(ctx, &one); err != nil || one != 1 {
-			t.Errorf("another request's statement beside the hog: %d, %v; want 1", one, err)
+		if err := other.NewRaw("SELECT 1").Scan(ctx, &one); err != nil || one != 1 {
+			t.Errorf("the hog's statement on another pool: %d, %v; want 1", one, err)
 		}
 
-		stopHog()
+		ctx, cancel = context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		ctx, done := sched.Join(ctx, "other", 1)
+		defer done()
+		answered := make(chan error, 1)
+		go func() { answered <- rdb.NewRaw("SELECT 1").Scan(ctx, &one) }()
+		for sched.Waiting() < hogs-conns+1 {
+			time.Sleep(time.Millisecond)
+		}
+		stops[running[0]]()
+		if err := <-answered; err != nil || one != 1 {
+			t.Errorf("another client's statement beside the hog: %d, %v; want 1", one, err)
+		}
+
+		for _, stop := range stops {
+			stop()
+		}
 		for range hogs {
 			if err := <-errs; err == nil {
 				t.Error("an endless statement returned without error")
 			}
 		}
-		if counter.most != share {
-			t.Errorf("the hog ran %d statements at once, want its share of %d", counter.most, share)
+		if counter.most != conns {
+			t.Errorf("the hog ran %d statements at once, want all %d connections", counter.most, conns)
+		}
+		if n := sched.Waiting(); n != 0 {
+			t.Errorf("%d statements still wait", n)
 		}
 	})
 }

@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,13 +21,15 @@ import (
 	"github.com/papergraph/papergraph/reqid"
 )
 
-// hogGate is a query hook, added after the share's, that holds the
-// statements of the request with id "hog" until open is closed, and counts
-// how many of them hold a place in the request's share at once.
+// hogGate is a query hook, added after the scheduler's, that holds the
+// statements of the requests with id "hog" until open is closed, or one
+// of them for each value sent on pass, and counts how many of them hold a
+// slot at once.
 type hogGate struct {
 	mu      sync.Mutex
 	n, most int
 	held    chan struct{} // one value per hog statement that reached the gate
+	pass    chan struct{}
 	open    chan struct{}
 }
 
@@ -42,6 +44,7 @@ func (g *hogGate) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Co
 	g.held <- struct{}{}
 	select {
 	case <-g.open:
+	case <-g.pass:
 	case <-ctx.Done():
 	}
 	return ctx
@@ -61,58 +64,63 @@ func (g *hogGate) mostAtOnce() int {
 	return g.most
 }
 
-// TestRequestShare: a request of 50 aliased searches runs no more than its
-// client's share of statements at once, and while it holds the whole share
-// another client's request is answered.
-func TestRequestShare(t *testing.T) {
+// TestClientFillsPoolAlone: the requests of one client alone run as many
+// statements at once as the pool has connections; a request of another
+// client that arrives while they hold them all gets the first slot that
+// frees, before the first client's waiting statements.
+func TestClientFillsPoolAlone(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
 		if err != nil || !sum.OK() {
 			t.Fatalf("import: %+v, %v", sum, err)
 		}
-		gate := &hogGate{held: make(chan struct{}, 1000), open: make(chan struct{})}
+		gate := &hogGate{held: make(chan struct{}, 1000), pass: make(chan struct{}), open: make(chan struct{})}
 		h := newTestServer(t, bdb.WithQueryHook(gate), Config{}).Handler()
-
-		var q strings.Builder
-		q.WriteString("{")
-		for i := range 50 {
-			fmt.Fprintf(&q, ` a%d: searchPapers(query: "th*", first: 1) { totalCount nodes { arxivId } }`, i)
+		slots := bdb.DB.Stats().MaxOpenConnections
+		const paper = `{ paper(id: "hep-th/9201001") { title } }`
+		// Each request's one statement holds a slot or waits for one.
+		hogs := slots + 2
+		answers := make(chan gqlResponse, hogs)
+		for range hogs {
+			req := post(t, map[string]string{"query": paper}, mediaJSON)
+			req.Header.Set(requestIDHeader, "hog")
+			req.RemoteAddr = "192.0.2.66:1234"
+			go func() { answers <- decode(t, serve(h, req)) }()
 		}
-		q.WriteString(" }")
-		hog := post(t, map[string]string{"query": q.String()}, mediaJSON)
-		hog.Header.Set(requestIDHeader, "hog")
-		hogDone := make(chan gqlResponse, 1)
-		go func() {
-			rec := serve(h, hog)
-			var resp gqlResponse
-			if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-				t.Errorf("hog: decode %q: %v", rec.Body.String(), err)
-			}
-			hogDone <- resp
-		}()
-		for range DefaultStatementShare {
+		for range slots {
 			<-gate.held
 		}
+		waitFor(t, h, hogs-slots)
 
-		// From another client: the hog's client has its whole share.
-		other := post(t, map[string]string{"query": `{ paper(id: "hep-th/9201001") { title } }`}, mediaJSON)
+		other := post(t, map[string]string{"query": paper}, mediaJSON)
 		other.RemoteAddr = "198.51.100.1:1234"
-		resp := decode(t, serve(h, other))
-		if len(resp.Errors) > 0 || !strings.Contains(string(resp.Data), "Kontsevich") {
-			t.Errorf("a request beside the hog: data %s, errors %+v", resp.Data, resp.Errors)
+		answered := make(chan gqlResponse, 1)
+		go func() { answered <- decode(t, serve(h, other)) }()
+		waitFor(t, h, hogs-slots+1)
+		gate.pass <- struct{}{}
+		if resp := <-answered; len(resp.Errors) > 0 || !strings.Contains(string(resp.Data), "Kontsevich") {
+			t.Errorf("another client beside the hog: data %s, errors %+v", resp.Data, resp.Errors)
 		}
-		if got := gate.mostAtOnce(); got != DefaultStatementShare {
-			t.Errorf("the hog held %d statements at once, want its share of %d", got, DefaultStatementShare)
+		if got := gate.mostAtOnce(); got != slots {
+			t.Errorf("a client alone ran %d statements at once, want all %d connections", got, slots)
 		}
 
 		close(gate.open)
-		if resp := <-hogDone; len(resp.Errors) > 0 || strings.Count(string(resp.Data), "totalCount") != 50 {
-			t.Errorf("hog: %d bytes of data, errors %+v; want 50 answers", len(resp.Data), resp.Errors)
-		}
-		if got := gate.mostAtOnce(); got != DefaultStatementShare {
-			t.Errorf("the hog ran %d statements at once, want its share of %d", got, DefaultStatementShare)
+		for range hogs {
+			if resp := <-answers; len(resp.Errors) > 0 || !strings.Contains(string(resp.Data), "Kontsevich") {
+				t.Errorf("hog: data %s, errors %+v", resp.Data, resp.Errors)
+			}
 		}
 	})
+}
+
+// waitFor waits until /metrics of h says n statements wait for a slot.
+func waitFor(t *testing.T, h http.Handler, n int) {
+	t.Helper()
+	want := fmt.Sprintf("\npapergraph_sql_statements_waiting %d\n", n)
+	for !strings.Contains(serve(h, httptest.NewRequest(http.MethodGet, "/metrics", nil)).Body.String(), want) {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // TestServeCancelsPastGrace: a shutdown cancels the context of a request
@@ -253,36 +261,30 @@ func TestServesFromReader(t *testing.T) {
 	})
 }
 
-// TestClientShare: the requests of one client together run no more than
-// its share of statements at once, while another client's request is
-// answered.
-func TestClientShare(t *testing.T) {
+// TestKeyWeight: a request signed in with a database key takes its
+// statement slots at the key's weight, any other at weight 1.
+func TestKeyWeight(t *testing.T) {
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
-	sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
-	if err != nil || !sum.OK() {
-		t.Fatalf("import: %+v, %v", sum, err)
+	key, _, err := db.CreateWeightedAPIKey(t.Context(), bdb, "renderer", 3, time.Now())
+	if err != nil {
+		t.Fatal(err)
 	}
-	gate := &hogGate{held: make(chan struct{}, 1000), open: make(chan struct{})}
-	h := newTestServer(t, bdb.WithQueryHook(gate), Config{}).Handler()
-	const hogs = 4
-	var wg sync.WaitGroup
-	for range hogs {
-		req := post(t, map[string]string{"query": `{ a: searchPapers(query: "th*", first: 1) { totalCount } b: searchPapers(query: "co*", first: 1) { totalCount } }`}, mediaJSON)
-		req.Header.Set(requestIDHeader, "hog")
-		req.RemoteAddr = "192.0.2.66:1234"
-		wg.Go(func() { serve(h, req) })
-	}
-	for range DefaultStatementShare {
-		<-gate.held
-	}
-	other := post(t, map[string]string{"query": `{ paper(id: "hep-th/9201001") { title } }`}, mediaJSON)
-	other.RemoteAddr = "198.51.100.1:1234"
-	if resp := decode(t, serve(h, other)); len(resp.Errors) > 0 || !strings.Contains(string(resp.Data), "Kontsevich") {
-		t.Errorf("another client beside the hogs: data %s, errors %+v", resp.Data, resp.Errors)
-	}
-	close(gate.open)
-	wg.Wait()
-	if got := gate.mostAtOnce(); got != DefaultStatementShare {
-		t.Errorf("%d requests of one client ran %d statements at once, want their share of %d", hogs, got, DefaultStatementShare)
+	var got int
+	h := identify(nil, bdb, nil, nil, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		got = exchangeFrom(r.Context()).weight
+	}))
+	h = observe(slog.New(slog.DiscardHandler), h)
+	for _, tt := range []struct {
+		name, key string
+		want      int
+	}{{"key of weight 3", key, 3}, {"no key", "", db.DefaultClientWeight}} {
+		req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
+		if tt.key != "" {
+			req.Header.Set("Authorization", "Bearer "+tt.key)
+		}
+		serve(h, req)
+		if got != tt.want {
+			t.Errorf("%s: weight %d, want %d", tt.name, got, tt.want)
+		}
 	}
 }

@@ -36,8 +36,9 @@ type metrics struct {
 	names    operationNames
 }
 
-// newMetrics registers the server's collectors, statements among them.
-func newMetrics(statements *db.StatementCounter, replicas *db.Replicas) *metrics {
+// newMetrics registers the server's collectors, statements and the
+// statements waiting for one of sched's slots among them.
+func newMetrics(statements *db.StatementCounter, sched *db.Scheduler, replicas *db.Replicas) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -58,6 +59,10 @@ func newMetrics(statements *db.StatementCounter, replicas *db.Replicas) *metrics
 			Name: "papergraph_sql_statements_total",
 			Help: "SQL statements sent to the database.",
 		}, func() float64 { return float64(statements.Count()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "papergraph_sql_statements_waiting",
+			Help: "SQL statements waiting for a slot of the serving pool, all clients together.",
+		}, func() float64 { return float64(sched.Waiting()) }),
 		replicaCollector{replicas},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

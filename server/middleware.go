@@ -34,8 +34,12 @@ type exchange struct {
 	// client names the request's rate-limit budget; rate is that budget
 	// after the request, nil when no limiter is set, and limited says
 	// the request was refused for it.
-	client  string
-	rate    *ratelimit.Result
+	client string
+	rate   *ratelimit.Result
+	// weight is the client's weight in the share of the database's
+	// statement slots (see db.Scheduler): its database API key's,
+	// db.DefaultClientWeight for any other client.
+	weight  int
 	limited bool
 	// limiter is the server's rate limiter, nil when there is none;
 	// unknownKey says the request sent an API key the server did not
@@ -153,7 +157,9 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 
 // identify names each request's client: its API key's when it sends one
 // the server issued, else its address, read through trustedProxies. The
-// client's name keys its rate-limit budget and its share of the database.
+// client's name keys its rate-limit budget and its share of the database,
+// in which a database key's weight counts (keys of the file weigh
+// db.DefaultClientWeight, as addresses do).
 //
 // A key is issued when it is one of keys (serve's --api-keys file) or a
 // key of the database that is not revoked (papergraph apikey create,
@@ -178,7 +184,7 @@ func identify(keys *ratelimit.Keys, users, writer *bun.DB, trustedProxies []neti
 				return
 			}
 			if k != nil {
-				ex.client = ratelimit.KeyClient(key)
+				ex.client, ex.weight = ratelimit.KeyClient(key), k.Weight
 				ctx = resolvers.WithViewer(ctx, k)
 				touch(ctx, writer, k)
 			}
@@ -193,6 +199,9 @@ func identify(keys *ratelimit.Keys, users, writer *bun.DB, trustedProxies []neti
 		}
 		if ex.client == "" {
 			ex.client = ratelimit.ClientKey(r, trustedProxies)
+		}
+		if ex.weight == 0 {
+			ex.weight = db.DefaultClientWeight
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

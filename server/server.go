@@ -29,12 +29,6 @@ const (
 	DefaultAddr         = ":8080"
 	DefaultMaxDepth     = 12
 	DefaultMaxBodyBytes = 1 << 20
-	// DefaultStatementShare is how many SQL statements one client runs at
-	// once, all its requests together: a share of the pool
-	// (db.SQLiteReaders, db.PostgresConns), so that a request with hundreds
-	// of root fields, or a client with many heavy requests side by side,
-	// leaves connections to the others.
-	DefaultStatementShare = 2
 	// DefaultShutdownGrace is how long a shutdown waits for the requests
 	// in flight before it cancels them.
 	DefaultShutdownGrace = 15 * time.Second
@@ -77,9 +71,12 @@ type Config struct {
 	// Replicas, when DB is a db.OpenReplicated pool, are its streaming
 	// replicas, whose state /readyz and /metrics show.
 	Replicas *db.Replicas
-	// StatementShare is how many statements one client (see identify)
-	// may run at once, all its requests together (see db.Shares).
-	StatementShare int
+	// StatementSlots is how many statements the server runs on DB at
+	// once, all clients together; zero means as many as DB has
+	// connections. A client alone may use every slot; while statements
+	// wait, the slots are shared among their clients by weight (see
+	// db.Scheduler and identify).
+	StatementSlots int
 	// ShutdownGrace is how long Serve (and Run, on each of its listeners)
 	// waits for requests in flight once its context ends; then it cancels
 	// them with errShutdown and gives them abortWait to answer.
@@ -205,7 +202,8 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
-	m := newMetrics(statements, cfg.Replicas)
+	sched := db.NewScheduler(cfg.DB, cfg.StatementSlots)
+	m := newMetrics(statements, sched, cfg.Replicas)
 	if docs != nil {
 		m.names.known = docs.names
 	}
@@ -235,7 +233,7 @@ func New(cfg Config) (*Server, error) {
 		profiles(metrics)
 		s.metrics = secureHeaders(metrics)
 	}
-	s.handler = traceRequests(observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.DB, cfg.Writer, cfg.TrustedProxies, withShare(db.NewShares(cfg.StatementShare), mux)))), cfg.TracerProvider)
+	s.handler = traceRequests(observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.DB, cfg.Writer, cfg.TrustedProxies, withShare(sched, mux)))), cfg.TracerProvider)
 	return s, nil
 }
 
@@ -254,7 +252,7 @@ func (cfg *Config) setDefaults() {
 		{&cfg.MaxDepth, DefaultMaxDepth}, {&cfg.MaxNodes, DefaultMaxNodes}, {&cfg.MaxCost, DefaultMaxCost},
 		{&cfg.MaxTokens, DefaultMaxTokens}, {&cfg.MaxFields, DefaultMaxFields}, {&cfg.MaxAliases, DefaultMaxAliases},
 		{&cfg.MaxRootFields, DefaultMaxRootFields}, {&cfg.MaxDirectives, DefaultMaxDirectives},
-		{&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes}, {&cfg.StatementShare, DefaultStatementShare},
+		{&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes},
 		{&cfg.MaxServerSubscriptions, DefaultMaxServerSubscriptions},
 	} {
 		if *l.v <= 0 {
@@ -402,11 +400,12 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handle
 // during a shutdown should.
 func (s *Server) Abort() { s.abort(errShutdown) }
 
-// withShare gives each client its share of the database's connections,
-// spent by all its requests together.
-func withShare(shares *db.Shares, next http.Handler) http.Handler {
+// withShare makes each request's statements take their slots from
+// sched as its client's (see identify), at the client's weight.
+func withShare(sched *db.Scheduler, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, done := shares.Join(r.Context(), exchangeFrom(r.Context()).client)
+		ex := exchangeFrom(r.Context())
+		ctx, done := sched.Join(r.Context(), ex.client, ex.weight)
 		defer done()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

@@ -129,7 +129,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	clientsFlag := fs.String("clients", "1,10", "comma-separated concurrencies: clients that each send a request as soon as their last is answered")
 	d := fs.Duration("duration", 10*time.Second, "how long each operation runs at each concurrency")
 	tableToo := fs.Bool("table", true, "also write a table to standard error")
-	oneClient := fs.Bool("one-client", false, "send every connection from one address, so that papergraph counts the clients as one\n(its share of two statements at once then holds for all of them); default, for a loopback --url:\none loopback address per connection, as peer does")
+	oneClient := fs.Bool("one-client", false, "send every connection from one address, so that papergraph counts the clients as one\n(which shares the server's statement slots with no one else); default, for a loopback --url:\none loopback address per connection, as peer does")
 	label := fs.String("label", "", "a name for what serves the corpus, such as SQLite or PostgreSQL, written into the JSON: plot draws a line per label")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -149,10 +149,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := json.Unmarshal(b, &man); err != nil {
 		return fmt.Errorf("%s: %w", manifestFile, err)
 	}
-	// Each client its own loopback address (see benchClient): from one
-	// address, papergraph's per-client share of two statements at once
-	// would queue ten clients behind each other, and p99 would measure
-	// the queue. A server elsewhere is reached from the host's address.
+	// Each client its own loopback address (see benchClient), as many
+	// clients as connections to papergraph's fair share of statement
+	// slots. A server elsewhere is reached from the host's address.
 	client := benchClient(*oneClient || !loopbackURL(*base))
 	ops, err := mix(ctx, client, strings.TrimSuffix(*base, "/"), &man)
 	if err != nil {

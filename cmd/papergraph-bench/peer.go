@@ -137,7 +137,7 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&o.check, "check", 100, "papers of the rotation whose answers are compared across the servers first, at each $first")
 	fs.IntVar(&o.peerWorkers, "peer-workers", 1, "PostGraphile processes (its --cluster-workers; 1 runs one process)")
 	fs.StringVar(&o.papergraph, "papergraph", "", "a papergraph binary to use; empty: go build ./cmd/papergraph into the work directory")
-	fs.BoolVar(&o.oneClient, "one-client", false, "send every connection from 127.0.0.1, so that papergraph counts them as one client\n(its share of two statements at once then holds for all of them); default: one loopback address per connection")
+	fs.BoolVar(&o.oneClient, "one-client", false, "send every connection from 127.0.0.1, so that papergraph counts them as one client\n(which shares the server's statement slots with no one else); default: one loopback address per connection")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory and the two databases")
 	fs.StringVar(&o.reuse, "reuse", "", "the work directory of an earlier run with --keep: measure on its SQLite file and the two\ndatabases it kept, without importing again, and keep them (the imports take minutes)")
 	if err := fs.Parse(args); err != nil {
@@ -640,10 +640,8 @@ func stop(t *target) {
 // benchClient is the load's HTTP client. No compression: PostGraphile
 // does not compress, and papergraph would if asked. Unless oneClient,
 // each new connection comes from the next loopback address (127.0.0.2,
-// 127.0.0.3, …), so that papergraph sees as many clients as connections:
-// it gives each client a share of two statements at once, all its
-// requests together, and ten connections from one address would be one
-// client queueing for it.
+// 127.0.0.3, …), so that papergraph sees as many clients as connections
+// when it shares its statement slots among the clients that wait.
 func benchClient(oneClient bool) *http.Client {
 	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true, IdleConnTimeout: time.Minute}
 	if !oneClient {

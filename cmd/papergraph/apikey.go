@@ -14,13 +14,15 @@ import (
 // maxKeyName bounds a key's name, which listings and viewer { name } show.
 const maxKeyName = 100
 
-const apikeyUsage = `usage: papergraph apikey create --name NAME [--db DSN]
+const apikeyUsage = `usage: papergraph apikey create --name NAME [--weight N] [--db DSN]
        papergraph apikey list [--db DSN]
        papergraph apikey revoke [--db DSN] ID|PREFIX
 
 create prints the new key, alone, on standard output: it is shown once
 and stored only as its SHA-256 hash. A client signs in with it by sending
-Authorization: Bearer KEY; a revoked key is refused with 401.`
+Authorization: Bearer KEY; a revoked key is refused with 401. A key's
+weight is its part in the server's statement slots while clients wait
+for them: a key of weight 2 gets twice the slots of an address.`
 
 func cmdAPIKey(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -41,8 +43,10 @@ func cmdAPIKey(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func apikeyCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlags("apikey create", "apikey create --name NAME [--db DSN]", stderr)
+	fs, dsn := newFlags("apikey create", "apikey create --name NAME [--weight N] [--db DSN]", stderr)
 	name := fs.String("name", "", "what the key is for, as `apikey list` and viewer { name } show it (required)")
+	weight := fs.Int("weight", db.DefaultClientWeight, fmt.Sprintf("the key's part in the server's statement slots while clients wait for them,\n"+
+		"`N` times an address's (1 to %d): a front end's server-side renderer may need more than one", db.MaxKeyWeight))
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -54,18 +58,20 @@ func apikeyCreate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fmt.Errorf("%w: apikey create needs --name NAME", errUsage)
 	case len(n) > maxKeyName || strings.ContainsFunc(n, func(r rune) bool { return r < ' ' || r == 0x7f }):
 		return fmt.Errorf("%w: --name: at most %d bytes, no control characters", errUsage, maxKeyName)
+	case *weight < 1 || *weight > db.MaxKeyWeight:
+		return fmt.Errorf("%w: --weight %d: %v", errUsage, *weight, db.ErrKeyWeight)
 	}
 	bdb, err := openDB(ctx, *dsn)
 	if err != nil {
 		return err
 	}
 	defer bdb.Close()
-	key, k, err := db.CreateAPIKey(ctx, bdb, n, time.Now())
+	key, k, err := db.CreateWeightedAPIKey(ctx, bdb, n, *weight, time.Now())
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, key)
-	fmt.Fprintf(stderr, "papergraph: API key %d (%s…) %q created; it is shown this once: keep it safe\n", k.ID, k.Prefix, k.Name)
+	fmt.Fprintf(stderr, "papergraph: API key %d (%s…) %q of weight %d created; it is shown this once: keep it safe\n", k.ID, k.Prefix, k.Name, k.Weight)
 	return nil
 }
 
@@ -87,9 +93,9 @@ func apikeyList(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tCREATED\tLAST USED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tWEIGHT\tCREATED\tLAST USED\tREVOKED")
 	for _, k := range ks {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, when(k.CreatedAt), when(k.LastUsedAt), when(k.RevokedAt))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, k.Weight, when(k.CreatedAt), when(k.LastUsedAt), when(k.RevokedAt))
 	}
 	return tw.Flush()
 }

@@ -24,8 +24,9 @@ func TestAPIKeyCommands(t *testing.T) {
 				return out.String(), errOut.String(), err
 			}
 			var keys []string
-			for _, name := range []string{"notebook", "laptop"} {
-				out, errOut, err := apikey("create", "--name", name)
+			for _, args := range [][]string{{"--name", "notebook"}, {"--name", "laptop", "--weight", "3"}} {
+				name := args[1]
+				out, errOut, err := apikey(append([]string{"create"}, args...)...)
 				if err != nil {
 					t.Fatalf("create: %v\n%s", err, errOut)
 				}
@@ -42,9 +43,13 @@ func TestAPIKeyCommands(t *testing.T) {
 			if n := countRows(t, dsn, keys[0]); n != 0 {
 				t.Errorf("the key itself is stored in %d rows", n)
 			}
-			for _, k := range keys {
-				if got, err := db.ActiveAPIKey(ctx, bdb, db.HashAPIKey(k)); err != nil || got == nil {
+			for i, k := range keys {
+				got, err := db.ActiveAPIKey(ctx, bdb, db.HashAPIKey(k))
+				if err != nil || got == nil {
 					t.Fatalf("ActiveAPIKey(new key) = %v, %v", got, err)
+				}
+				if want := []int{db.DefaultClientWeight, 3}[i]; got.Weight != want {
+					t.Errorf("key %s: weight %d, want %d", got.Name, got.Weight, want)
 				}
 			}
 
@@ -60,11 +65,11 @@ func TestAPIKeyCommands(t *testing.T) {
 				t.Fatalf("list = %q, want a header and two keys", out)
 			}
 			first, second := strings.Fields(lines[1]), strings.Fields(lines[2])
-			if first[1] != "notebook" || first[2] != keys[0][:11] || first[len(first)-1] != "-" {
-				t.Errorf("list line %q, want notebook, %s…, not revoked", lines[1], keys[0][:11])
+			if first[1] != "notebook" || first[2] != keys[0][:11] || first[3] != "1" || first[len(first)-1] != "-" {
+				t.Errorf("list line %q, want notebook, %s…, weight 1, not revoked", lines[1], keys[0][:11])
 			}
-			if second[1] != "laptop" || second[len(second)-1] == "-" {
-				t.Errorf("list line %q, want laptop revoked", lines[2])
+			if second[1] != "laptop" || second[3] != "3" || second[len(second)-1] == "-" {
+				t.Errorf("list line %q, want laptop of weight 3 revoked", lines[2])
 			}
 			if got, err := db.ActiveAPIKey(ctx, bdb, db.HashAPIKey(keys[1])); err != nil || got != nil {
 				t.Errorf("ActiveAPIKey(revoked key) = %v, %v, want nil", got, err)
@@ -79,6 +84,8 @@ func TestAPIKeyCommands(t *testing.T) {
 			}{
 				{[]string{"create"}, errUsage},
 				{[]string{"create", "--name", "a\tb"}, errUsage},
+				{[]string{"create", "--name", "light", "--weight", "0"}, errUsage},
+				{[]string{"create", "--name", "heavy", "--weight", "101"}, errUsage},
 				{[]string{"revoke"}, errUsage},
 				{[]string{"revoke", "pg_nosuchkey"}, db.ErrNoSuchKey},
 				{[]string{"revoke", "x"}, db.ErrNoSuchKey},
