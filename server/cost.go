@@ -16,6 +16,7 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/papergraph/papergraph/cost"
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
@@ -89,16 +90,28 @@ func newCostLimit(cfg Config) *costLimit {
 
 func (*costLimit) ExtensionName() string { return "CostLimit" }
 
-// Validate refuses a schema with a list field the cost table does not
-// bound: its answers could be larger than any limit assumes.
+// Validate builds the calculator from the schema's cost directives, and
+// refuses a schema with a list they do not size: its answers could be
+// larger than any limit assumes. The calculator follows the archive's list
+// sizes (db.ListSize), read at start and every listSizesEvery after.
 func (c *costLimit) Validate(es graphql.ExecutableSchema) error {
-	unbounded, unknown := cost.Check(es.Schema(), resolvers.Bounds)
-	if len(unbounded) > 0 || len(unknown) > 0 {
-		return fmt.Errorf("cost table: unbounded list fields %v, unknown entries %v", unbounded, unknown)
+	calc, err := cost.New(es.Schema())
+	if err != nil {
+		return err
 	}
-	c.calc = cost.New(es.Schema(), resolvers.Bounds)
+	if c.cfg.DB != nil {
+		read := func(ctx context.Context) (map[string]int64, error) { return db.ReadListSizes(ctx, c.cfg.DB) }
+		if err := calc.Follow(read, listSizesEvery); err != nil && c.cfg.Logger != nil {
+			c.cfg.Logger.Warn("list sizes unread: lists are estimated at their schema sizes", "error", err)
+		}
+	}
+	c.calc = calc
 	return nil
 }
+
+// listSizesEvery is how often the server rereads the archive's list sizes,
+// which an import or a harvest into its database changes.
+const listSizesEvery = 5 * time.Minute
 
 // MutateOperationParameters checks the document's shape before gqlgen
 // parses and validates it. A document that does not parse is left to
