@@ -76,12 +76,29 @@ func fieldOf(schema *ast.Schema, key string) *ast.FieldDefinition {
 	return nil
 }
 
+// Ceiling is the most objects an operation may hold in the worst case,
+// at every list's size, for it to be measured by the archive's
+// statistics: past it, whatever the archive, Measure gives the worst case.
+// A shape that nests lists so deep that one chain of long lists could fill
+// memory is thereby priced as such, while a page that reads like the
+// archive (the README's first query at 50 papers a researcher holds about
+// a million objects at worst) is priced by what it typically reads.
+const Ceiling int64 = 10_000_000
+
 // Measure prices op, a validated operation of doc, with vars its coerced
 // variables.
 func (c *Calculator) Measure(doc *ast.QueryDocument, op *ast.OperationDefinition, vars map[string]any) Cost {
-	w := walker{c: c, doc: doc, vars: vars, memo: map[memoKey]figures{}, typical: c.typical()}
-	f := w.set(op.SelectionSet, 0)
+	worst := c.walk(doc, op, vars, nil)
+	f := worst
+	if typical := c.typical(); len(typical) > 0 && worst.nodes <= Ceiling {
+		f = c.walk(doc, op, vars, typical)
+	}
 	return Cost{Nodes: f.nodes, Requests: f.requests, Points: PointsOf(f.requests)}
+}
+
+func (c *Calculator) walk(doc *ast.QueryDocument, op *ast.OperationDefinition, vars map[string]any, typical map[string]int64) figures {
+	w := walker{c: c, doc: doc, vars: vars, memo: map[memoKey]figures{}, typical: typical}
+	return w.set(op.SelectionSet, 0)
 }
 
 // figures are the nodes and requests of one instance of a selection set.

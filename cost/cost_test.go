@@ -325,3 +325,59 @@ func TestFollowRereads(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestMeasurePastTheCeiling: an operation whose worst case passes
+// cost.Ceiling is measured at its worst case, whatever the archive says.
+func TestMeasurePastTheCeiling(t *testing.T) {
+	calc := calculator(t)
+	calc.SetTypical(map[string]int64{"authorsPerPaper": 2, "papersPerResearcher": 2})
+	query := `{ searchPapers(first: 100) { nodes { authors { researcher { papers(first: 100) { nodes { authors { researcher { name } } } } } } } } }`
+	doc, errs := gqlparser.LoadQuery(schema, query)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	want := int64(1 + 100*(1+100*(2+1+100*(1+100*2))))
+	if got := calc.Measure(doc, doc.Operations[0], nil); got.Nodes != want || want <= cost.Ceiling {
+		t.Errorf("Measure = %+v, want its worst case, %d nodes, over the ceiling %d", got, want, cost.Ceiling)
+	}
+}
+
+// TestMeasureResearcherPage prices the README's first query: at every
+// list's size (an empty archive) as the sizes alone give it, and by an
+// archive whose bylines, researchers' papers, fields and same-name lists
+// are typically short.
+func TestMeasureResearcherPage(t *testing.T) {
+	query, err := os.ReadFile("../resolvers/testdata/researcher-page.graphql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, errs := gqlparser.LoadQuery(schema, string(query))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	op := doc.Operations[0]
+	typical := map[string]int64{"authorsPerPaper": 10, "papersPerResearcher": 30, "fieldsPerResearcher": 5,
+		"sameNamePerResearcher": 2, "categoriesPerPaper": 3, "coauthorsPerResearcher": 40}
+	// The paper, its primary category, 3 categories, a page of 3
+	// citations, a page of references, and 10 authors, each with a
+	// researcher, 4 author positions, 5 fields of a category each, 2
+	// same-name profiles, a most cited paper, a page of n papers of 10
+	// authors and their researchers, its pageInfo, and a page of 10
+	// co-authors and their researchers.
+	page := func(n int64) int64 { return 1 + 1 + 3 + 1 + 3 + 1 + 10*(1+1+4+5*2+2+1+1+n*(1+10*2)+1+1+10*2) }
+	for _, tt := range []struct{ first, worst, estimate int64 }{
+		{5, 115_557, page(5)},
+		{24, 497_457, page(24)},
+		{50, 1_020_057, page(30)},
+	} {
+		vars := map[string]any{"paper": "x", "first": tt.first}
+		empty, archive := calculator(t), calculator(t)
+		archive.SetTypical(typical)
+		if got := empty.Measure(doc, op, vars).Nodes; got != tt.worst {
+			t.Errorf("first %d, empty archive: %d nodes, want %d", tt.first, got, tt.worst)
+		}
+		if got := archive.Measure(doc, op, vars).Nodes; got != tt.estimate {
+			t.Errorf("first %d, typical archive: %d nodes, want %d", tt.first, got, tt.estimate)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func MeasureListSizes(ctx context.Context, idb bun.IDB) ([]ListSize, error) {
 	var out []ListSize
 	for _, k := range listKinds {
 		var top int64
-		if err := idb.NewRaw("SELECT COALESCE(MAX(id), 0) FROM " + k.table).Scan(ctx, &top); err != nil {
+		if err := idb.NewRaw("SELECT COALESCE(MAX(id), 0) FROM "+k.table).Scan(ctx, &top); err != nil {
 			return nil, fmt.Errorf("list sizes: %s: %w", k.name, err)
 		}
 		var lengths []struct{ N, Lists int64 }
