@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/uptrace/bun"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
@@ -100,7 +101,10 @@ func (c *costLimit) Validate(es graphql.ExecutableSchema) error {
 		return err
 	}
 	if c.cfg.DB != nil {
-		read := func(ctx context.Context) (map[string]int64, error) { return db.ReadListSizes(ctx, c.cfg.DB) }
+		// Read outside the statement hooks: the server's housekeeping,
+		// not a request's, so no request's count or trace includes it.
+		plain := bun.NewDB(c.cfg.DB.DB, c.cfg.DB.Dialect())
+		read := func(ctx context.Context) (map[string]int64, error) { return db.ReadListSizes(ctx, plain) }
 		if err := calc.Follow(read, listSizesEvery); err != nil && c.cfg.Logger != nil {
 			c.cfg.Logger.Warn("list sizes unread: lists are estimated at their schema sizes", "error", err)
 		}
