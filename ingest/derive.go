@@ -563,9 +563,8 @@ func decideByTargets(ctx context.Context, tx bun.Tx, cands []initialsCandidate, 
 
 // initialsBatchSize is the most initials profiles and candidates
 // decideInitials decides at once (an initials profile with its candidates
-// can exceed it alone). Their co-author sets are the step's memory: read
-// for every initials profile at once, before there were batches, they
-// took 620 MB of heap (1.9 GB resident) at 750,000 synthetic papers.
+// can exceed it alone). Their co-author sets are the step's memory, which
+// so grows with the batch, not with the archive.
 var initialsBatchSize = 5_000
 
 // initialsCandidate is a profile known only by initials and the

@@ -23,19 +23,19 @@ import (
 )
 
 // Limits on one operation. The shape limits hold before validation, whose
-// work grows with the square of the fields sharing a response name (1,000
-// fields validate in about 50 ms on one core; 10,000 took two minutes);
-// the node and cost limits hold before execution.
+// work grows with the square of the fields sharing a response name; the
+// node and cost limits hold before execution.
 const (
 	DefaultMaxTokens     = 15_000
 	DefaultMaxFields     = 1_000
 	DefaultMaxAliases    = 100
 	DefaultMaxRootFields = 50
 	DefaultMaxDirectives = 4
-	// DefaultMaxNodes is the most objects one answer may hold. GitHub
-	// allows 500,000; papergraph's objects carry more text, and the
-	// README's first query is priced at about 116,000 (100 authors, each
-	// with five papers of 100 authors).
+	// DefaultMaxNodes is the most objects one answer may be estimated
+	// to hold. GitHub allows 500,000; papergraph's objects carry more
+	// text. The estimate follows the archive's typical lists (see
+	// cost.Measure), so a researcher page of 50 papers a co-author is
+	// priced by its real bylines, far below the limit.
 	DefaultMaxNodes = 200_000
 	// DefaultMaxCost is the most points one operation may cost.
 	DefaultMaxCost = 1_000
