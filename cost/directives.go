@@ -70,31 +70,25 @@ func tableOf(schema *ast.Schema) (table, []string) {
 		problems = append(problems, key+": "+fmt.Sprintf(format, args...))
 	}
 	inherited, broken := map[string]bool{}, map[string]bool{}
-	for name, def := range schema.Types {
-		if def.BuiltIn || (def.Kind != ast.Object && def.Kind != ast.Interface) {
-			continue
+	eachField(schema, func(key string, f *ast.FieldDefinition) {
+		b, ok, err := boundOf(f)
+		if err != nil {
+			report(key, "%v", err)
+			broken[key] = true
+			return
 		}
-		for _, f := range def.Fields {
-			key := name + "." + f.Name
-			b, ok, err := boundOf(f)
-			if err != nil {
-				report(key, "%v", err)
-				broken[key] = true
+		if ok {
+			t[key] = b
+		}
+		for _, sized := range sizedFields(f) {
+			child := fieldOf(schema, f.Type.Name()+"."+sized)
+			if child == nil || child.Type.Elem == nil {
+				report(key, "sizedFields names %q, not a list field of %s", sized, f.Type.Name())
 				continue
 			}
-			if ok {
-				t[key] = b
-			}
-			for _, sized := range sizedFields(f) {
-				child := fieldOf(schema, f.Type.Name()+"."+sized)
-				if child == nil || child.Type.Elem == nil {
-					report(key, "sizedFields names %q, not a list field of %s", sized, f.Type.Name())
-					continue
-				}
-				inherited[f.Type.Name()+"."+sized] = true
-			}
+			inherited[f.Type.Name()+"."+sized] = true
 		}
-	}
+	})
 	for key, b := range t {
 		switch {
 		case inherited[key]:
@@ -109,20 +103,26 @@ func tableOf(schema *ast.Schema) (table, []string) {
 			t[key] = bound{inherit: true}
 		}
 	}
+	eachField(schema, func(key string, f *ast.FieldDefinition) {
+		if b := t[key]; f.Type.Elem != nil && !broken[key] && !b.sized && !b.inherit && !b.length {
+			report(key, "a list without @%s", listSizeDirective)
+		}
+	})
+	sort.Strings(problems)
+	return t, problems
+}
+
+// eachField calls fn with every field of schema's own object and
+// interface types, keyed "Type.field".
+func eachField(schema *ast.Schema, fn func(key string, f *ast.FieldDefinition)) {
 	for name, def := range schema.Types {
 		if def.BuiltIn || (def.Kind != ast.Object && def.Kind != ast.Interface) {
 			continue
 		}
 		for _, f := range def.Fields {
-			key := name + "." + f.Name
-			b := t[key]
-			if f.Type.Elem != nil && !broken[key] && !b.sized && !b.inherit && !b.length {
-				report(key, "a list without @%s", listSizeDirective)
-			}
+			fn(name+"."+f.Name, f)
 		}
 	}
-	sort.Strings(problems)
-	return t, problems
 }
 
 // boundOf reads f's directives; ok is false when it has none.
