@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/server"
 )
 
@@ -42,6 +43,11 @@ func checkResearcherPage(t *testing.T, bdb *bun.DB) {
 	if len(papers) < 30 {
 		t.Fatalf("%d papers, want at least 30", len(papers))
 	}
+	sizes, err := db.ReadListSizes(t.Context(), bdb)
+	if err != nil || len(sizes) == 0 {
+		t.Fatalf("list sizes %v, %v; want the import's", sizes, err)
+	}
+	t.Logf("list sizes (99th percentiles): %v", sizes)
 	srv, err := server.New(server.Config{DB: bdb, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
