@@ -2012,8 +2012,8 @@ n+1 steps). ` + "`" + `perItem` + "`" + `: on a list its parent's ` + "`" + `siz
 items it holds per item of the parent's size (a network's edges per node).
 ` + "`" + `typical` + "`" + `: the archive statistic, the 99th percentile of the list's real
 lengths in this archive, by which the server estimates the list when it is
-below the size asked; ` + "`" + `import` + "`" + ` and ` + "`" + `harvest` + "`" + ` recompute it, and the answer
-itself is bounded as it is built, so a longer list is still safe.
+below the size asked (` + "`" + `import` + "`" + ` and ` + "`" + `harvest` + "`" + ` recompute it); a longer list
+is still cut at ` + "`" + `max` + "`" + `, and the answer is bounded as it is built.
 """
 directive @listBound(max: Int, lengthOf: String, plus: Int, perItem: Int, typical: String) on FIELD_DEFINITION
 
