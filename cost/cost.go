@@ -1,18 +1,22 @@
 // Package cost prices a GraphQL operation before it runs, in the manner of
-// GitHub's GraphQL API: every list field has a bound its resolver enforces
-// (a page size from `first`/`last`, the length of an id list, or a fixed
-// maximum), and from those bounds Measure computes the most objects the
-// answer can hold (its node count) and how many lists the server may read
-// to build it (its requests). The arithmetic saturates, so no argument
-// makes a figure wrap around; fields under @skip or @include are counted
-// as if they run; aliases, fragments and introspection count like any other
-// selection.
+// GitHub's GraphQL API. The schema states the size of every list with the
+// GraphQL cost directive specification's @listSize (a page size from
+// `first`/`last`, a fixed maximum) and papergraph's @listBound (the most
+// its resolver returns, the length of an id list), and what fields cost
+// with @cost. From those Measure computes the objects the answer holds
+// (its node count) and how many lists the server may read to build it
+// (its requests): at most the sizes, and, for lists whose real length
+// depends on the data (a byline, a researcher's papers), no more than the
+// archive's own 99th percentile of such lists. The arithmetic saturates,
+// so no argument makes a figure wrap around; fields under @skip or
+// @include are counted as if they run; aliases, fragments and
+// introspection count like any other selection.
 package cost
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -22,46 +26,10 @@ import (
 // an int64 overflow.
 const Infinite int64 = 1 << 53
 
-// Bound says how many items a list field returns at most, or, for a field
-// that returns a page object (a connection, a network), how many items the
-// lists inside that object hold.
-type Bound struct {
-	// Args are the arguments that set the count; the first one given (and
-	// not null) wins. With Length, the count is the length of Args[0].
-	Args   []string
-	Length bool
-	// Default is the count when none of Args is given or all are null.
-	Default int64
-	// Max is the most the field's resolver ever returns, whatever its
-	// arguments; an argument above it is clamped here (the resolver
-	// refuses it, or cuts the list to it).
-	Max int64
-	// Plus is added to the count (a path of n hops has n+1 steps).
-	Plus int64
-	// Page marks a field whose object holds lists of Count items: the
-	// field itself is one object, and its lists marked Inherit take the
-	// count.
-	Page bool
-	// Inherit marks a list whose count is the Page count of the field
-	// above it, times Factor when Factor is set.
-	Inherit bool
-	Factor  int64
-	// Weight is how many requests one resolution of the field costs; 0
-	// means 1 for lists and pages (but not for lists that Inherit) and
-	// nothing for other fields. Searches,
-	// facets and networks weigh more than a page read by key.
-	Weight int64
-}
-
-// Table maps "Type.field" to the field's bound. Every list field of the
-// schema needs an entry (Check says which lack one); other fields may
-// have one to give them a Weight.
-type Table map[string]Bound
-
 // Cost is what Measure found.
 type Cost struct {
-	// Nodes is the most objects (values of object, interface or union
-	// type) the answer can hold.
+	// Nodes is the objects (values of object, interface or union type)
+	// the answer is estimated to hold.
 	Nodes int64
 	// Requests is how many lists, pages and weighted fields the server may
 	// resolve: each counted once per object that holds it.
@@ -77,50 +45,27 @@ func PointsOf(requests int64) int64 {
 	return max(1, (requests+99)/100)
 }
 
-// Calculator measures operations against one schema and table.
+// Calculator measures operations against one schema, whose sizes it
+// reads from the schema's directives, and the archive's statistics.
 type Calculator struct {
 	schema *ast.Schema
-	table  Table
+	table  table
+	archive
 }
 
-// New returns a Calculator for schema and table. The introspection types'
-// lists are bounded from the schema itself (there are only so many types,
-// fields and arguments); their bounds need no entries in table.
-func New(schema *ast.Schema, table Table) *Calculator {
-	t := make(Table, len(table)+12)
-	for k, v := range table {
-		t[k] = v
+// New returns a Calculator for schema, or an error naming what Check
+// finds wrong with its sizes. The introspection types' lists are bounded
+// from the schema itself (there are only so many types, fields and
+// arguments).
+func New(schema *ast.Schema) (*Calculator, error) {
+	t, problems := tableOf(schema)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("cost directives: %s", strings.Join(problems, "; "))
 	}
 	for k, v := range introspectionBounds(schema) {
 		t[k] = v
 	}
-	return &Calculator{schema: schema, table: t}
-}
-
-// Check returns the list fields of schema that table gives no bound, and
-// the table entries that name no field, sorted. A server should refuse to
-// start while either is non-empty.
-func Check(schema *ast.Schema, table Table) (unbounded, unknown []string) {
-	for name, def := range schema.Types {
-		if def.BuiltIn || (def.Kind != ast.Object && def.Kind != ast.Interface) {
-			continue
-		}
-		for _, f := range def.Fields {
-			if f.Type.Elem != nil && len(f.Name) > 0 && f.Name[0] != '_' {
-				if _, ok := table[name+"."+f.Name]; !ok {
-					unbounded = append(unbounded, name+"."+f.Name)
-				}
-			}
-		}
-	}
-	for key := range table {
-		if fieldOf(schema, key) == nil {
-			unknown = append(unknown, key)
-		}
-	}
-	sort.Strings(unbounded)
-	sort.Strings(unknown)
-	return unbounded, unknown
+	return &Calculator{schema: schema, table: t}, nil
 }
 
 func fieldOf(schema *ast.Schema, key string) *ast.FieldDefinition {
@@ -131,12 +76,29 @@ func fieldOf(schema *ast.Schema, key string) *ast.FieldDefinition {
 	return nil
 }
 
+// Ceiling is the most objects an operation may hold in the worst case,
+// at every list's size, for it to be measured by the archive's
+// statistics: past it, whatever the archive, Measure gives the worst case.
+// A shape that nests lists so deep that one chain of long lists could fill
+// memory is thereby priced as such, while a page that reads like the
+// archive (the README's first query at 50 papers a researcher holds about
+// a million objects at worst) is priced by what it typically reads.
+const Ceiling int64 = 10_000_000
+
 // Measure prices op, a validated operation of doc, with vars its coerced
 // variables.
 func (c *Calculator) Measure(doc *ast.QueryDocument, op *ast.OperationDefinition, vars map[string]any) Cost {
-	w := walker{c: c, doc: doc, vars: vars, memo: map[memoKey]figures{}}
-	f := w.set(op.SelectionSet, 0)
+	worst := c.walk(doc, op, vars, nil)
+	f := worst
+	if typical := c.typical(); len(typical) > 0 && worst.nodes <= Ceiling {
+		f = c.walk(doc, op, vars, typical)
+	}
 	return Cost{Nodes: f.nodes, Requests: f.requests, Points: PointsOf(f.requests)}
+}
+
+func (c *Calculator) walk(doc *ast.QueryDocument, op *ast.OperationDefinition, vars map[string]any, typical map[string]int64) figures {
+	w := walker{c: c, doc: doc, vars: vars, memo: map[memoKey]figures{}, typical: typical}
+	return w.set(op.SelectionSet, 0)
 }
 
 // figures are the nodes and requests of one instance of a selection set.
@@ -160,6 +122,8 @@ type walker struct {
 	doc  *ast.QueryDocument
 	vars map[string]any
 	memo map[memoKey]figures
+	// typical is the archive's statistics (see Calculator.Follow).
+	typical map[string]int64
 }
 
 // set measures one instance of sel; page is the count of the nearest page
@@ -211,8 +175,8 @@ func (w *walker) field(f *ast.Field, page int64) figures {
 	}
 	b, bounded := w.c.table[parent+"."+f.Name]
 	if !bounded {
-		// Check makes every list field of the server's schema bounded; a
-		// list it missed is priced as unbounded rather than as one item.
+		// New refuses a schema with an unsized list; a list it missed is
+		// priced as unbounded rather than as one item.
 		if list {
 			return figures{Infinite, Infinite}
 		}
@@ -222,20 +186,16 @@ func (w *walker) field(f *ast.Field, page int64) figures {
 		return figures{1, 0}.plus(w.set(f.SelectionSet, page))
 	}
 	count := int64(1)
-	if list || b.Page {
+	if list || b.page {
 		count = w.count(f, b, page)
 	}
 	// A list or page is a read, but a list that only shows the page
 	// above (a connection's nodes and edges) was read with it.
-	weight := b.Weight
-	if weight == 0 && (list || b.Page) && !b.Inherit {
-		weight = 1
-	}
-	own := figures{requests: weight}
+	own := figures{requests: b.weight}
 	if !composite {
 		return own
 	}
-	if b.Page {
+	if b.page {
 		// One page object, whose lists hold count items each.
 		return own.plus(figures{nodes: 1}).plus(w.set(f.SelectionSet, count))
 	}
@@ -243,40 +203,43 @@ func (w *walker) field(f *ast.Field, page int64) figures {
 	return own.plus(child.times(count))
 }
 
-// count is how many items f returns at most under bound b.
-func (w *walker) count(f *ast.Field, b Bound, page int64) int64 {
+// count is how many items f returns under bound b: at most its size,
+// and, where the archive's statistics say lists of its kind are shorter,
+// their typical length.
+func (w *walker) count(f *ast.Field, b bound, page int64) int64 {
 	var n int64
 	switch {
-	case b.Inherit:
+	case b.inherit:
 		n = page
-		if b.Factor > 0 {
-			n = mul(n, b.Factor)
+		if b.factor > 0 {
+			n = mul(n, b.factor)
 		}
-	case b.Length:
-		n = b.Default
-		if len(b.Args) > 0 {
-			if v, ok := w.arg(f, b.Args[0]); ok {
-				if l, ok := v.([]any); ok {
-					n = int64(len(l))
-				} else {
-					n = 1 // a single value is coerced to a list of one
-				}
+		return n
+	case b.length:
+		n = b.assumed
+		if v, ok := w.arg(f, b.args[0]); ok {
+			if l, ok := v.([]any); ok {
+				n = int64(len(l))
+			} else {
+				n = 1 // a single value is coerced to a list of one
 			}
 		}
 	default:
-		n = b.Default
-		for _, name := range b.Args {
+		n = b.assumed
+		for _, name := range b.args {
 			if v, ok := w.arg(f, name); ok {
 				if i, ok := toInt(v); ok {
-					n = i
+					n = add(max(i, 0), b.plus)
 					break
 				}
 			}
 		}
 	}
-	n = add(n, b.Plus)
-	if b.Max > 0 {
-		n = min(n, b.Max)
+	if b.max > 0 {
+		n = min(n, b.max)
+	}
+	if t, ok := w.typical[b.typical]; ok && b.typical != "" {
+		n = min(n, t)
 	}
 	return max(n, 0)
 }
@@ -347,7 +310,7 @@ func mul(a, b int64) int64 {
 
 // introspectionBounds bounds the lists of the introspection types by the
 // largest such list the schema has.
-func introspectionBounds(schema *ast.Schema) Table {
+func introspectionBounds(schema *ast.Schema) table {
 	var types, fields, args, enums, ifaces, possible, dirArgs int64
 	for _, def := range schema.Types {
 		types++
@@ -363,8 +326,8 @@ func introspectionBounds(schema *ast.Schema) Table {
 	for _, d := range schema.Directives {
 		dirArgs = max(dirArgs, int64(len(d.Arguments)))
 	}
-	fixed := func(n int64) Bound { return Bound{Default: n, Max: max(n, 1)} }
-	return Table{
+	fixed := func(n int64) bound { return bound{assumed: n, max: max(n, 1), weight: 1} }
+	return table{
 		"__Schema.types":        fixed(types),
 		"__Schema.directives":   fixed(int64(len(schema.Directives))),
 		"__Type.fields":         fixed(fields),

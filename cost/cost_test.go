@@ -1,8 +1,12 @@
 package cost_test
 
 import (
+	"context"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -11,31 +15,67 @@ import (
 
 	"github.com/papergraph/papergraph/cost"
 	"github.com/papergraph/papergraph/graph"
-	"github.com/papergraph/papergraph/resolvers"
 )
 
 var schema = graph.NewExecutableSchema(graph.Config{}).Schema()
 
-// TestTableCoversSchema checks that every list field of the schema has a
-// bound, and that every bound names a field.
-func TestTableCoversSchema(t *testing.T) {
-	unbounded, unknown := cost.Check(schema, resolvers.Bounds)
-	if len(unbounded) > 0 || len(unknown) > 0 {
-		t.Errorf("unbounded list fields %v, entries naming no field %v", unbounded, unknown)
+// TestSchemaSizesEveryList checks that the directives of the server's
+// schema size every list field, and that the calculator reads them.
+func TestSchemaSizesEveryList(t *testing.T) {
+	if problems := cost.Check(schema); len(problems) > 0 {
+		t.Errorf("Check = %v, want nothing", problems)
+	}
+	if _, err := cost.New(schema); err != nil {
+		t.Errorf("New: %v", err)
 	}
 }
 
+// TestCheckFindsGaps loads schema.graphqls with the sizes of one list,
+// one page and a network's edges taken out, and with a directive that
+// names what is not there: Check names each, and New refuses the schema.
 func TestCheckFindsGaps(t *testing.T) {
-	table := cost.Table{"Nope.field": {}}
-	for k, v := range resolvers.Bounds {
-		if k != "Paper.authors" {
-			table[k] = v
+	sdl, err := os.ReadFile("../schema.graphqls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(sdl)
+	for _, cut := range []struct{ old, new string }{
+		{`[Authorship!]! @listSize(assumedSize: 100, slicingArguments: ["first"], requireOneSlicingArgument: false)`, `[Authorship!]!`},
+		{`CoauthorConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false)`,
+			`CoauthorConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges"], requireOneSlicingArgument: false)`},
+		{`[Institution!]! @listSize(assumedSize: 100)`, `[Institution!]! @listSize(assumedSize: 100, slicingArguments: ["first"])`},
+		{`[ID!]!): [Node]! @listSize(assumedSize: 1000) @listBound(lengthOf: "ids")`, `[ID!]!): [Node]! @listSize(assumedSize: 1000) @listBound(lengthOf: "ids") @cost(weight: "2.5")`},
+	} {
+		if strings.Count(text, cut.old) != 1 {
+			t.Fatalf("schema.graphqls has %d of %q, want 1", strings.Count(text, cut.old), cut.old)
 		}
+		text = strings.Replace(text, cut.old, cut.new, 1)
 	}
-	unbounded, unknown := cost.Check(schema, table)
-	if strings.Join(unbounded, ",") != "Paper.authors" || strings.Join(unknown, ",") != "Nope.field" {
-		t.Errorf("Check = %v, %v; want [Paper.authors], [Nope.field]", unbounded, unknown)
+	cut, gqlErr := gqlparser.LoadSchema(&ast.Source{Name: "schema.graphqls", Input: text})
+	if gqlErr != nil {
+		t.Fatal(gqlErr)
 	}
+	want := []string{
+		`CoauthorConnection.nodes: a list without @listSize`,
+		`Paper.authors: a list without @listSize`,
+		`Query.nodes: @cost(weight: "2.5") is not a whole number of reads`,
+		`Researcher.institutions: slicingArguments names "first", not an argument`,
+	}
+	if got := cost.Check(cut); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Check = %q, want %q", got, want)
+	}
+	if _, err := cost.New(cut); err == nil || !strings.Contains(err.Error(), "Paper.authors: a list without @listSize") {
+		t.Errorf("New = %v, want the unsized list named", err)
+	}
+}
+
+func calculator(t testing.TB) *cost.Calculator {
+	t.Helper()
+	calc, err := cost.New(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calc
 }
 
 func measure(t testing.TB, query string, vars map[string]any) cost.Cost {
@@ -49,7 +89,7 @@ func measure(t testing.TB, query string, vars map[string]any) cost.Cost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cost.New(schema, resolvers.Bounds).Measure(doc, op, coerced)
+	return calculator(t).Measure(doc, op, coerced)
 }
 
 func TestMeasure(t *testing.T) {
@@ -191,7 +231,7 @@ func FuzzMeasure(f *testing.F) {
 	} {
 		f.Add(q, int64(5))
 	}
-	calc := cost.New(schema, resolvers.Bounds)
+	calc := calculator(f)
 	f.Fuzz(func(t *testing.T, query string, n int64) {
 		doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, 2000)
 		if err != nil {
@@ -219,4 +259,125 @@ func FuzzMeasure(f *testing.F) {
 			t.Fatalf("Measure(%q) = %+v", query, c)
 		}
 	})
+}
+
+// TestMeasureByArchiveSizes: a list whose @listBound names an archive
+// statistic is estimated at no more than the statistic, whatever size is
+// asked; the lists that name none, and a statistic the archive lacks,
+// keep their sizes.
+func TestMeasureByArchiveSizes(t *testing.T) {
+	calc := calculator(t)
+	calc.SetTypical(map[string]int64{"authorsPerPaper": 7, "papersPerResearcher": 4})
+	tests := []struct {
+		name            string
+		query           string
+		nodes, requests int64
+	}{
+		{"a byline at its default", `{ paper(id: "x") { authors { name } } }`, 1 + 7, 1},
+		{"a byline below the statistic", `{ paper(id: "x") { authors(first: 3) { name } } }`, 1 + 3, 1},
+		{"a page of papers", `{ researcher(id: "1") { papers(first: 50) { nodes { title } edges { cursor } } } }`, 1 + 1 + 4 + 4, 1},
+		{"a statistic the archive lacks", `{ researcher(id: "1") { fields { count } } }`, 1 + 50, 1},
+		{"a list without a statistic", `{ searchPapers(first: 50) { nodes { title } } }`, 1 + 50, 10},
+		{"ids", `{ papers(ids: ["a", "b"]) { authors { name } } }`, 2 * (1 + 7), 1 + 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, errs := gqlparser.LoadQuery(schema, tt.query)
+			if errs != nil {
+				t.Fatal(errs)
+			}
+			got := calc.Measure(doc, doc.Operations[0], nil)
+			if got.Nodes != tt.nodes || got.Requests != tt.requests {
+				t.Errorf("Measure = %+v, want %d nodes, %d requests", got, tt.nodes, tt.requests)
+			}
+		})
+	}
+}
+
+// TestFollowRereads: the statistics Follow reads at start price the next
+// operation, and a later read, which Measure starts once the interval has
+// passed, prices those after it.
+func TestFollowRereads(t *testing.T) {
+	calc := calculator(t)
+	var reads atomic.Int64
+	read := func(context.Context) (map[string]int64, error) {
+		if reads.Add(1) == 1 {
+			return map[string]int64{"authorsPerPaper": 5}, nil
+		}
+		return map[string]int64{"authorsPerPaper": 9}, nil
+	}
+	doc, errs := gqlparser.LoadQuery(schema, `{ paper(id: "x") { authors { name } } }`)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	if err := calc.Follow(read, 0); err != nil {
+		t.Fatal(err)
+	}
+	// The first Measure starts the second read, so it may see either.
+	if got := calc.Measure(doc, doc.Operations[0], nil).Nodes; got != 1+5 && got != 1+9 {
+		t.Fatalf("nodes = %d after the first read, want %d", got, 1+5)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for calc.Measure(doc, doc.Operations[0], nil).Nodes != 1+9 {
+		if time.Now().After(deadline) {
+			t.Fatal("the second read never priced an operation")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestMeasurePastTheCeiling: an operation whose worst case passes
+// cost.Ceiling is measured at its worst case, whatever the archive says.
+func TestMeasurePastTheCeiling(t *testing.T) {
+	calc := calculator(t)
+	calc.SetTypical(map[string]int64{"authorsPerPaper": 2, "papersPerResearcher": 2})
+	query := `{ searchPapers(first: 100) { nodes { authors { researcher { papers(first: 100) { nodes { authors { researcher { name } } } } } } } } }`
+	doc, errs := gqlparser.LoadQuery(schema, query)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	want := int64(1 + 100*(1+100*(2+1+100*(1+100*2))))
+	if got := calc.Measure(doc, doc.Operations[0], nil); got.Nodes != want || want <= cost.Ceiling {
+		t.Errorf("Measure = %+v, want its worst case, %d nodes, over the ceiling %d", got, want, cost.Ceiling)
+	}
+}
+
+// TestMeasureResearcherPage prices the README's first query: at every
+// list's size (an empty archive) as the sizes alone give it, and by an
+// archive whose bylines, researchers' papers, fields and same-name lists
+// are typically short.
+func TestMeasureResearcherPage(t *testing.T) {
+	query, err := os.ReadFile("../resolvers/testdata/researcher-page.graphql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, errs := gqlparser.LoadQuery(schema, string(query))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	op := doc.Operations[0]
+	typical := map[string]int64{"authorsPerPaper": 10, "papersPerResearcher": 30, "fieldsPerResearcher": 5,
+		"sameNamePerResearcher": 2, "categoriesPerPaper": 3, "coauthorsPerResearcher": 40}
+	// The paper, its primary category, 3 categories, a page of 3
+	// citations, a page of references, and 10 authors, each with a
+	// researcher, 4 author positions, 5 fields of a category each, 2
+	// same-name profiles, a most cited paper, a page of n papers of 10
+	// authors and their researchers, its pageInfo, and a page of 10
+	// co-authors and their researchers.
+	page := func(n int64) int64 { return 1 + 1 + 3 + 1 + 3 + 1 + 10*(1+1+4+5*2+2+1+1+n*(1+10*2)+1+1+10*2) }
+	for _, tt := range []struct{ first, worst, estimate int64 }{
+		{5, 115_557, page(5)},
+		{24, 497_457, page(24)},
+		{50, 1_020_057, page(30)},
+	} {
+		vars := map[string]any{"paper": "x", "first": tt.first}
+		empty, archive := calculator(t), calculator(t)
+		archive.SetTypical(typical)
+		if got := empty.Measure(doc, op, vars).Nodes; got != tt.worst {
+			t.Errorf("first %d, empty archive: %d nodes, want %d", tt.first, got, tt.worst)
+		}
+		if got := archive.Measure(doc, op, vars).Nodes; got != tt.estimate {
+			t.Errorf("first %d, typical archive: %d nodes, want %d", tt.first, got, tt.estimate)
+		}
+	}
 }

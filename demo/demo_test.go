@@ -15,7 +15,8 @@ import (
 // TestDemoSetLoads imports the embedded demo set as `papergraph import demo`
 // and `serve` do, with no malformed record, and checks what it holds; then,
 // on the same database (the import is the slow part), it runs every example
-// of the manual and the schema's descriptions (checkExamples).
+// of the manual and the schema's descriptions (checkExamples) and the
+// README's first query on the largest researcher pages (checkResearcherPage).
 func TestDemoSetLoads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 50,375 papers")
@@ -52,5 +53,6 @@ func TestDemoSetLoads(t *testing.T) {
 			t.Errorf("hep-th/9201001 = %+v", p)
 		}
 		t.Run("examples", func(t *testing.T) { checkExamples(t, bdb) })
+		t.Run("researcher page", func(t *testing.T) { checkResearcherPage(t, bdb) })
 	})
 }

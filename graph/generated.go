@@ -1980,6 +1980,44 @@ An instant in RFC 3339 form, in UTC, such as "2021-11-01T00:00:00Z".
 scalar Time
 
 """
+The cost of a field, from the GraphQL cost directive specification
+(https://ibm.github.io/graphql-specs/cost-spec.html). papergraph reads the
+weight as the reads one resolution of the field costs: a list not sized by
+the field above it weighs 1 unless it says otherwise, other fields 0. A
+query costs a point per hundred reads (see ` + "`" + `RateLimit` + "`" + `).
+"""
+directive @cost(weight: String!) on ARGUMENT_DEFINITION | ENUM | FIELD_DEFINITION | INPUT_FIELD_DEFINITION | OBJECT | SCALAR
+
+"""
+The size of a list, from the GraphQL cost directive specification: the
+first of ` + "`" + `slicingArguments` + "`" + ` the query gives, or ` + "`" + `assumedSize` + "`" + ` when it gives
+none. A field with ` + "`" + `sizedFields` + "`" + ` returns one object whose lists of those
+names hold that many items (a connection's ` + "`" + `edges` + "`" + ` and ` + "`" + `nodes` + "`" + `). Every list
+of papergraph has a default size, so no slicing argument is required.
+"""
+directive @listSize(
+  assumedSize: Int
+  slicingArguments: [String!]
+  sizedFields: [String!]
+  requireOneSlicingArgument: Boolean = true
+) on FIELD_DEFINITION
+
+"""
+papergraph's bounds of a list beyond ` + "`" + `@listSize` + "`" + `, which the resolvers
+enforce. ` + "`" + `max` + "`" + `: the most items the list holds whatever its arguments; a
+larger slicing argument counts as ` + "`" + `max` + "`" + ` (without it, ` + "`" + `assumedSize` + "`" + ` is the
+most). ` + "`" + `lengthOf` + "`" + `: the list holds an item per element of this list
+argument. ` + "`" + `plus` + "`" + `: items beyond the slicing argument (a path of n hops has
+n+1 steps). ` + "`" + `perItem` + "`" + `: on a list its parent's ` + "`" + `sizedFields` + "`" + ` names, the
+items it holds per item of the parent's size (a network's edges per node).
+` + "`" + `typical` + "`" + `: the archive statistic, the 99th percentile of the list's real
+lengths in this archive, by which the server estimates the list when it is
+below the size asked (` + "`" + `import` + "`" + ` and ` + "`" + `harvest` + "`" + ` recompute it); a longer list
+is still cut at ` + "`" + `max` + "`" + `, and the answer is bounded as it is built.
+"""
+directive @listBound(max: Int, lengthOf: String, plus: Int, perItem: Int, typical: String) on FIELD_DEFINITION
+
+"""
 Node is anything with a global id. Ids are opaque and stable: keep them,
 compare them, pass them to ` + "`" + `node` + "`" + ` or ` + "`" + `nodes` + "`" + `, but do not take them apart.
 """
@@ -1998,7 +2036,7 @@ type Query {
   node("A global id as returned in an ` + "`" + `id` + "`" + ` field." id: ID!): Node
 
   "The objects with the given global ids, in the order asked, with null for each unknown id. At most 1,000 ids."
-  nodes("Global ids as returned in ` + "`" + `id` + "`" + ` fields." ids: [ID!]!): [Node]!
+  nodes("Global ids as returned in ` + "`" + `id` + "`" + ` fields." ids: [ID!]!): [Node]! @listSize(assumedSize: 1000) @listBound(lengthOf: "ids")
 
   "A paper by arXiv id, DOI or global id, or null if it is not in the archive."
   paper(
@@ -2013,7 +2051,7 @@ type Query {
   ): Paper
 
   "Papers by arXiv id, DOI or global id (any form ` + "`" + `paper` + "`" + ` takes), in the order asked, with null for each unknown id. At most 1,000 ids."
-  papers("Ids in any form ` + "`" + `paper` + "`" + ` accepts." ids: [String!]!): [Paper]!
+  papers("Ids in any form ` + "`" + `paper` + "`" + ` accepts." ids: [String!]!): [Paper]! @listSize(assumedSize: 1000) @listBound(lengthOf: "ids")
 
   "A researcher profile, or null if there is none."
   researcher(
@@ -2072,7 +2110,7 @@ type Query {
     last: Int
     "Return papers before this cursor."
     before: String
-  ): PaperConnection!
+  ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100) @cost(weight: "10")
 
   """
   Researchers whose name starts with the query (case and accents ignored),
@@ -2090,7 +2128,7 @@ type Query {
     last: Int
     "Return researchers before this cursor."
     before: String
-  ): ResearcherConnection!
+  ): ResearcherConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100) @cost(weight: "5")
 
   "Institutions with a name, label, alias or acronym one of whose words starts with the query, or with the query as ROR id; by name."
   searchInstitutions(
@@ -2104,7 +2142,7 @@ type Query {
     last: Int
     "Return institutions before this cursor."
     before: String
-  ): InstitutionConnection!
+  ): InstitutionConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100) @cost(weight: "5")
 
   """
   Completions for a search box: papers whose title has the prefix's words
@@ -2119,7 +2157,7 @@ type Query {
     types: [SuggestType!]
     "How many suggestions to return (0 to 50)."
     first: Int = 10
-  ): [Suggestion!]!
+  ): [Suggestion!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 50) @cost(weight: "5")
 
   """
   The client's query budget: what this request costs and what is left of
@@ -2145,7 +2183,7 @@ type Query {
     to: String!
     "The most hops the path may have (1 to 8)."
     maxDepth: Int = 6
-  ): CollaborationPath
+  ): CollaborationPath @listSize(assumedSize: 7, slicingArguments: ["maxDepth"], sizedFields: ["steps"], requireOneSlicingArgument: false) @listBound(max: 9, plus: 1) @cost(weight: "50")
 }
 
 "Conditions on the papers of a search; every condition given must hold."
@@ -2255,9 +2293,9 @@ count of the whole archive.
 """
 type PaperFacets {
   "The categories of the papers, most papers first (at most 200); a paper counts once in each of its categories."
-  categories: [CategoryCount!]!
+  categories: [CategoryCount!]! @listSize(assumedSize: 200)
   "The papers per year of first publication, oldest first, papers with no date last (at most 200 years); the counts add up to ` + "`" + `totalCount` + "`" + ` (to 1,000 for a query matching more)."
-  years: [YearCount!]!
+  years: [YearCount!]! @listSize(assumedSize: 200)
 }
 
 "How many papers of a list are filed under a category."
@@ -2330,7 +2368,7 @@ type PaperConnection {
   """
   totalCountIsExact: Boolean!
   "Counts by category and year over the whole list."
-  facets: PaperFacets!
+  facets: PaperFacets! @cost(weight: "10")
 }
 
 "A paper in a page, with the cursor that points at it."
@@ -2370,13 +2408,13 @@ type Paper implements Node {
     first: Int = 100
     "Return the authors after this byline position (0, the default, starts at the first author)."
     after: Int = 0
-  ): [Authorship!]!
+  ): [Authorship!]! @listSize(assumedSize: 100, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "authorsPerPaper")
   "How many authors the paper has."
   authorCount: Int!
   "Whether ` + "`" + `authors` + "`" + ` is the paper's full author list (false when a source truncated it)."
   authorsComplete: Boolean!
   "The arXiv categories the paper is filed under, the primary one first (at most 50)."
-  categories: [Category!]!
+  categories: [Category!]! @listSize(assumedSize: 50) @listBound(typical: "categoriesPerPaper")
   "The primary arXiv category, null if unknown."
   primaryCategory: Category
   "When the first version appeared, null if unknown."
@@ -2420,7 +2458,7 @@ type Paper implements Node {
     before: String
     "The order of the list."
     sort: PaperSort = NEWEST
-  ): PaperConnection!
+  ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "referencesPerPaper")
   "The papers of the archive that cite this paper."
   citations(
     "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
@@ -2433,7 +2471,7 @@ type Paper implements Node {
     before: String
     "The order of the list."
     sort: PaperSort = NEWEST
-  ): PaperConnection!
+  ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "citationsPerPaper")
   """
   The paper's citation neighbourhood: the papers it cites and that cite
   it, to depth hops, with every citation among them as an edge from the
@@ -2445,7 +2483,7 @@ type Paper implements Node {
     depth: Int = 1
     "The most nodes, the paper included (1 to 2,000); nearer and more linked papers are kept first."
     maxNodes: Int = 100
-  ): CitationNetwork!
+  ): CitationNetwork! @listSize(assumedSize: 100, slicingArguments: ["maxNodes"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 2000) @cost(weight: "20")
 }
 
 "Where an author stands on a byline."
@@ -2471,9 +2509,9 @@ type Authorship {
   "The researcher profile matched to this entry, null if none was matched."
   researcher: Researcher
   "The affiliations printed for this entry, as given (at most 20)."
-  affiliations: [String!]!
+  affiliations: [String!]! @listSize(assumedSize: 20)
   "The institutions the affiliations were matched to (at most 20)."
-  institutions: [Institution!]!
+  institutions: [Institution!]! @listSize(assumedSize: 20)
 }
 
 "An arXiv category, such as \"hep-th\" or \"cs.LG\"."
@@ -2489,7 +2527,7 @@ type Category {
   "Whether arXiv still accepts new papers in the category."
   active: Boolean!
   "The researchers with most papers filed under the category, most first. Its papers per year are ` + "`" + `papers { facets { years } }` + "`" + `."
-  topResearchers("How many researchers to return (0 to 100)." first: Int = 10): [CategoryResearcher!]!
+  topResearchers("How many researchers to return (0 to 100)." first: Int = 10): [CategoryResearcher!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 100)
   "The papers filed under the category, as primary category or not."
   papers(
     "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
@@ -2502,7 +2540,7 @@ type Category {
     before: String
     "The order of the list."
     sort: PaperSort = NEWEST
-  ): PaperConnection!
+  ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100)
 }
 
 "The number of a researcher's papers with one author role."
@@ -2585,13 +2623,13 @@ type Researcher implements Node {
   "The h-index over this archive's papers and their ` + "`" + `citationCount` + "`" + `."
   archiveHIndex: Int!
   "How often the researcher is first, middle, last or sole author, one row per role in that order, over papers with a complete author list."
-  authorPositions: [AuthorPositionCount!]!
+  authorPositions: [AuthorPositionCount!]! @listSize(assumedSize: 4)
   "On how many papers the author position is known (the papers with a complete author list)."
   positionKnownPaperCount: Int!
   "The arXiv categories of the researcher's papers with counts, most papers first."
-  fields("How many categories to return (0 to 200)." first: Int = 50): [ResearcherField!]!
+  fields("How many categories to return (0 to 200)." first: Int = 50): [ResearcherField!]! @listSize(assumedSize: 50, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 200, typical: "fieldsPerResearcher")
   "Other profiles with the same or a compatible name: other people, or the same person not yet merged. Most papers first."
-  sameName("How many profiles to return (0 to 100)." first: Int = 20): [Researcher!]!
+  sameName("How many profiles to return (0 to 100)." first: Int = 20): [Researcher!]! @listSize(assumedSize: 20, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "sameNamePerResearcher")
   "The researcher's most cited paper here, null if none of their papers is cited."
   mostCitedPaper: Paper
   "The researcher's papers here."
@@ -2608,7 +2646,7 @@ type Researcher implements Node {
     category: String
     "The order of the list."
     sort: PaperSort = NEWEST
-  ): PaperConnection!
+  ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "papersPerResearcher")
   "The researcher's co-authors, most shared papers first."
   coauthors(
     "Return the first n co-authors (0 to 100; the first 20 when neither first nor last is given)."
@@ -2619,9 +2657,9 @@ type Researcher implements Node {
     last: Int
     "Return co-authors before this cursor."
     before: String
-  ): CoauthorConnection!
+  ): CoauthorConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "coauthorsPerResearcher")
   "The institutions the researcher's affiliations were matched to, most papers first (at most 100)."
-  institutions: [Institution!]!
+  institutions: [Institution!]! @listSize(assumedSize: 100)
   """
   The researcher's co-author network: co-authors to depth hops, tied by
   shared papers (papers with more than 100 authors tie no one). Costs
@@ -2634,7 +2672,7 @@ type Researcher implements Node {
     maxNodes: Int = 100
     "Leave out ties of fewer shared papers than this (at least 1)."
     minWeight: Int = 1
-  ): ResearcherNetwork!
+  ): ResearcherNetwork! @listSize(assumedSize: 100, slicingArguments: ["maxNodes"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 2000) @cost(weight: "20")
 }
 
 "An alternative name of an institution."
@@ -2682,17 +2720,17 @@ type Institution implements Node {
   "The ISO 3166-1 alpha-2 country code, null if unknown."
   country: String
   "ROR's organisation types (\"education\", \"facility\", …), at most 20."
-  types: [String!]!
+  types: [String!]! @listSize(assumedSize: 20)
   "ROR's status, null if unknown."
   status: InstitutionStatus
   "The year the institution was established, null if unknown."
   established: Int
   "Every other name: labels, aliases and acronyms (at most 100)."
-  names: [InstitutionName!]!
+  names: [InstitutionName!]! @listSize(assumedSize: 100)
   "The aliases only (at most 100)."
-  aliases: [String!]!
+  aliases: [String!]! @listSize(assumedSize: 100)
   "The acronyms only (at most 100)."
-  acronyms: [String!]!
+  acronyms: [String!]! @listSize(assumedSize: 100)
   "The researchers with an affiliation matched to the institution, those with most papers there first."
   researchers(
     "Return the first n researchers (0 to 100; the first 20 when neither first nor last is given)."
@@ -2703,7 +2741,7 @@ type Institution implements Node {
     last: Int
     "Return researchers before this cursor."
     before: String
-  ): InstitutionResearcherConnection!
+  ): InstitutionResearcherConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100)
   "The papers with an author affiliation matched to the institution."
   papers(
     "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
@@ -2716,9 +2754,9 @@ type Institution implements Node {
     before: String
     "The order of the list."
     sort: PaperSort = NEWEST
-  ): PaperConnection!
+  ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100)
   "The institutions this one shares most papers with (papers with more than 100 authors left out), most first."
-  collaborators("How many institutions to return (0 to 100)." first: Int = 10): [InstitutionCollaborator!]!
+  collaborators("How many institutions to return (0 to 100)." first: Int = 10): [InstitutionCollaborator!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 100)
   """
   The institution's co-affiliation network: institutions to depth hops,
   tied by the papers with authors at both (papers with more than 100
@@ -2732,7 +2770,7 @@ type Institution implements Node {
     maxNodes: Int = 100
     "Leave out ties of fewer shared papers than this (at least 1)."
     minWeight: Int = 1
-  ): InstitutionNetwork!
+  ): InstitutionNetwork! @listSize(assumedSize: 100, slicingArguments: ["maxNodes"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 2000) @cost(weight: "20")
 }
 
 "An institution another shares papers with."
@@ -2784,7 +2822,7 @@ type ResearcherNetwork {
   "The researchers, the centre first, then by depth and by the strength of their tie to the layer before."
   nodes: [ResearcherNetworkNode!]!
   "The ties among the nodes of at least minWeight shared papers, each once: the strongest, at most 20 per node (` + "`" + `truncated` + "`" + ` says when some were left out)."
-  edges: [NetworkEdge!]!
+  edges: [NetworkEdge!]! @listBound(perItem: 20)
   "Whether maxNodes left out researchers within the depth asked for, or the bound on edges left out ties."
   truncated: Boolean!
 }
@@ -2804,7 +2842,7 @@ type InstitutionNetwork {
   "The institutions, the centre first, then by depth and by the strength of their tie to the layer before."
   nodes: [InstitutionNetworkNode!]!
   "The ties among the nodes of at least minWeight shared papers, each once: the strongest, at most 20 per node (` + "`" + `truncated` + "`" + ` says when some were left out)."
-  edges: [NetworkEdge!]!
+  edges: [NetworkEdge!]! @listBound(perItem: 20)
   "Whether maxNodes left out institutions within the depth asked for, or the bound on edges left out ties."
   truncated: Boolean!
 }
@@ -2824,7 +2862,7 @@ type CitationNetwork {
   "The papers, the centre first, then by depth and by their number of links to the layer before."
   nodes: [CitationNetworkNode!]!
   "The citations among the nodes, from the citing paper to the cited one: at most 20 per node (` + "`" + `truncated` + "`" + ` says when some were left out)."
-  edges: [NetworkEdge!]!
+  edges: [NetworkEdge!]! @listBound(perItem: 20)
   "Whether maxNodes left out papers within the depth asked for, or the bound on edges left out ties."
   truncated: Boolean!
 }
@@ -2850,7 +2888,7 @@ type CollaborationStep {
   "The researcher."
   researcher: Researcher!
   "The papers the researcher shares with the one of the step before, in id order (at most 20); none for the first step."
-  papers: [Paper!]!
+  papers: [Paper!]! @listSize(assumedSize: 20)
 }
 
 """
@@ -2929,15 +2967,15 @@ type Viewer {
   first, each once; paged like every connection (` + "`" + `first` + "`" + ` at most 100,
   20 when not given).
   """
-  feed(first: Int, after: String): PaperConnection!
+  feed(first: Int, after: String): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100)
 }
 
 "What a signed-in user follows, most recently followed first: at most 500 researchers and categories together."
 type Following {
   "The researchers followed."
-  researchers: [Researcher!]!
+  researchers: [Researcher!]! @listSize(assumedSize: 500)
   "The categories followed."
-  categories: [Category!]!
+  categories: [Category!]! @listSize(assumedSize: 500)
 }
 
 """

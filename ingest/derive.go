@@ -217,6 +217,8 @@ var deriveSteps = []deriveTask{
 	{name: "cited", kind: batched, queue: db.FiguresOnly, fn: deriveFigures},
 	{name: "same-name", fn: deriveSameName},
 	{name: "affiliations", fn: matchAffiliations},
+	// Last, as it measures what the steps above wrote.
+	{name: "list sizes", fn: deriveListSizes},
 }
 
 // deriveBatchSize is the most researchers one transaction of a batched
@@ -258,6 +260,16 @@ func deriveStep(ctx context.Context, bdb *bun.DB, name string, fn func(ctx conte
 		return fmt.Errorf("derive %s: %w", name, err)
 	}
 	return nil
+}
+
+// deriveListSizes measures the archive's lists (db.MeasureListSizes),
+// which the server's estimates of a query's size read.
+func deriveListSizes(ctx context.Context, tx bun.Tx) error {
+	sizes, err := db.MeasureListSizes(ctx, tx)
+	if err != nil {
+		return err
+	}
+	return db.SetListSizes(ctx, tx, sizes)
 }
 
 // familyMember is a researcher as the name-matching steps see it.

@@ -37,7 +37,7 @@ func TestDeriveReportsItsSteps(t *testing.T) {
 		}
 		elapsed := time.Since(start)
 
-		want := []string{"bulk indexes", "citations", "full-text", "initials", "researchers", "added", "cited", "same-name", "affiliations", "queue"}
+		want := []string{"bulk indexes", "citations", "full-text", "initials", "researchers", "added", "cited", "same-name", "affiliations", "list sizes", "queue"}
 		if db.IsPostgres(bdb) {
 			// A bulk load's papers are vacuumed after the citations;
 			// the full-text indexes build beside the steps after that

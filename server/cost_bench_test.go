@@ -17,7 +17,6 @@ import (
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/graph"
 	"github.com/papergraph/papergraph/ratelimit"
-	"github.com/papergraph/papergraph/resolvers"
 )
 
 // BenchmarkREADMEQuery serves the README's first query through the whole
@@ -73,7 +72,11 @@ func BenchmarkCostOverhead(b *testing.B) {
 	}
 	c := newCostLimit(Config{MaxTokens: DefaultMaxTokens, MaxFields: DefaultMaxFields, MaxAliases: DefaultMaxAliases,
 		MaxRootFields: DefaultMaxRootFields, MaxDirectives: DefaultMaxDirectives})
-	c.calc = cost.New(schema, resolvers.Bounds)
+	calc, err := cost.New(schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.calc = calc
 	ctx := context.Background()
 	params := &graphql.RawParams{Query: readmeQuery}
 	if err := c.MutateOperationParameters(ctx, params); err != nil {
