@@ -85,6 +85,10 @@ func (f *flaky) Spend(context.Context, string, int) (ratelimit.Result, error) {
 	return ratelimit.Result{Limit: 1, Remaining: 1, Allowed: true}, nil
 }
 
+func (f *flaky) Adjust(ctx context.Context, key string, _ int) (ratelimit.Result, error) {
+	return f.Spend(ctx, key, 0)
+}
+
 func TestFallback(t *testing.T) {
 	down := errors.New("down")
 	tests := []struct {
@@ -132,6 +136,19 @@ func TestFallback(t *testing.T) {
 				t.Errorf("logged %v, want %v:\n%s", levels, tt.wantLog, log.String())
 			}
 		})
+	}
+}
+
+// TestFallbackAdjustsLocallyWhileRedisIsDown refunds with the local
+// limiter the points spent there during an outage.
+func TestFallbackAdjustsLocallyWhileRedisIsDown(t *testing.T) {
+	l := ratelimit.WithFallback(closedRedis(t), newMemory(t), time.Hour, slog.New(slog.DiscardHandler))
+	if _, err := l.Spend(t.Context(), "a", 10); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.Adjust(t.Context(), "a", -7)
+	if err != nil || res.Remaining != limit-3 {
+		t.Errorf("Adjust(-7) after spending 10: remaining %d, error %v; want %d, nil", res.Remaining, err, limit-3)
 	}
 }
 
