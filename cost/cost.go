@@ -225,13 +225,7 @@ func (w *walker) field(f *ast.Field, page int64) figures {
 	if list || b.Page {
 		count = w.count(f, b, page)
 	}
-	// A list or page is a read, but a list that only shows the page
-	// above (a connection's nodes and edges) was read with it.
-	weight := b.Weight
-	if weight == 0 && (list || b.Page) && !b.Inherit {
-		weight = 1
-	}
-	own := figures{requests: weight}
+	own := figures{requests: b.weight(list)}
 	if !composite {
 		return own
 	}
