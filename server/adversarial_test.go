@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	rtmetrics "runtime/metrics"
@@ -231,4 +232,114 @@ func peakHeap(fn func()) uint64 {
 	stop()
 	wg.Wait()
 	return max(peak, read())
+}
+
+// bylineBomb is the answer bomb: aliases copies of `papers(ids: $ids) {
+// byline }`, whose $ids name the 2,832-author paper a thousand times. Its
+// estimate is small (a point, aliases × 1,001 objects); its answer would
+// be about aliases × 36 MB of bylines.
+func bylineBomb(aliases int) (string, map[string]any) {
+	ids := make([]string, 1000)
+	for i := range ids {
+		ids[i] = "1411.4413"
+	}
+	return "query($ids: [String!]!) {" + repeat("p%d: papers(ids: $ids) { byline }", aliases) + "}", map[string]any{"ids": ids}
+}
+
+// bombAnswer is what a test reads of a bomb's answer.
+type bombAnswer struct {
+	Data   map[string][]*struct{ Byline *string }
+	Errors []struct {
+		Message    string
+		Path       []any
+		Extensions struct{ Code string }
+	}
+	Extensions struct {
+		Cost struct {
+			Cost, NodeCount, ActualCost, ActualNodeCount, ActualBytes, MaxAnswerBytes int
+		}
+	}
+}
+
+// bylines counts the bylines an answer holds.
+func (a bombAnswer) bylines() int {
+	n := 0
+	for _, papers := range a.Data {
+		for _, p := range papers {
+			if p != nil && p.Byline != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestAnswerBomb sends the answer bomb, alone and four at once, with the
+// shape limits raised so that 200 aliases pass them: each answer stops at
+// the byte budget, or at the server's answer memory, with the bylines
+// built so far, the limit's error once, and the heap under heapLimit. At
+// the default shape limits, 200 aliases are refused before any work.
+func TestAnswerBomb(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importLargeBylines(t, bdb)
+		query, vars := bylineBomb(200)
+		rec := serve(newTestServer(t, bdb, Config{}).Handler(), post(t, map[string]any{"query": query, "variables": vars}, mediaJSON))
+		if code := decode(t, rec).errorCode(); code != codeTooLarge {
+			t.Errorf("200 aliases at the default limits: code %q, want %s", code, codeTooLarge)
+		}
+		h := newTestServer(t, bdb, Config{MaxAliases: 250, MaxRootFields: 250, MaxAnswerMemory: 48 << 20}).Handler()
+		for _, tt := range []struct {
+			aliases, together int
+		}{{50, 1}, {200, 1}, {50, 4}, {200, 4}} {
+			t.Run(fmt.Sprintf("%d aliases, %d at once", tt.aliases, tt.together), func(t *testing.T) {
+				query, vars := bylineBomb(tt.aliases)
+				recs := make([]*httptest.ResponseRecorder, tt.together)
+				peak := peakHeap(func() {
+					var wg sync.WaitGroup
+					for i := range recs {
+						wg.Go(func() {
+							recs[i] = serve(h, post(t, map[string]any{"query": query, "variables": vars}, mediaJSON))
+						})
+					}
+					wg.Wait()
+				})
+				t.Logf("heap peak %d MB", peak>>20)
+				if peak > heapLimit {
+					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, heapLimit>>20)
+				}
+				for i, rec := range recs {
+					checkBombAnswer(t, i, rec)
+				}
+			})
+		}
+	})
+}
+
+// checkBombAnswer holds a bomb's answer to a stop at a limit, with partial
+// data and one error.
+func checkBombAnswer(t *testing.T, i int, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	var a bombAnswer
+	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+		t.Fatalf("answer %d: decode %.300q: %v", i, rec.Body.String(), err)
+	}
+	if len(a.Errors) != 1 {
+		t.Fatalf("answer %d: %d errors, want 1: %+v", i, len(a.Errors), a.Errors[:min(len(a.Errors), 3)])
+	}
+	e := a.Errors[0]
+	switch e.Extensions.Code {
+	case codeAnswerTooBig, codeServerBusy:
+	default:
+		t.Errorf("answer %d: code %q, want %s or %s", i, e.Extensions.Code, codeAnswerTooBig, codeServerBusy)
+	}
+	if len(e.Path) != 3 || e.Path[2] != "byline" {
+		t.Errorf("answer %d: error at %v, want a byline's path", i, e.Path)
+	}
+	c := a.Extensions.Cost
+	if n := a.bylines(); n == 0 || c.ActualBytes > c.MaxAnswerBytes+64<<10 {
+		t.Errorf("answer %d: %d bylines, actual bytes %d; want some, within %d bytes", i, n, c.ActualBytes, c.MaxAnswerBytes)
+	}
+	if len(rec.Body.Bytes()) > c.MaxAnswerBytes+1<<20 {
+		t.Errorf("answer %d: %d bytes, over the budget of %d", i, len(rec.Body.Bytes()), c.MaxAnswerBytes)
+	}
 }

@@ -38,6 +38,10 @@ const (
 	// DefaultShutdownGrace is how long a shutdown waits for the requests
 	// in flight before it cancels them.
 	DefaultShutdownGrace = 15 * time.Second
+	// DefaultMaxAnswerMemory is the answer bytes in flight over the
+	// server: four answers of the largest size, which with the copies
+	// made to encode and write each stay within a few hundred megabytes.
+	DefaultMaxAnswerMemory = 4 * DefaultMaxAnswerBytes
 )
 
 // Timeouts of the HTTP server. A query gets less time than the response
@@ -111,11 +115,17 @@ type Config struct {
 	// that long (DefaultWebsocketIdleTimeout when zero).
 	MaxClientWebsockets, MaxWebsockets int
 	WebsocketIdleTimeout               time.Duration
-	// MaxTokens, MaxFields, MaxAliases, MaxRootFields and MaxDirectives
-	// bound a document before it is validated.
-	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives int
-	// MaxAnswerBytes bounds the JSON of one answer's data.
+	// MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives and
+	// MaxConflicts bound a document before it is validated.
+	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives, MaxConflicts int
+	// MaxAnswerBytes bounds the JSON of one answer's data: an answer stops
+	// where it passes them, as it stops past MaxNodes objects.
 	MaxAnswerBytes int
+	// MaxAnswerMemory bounds the answer bytes in flight over the whole
+	// server, all requests together (DefaultMaxAnswerMemory when zero):
+	// an operation waits up to a second for its first share, and an
+	// answer that cannot grow stops with SERVER_BUSY.
+	MaxAnswerMemory int64
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 	// Logger receives one line per request; nil means slog.Default().
@@ -156,6 +166,9 @@ type Config struct {
 	// that are not their document's hash and documents that do not
 	// validate.
 	TrustedDocuments map[string]string
+
+	// guards are the bounds the handlers share, which New makes.
+	guards *guards
 }
 
 // Server is papergraph's HTTP server.
@@ -180,6 +193,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: no database")
 	}
 	cfg.setDefaults()
+	cfg.guards = newGuards(cfg)
 	var statements *db.StatementCounter
 	cfg.DB, statements = countStatements(cfg.DB)
 	cfg.DB = traceStatements(cfg.DB, cfg.TracerProvider)
@@ -253,13 +267,16 @@ func (cfg *Config) setDefaults() {
 	}{
 		{&cfg.MaxDepth, DefaultMaxDepth}, {&cfg.MaxNodes, DefaultMaxNodes}, {&cfg.MaxCost, DefaultMaxCost},
 		{&cfg.MaxTokens, DefaultMaxTokens}, {&cfg.MaxFields, DefaultMaxFields}, {&cfg.MaxAliases, DefaultMaxAliases},
-		{&cfg.MaxRootFields, DefaultMaxRootFields}, {&cfg.MaxDirectives, DefaultMaxDirectives},
+		{&cfg.MaxRootFields, DefaultMaxRootFields}, {&cfg.MaxDirectives, DefaultMaxDirectives}, {&cfg.MaxConflicts, DefaultMaxConflicts},
 		{&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes}, {&cfg.StatementShare, DefaultStatementShare},
 		{&cfg.MaxServerSubscriptions, DefaultMaxServerSubscriptions},
 	} {
 		if *l.v <= 0 {
 			*l.v = l.def
 		}
+	}
+	if cfg.MaxAnswerMemory <= 0 {
+		cfg.MaxAnswerMemory = max(DefaultMaxAnswerMemory, 4*int64(cfg.MaxAnswerBytes))
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
