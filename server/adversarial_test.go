@@ -287,7 +287,7 @@ func TestAnswerBomb(t *testing.T) {
 		if code := decode(t, rec).errorCode(); code != codeTooLarge {
 			t.Errorf("200 aliases at the default limits: code %q, want %s", code, codeTooLarge)
 		}
-		h := newTestServer(t, bdb, Config{MaxAliases: 250, MaxRootFields: 250, MaxAnswerMemory: 48 << 20}).Handler()
+		h := newTestServer(t, bdb, Config{MaxAliases: 250, MaxRootFields: 250, MaxAnswerMemory: 128 << 20}).Handler()
 		for _, tt := range []struct {
 			aliases, together int
 		}{{50, 1}, {200, 1}, {50, 4}, {200, 4}} {

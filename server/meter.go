@@ -46,31 +46,43 @@ func withMeter(ctx context.Context, m *answerMeter) context.Context {
 }
 
 // meterField runs one field's resolver under the meter in ctx, if any.
+// Once the answer is stopped, a field does no work: a nullable one is
+// null, a list that may not be null is empty, any other is an error that
+// makes its nearest nullable parent null.
 func meterField(ctx context.Context, next graphql.Resolver) (any, error) {
 	m, _ := ctx.Value(meterKey{}).(*answerMeter)
 	if m == nil {
 		return next(ctx)
 	}
+	fc := graphql.GetFieldContext(ctx)
 	if m.stopped.Load() {
-		return nil, errStopped
+		return stopped(fc, errStopped)
 	}
 	res, err := next(ctx)
-	if err != nil {
+	if err != nil || fc == nil || fc.Field.Definition == nil {
 		return res, err
 	}
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || fc.Field.Definition == nil {
-		return res, nil
-	}
 	if err := m.add(fc, res); err != nil {
-		return nil, err
+		return stopped(fc, err)
 	}
 	return res, nil
+}
+
+// stopped is the value of a field of a stopped answer: err, or for a list
+// that may not be null, an empty one.
+func stopped(fc *graphql.FieldContext, err error) (any, error) {
+	if errors.Is(err, errStopped) && fc != nil && fc.Field.Definition != nil {
+		if t := fc.Field.Definition.Type; t.NonNull && t.Elem != nil {
+			return graphql.Array{}, nil
+		}
+	}
+	return nil, err
 }
 
 // add counts a field's value: an object is one node, a list of objects a
 // node an element; the bytes are about those of the value's JSON, its key
 // included (strings by their length, other scalars by a small constant).
+// A value the answer cannot hold is not counted.
 func (m *answerMeter) add(fc *graphql.FieldContext, res any) error {
 	def := fc.Field.Definition
 	m.requests.Add(m.calc.Weight(fc.Object, def))
@@ -83,18 +95,24 @@ func (m *answerMeter) add(fc *graphql.FieldContext, res any) error {
 		bytes += textBytes(reflect.ValueOf(res))
 	}
 	n, b := m.nodes.Add(nodes), m.bytes.Add(bytes)
+	var err error
 	switch {
+	case m.stopped.Load():
+		err = errStopped
 	case n > m.maxNodes:
-		return m.stop(refusal(codeNodeLimit, "the answer holds more than %s objects, the node limit, and was stopped here; ask for smaller pages (first/last) or fewer nested lists",
+		err = m.stop(refusal(codeNodeLimit, "the answer holds more than %s objects, the node limit, and was stopped here; ask for smaller pages (first/last) or fewer nested lists",
 			count(m.maxNodes)))
 	case b > m.maxBytes:
-		return m.stop(refusal(codeAnswerTooBig, "the answer takes more than %s bytes, the limit, and was stopped here; ask for smaller pages or fewer fields",
+		err = m.stop(refusal(codeAnswerTooBig, "the answer takes more than %s bytes, the limit, and was stopped here; ask for smaller pages or fewer fields",
 			count(m.maxBytes)))
+	case m.memory != nil && !m.memory.cover(answerMemoryFactor*b):
+		err = m.stop(refusal(codeServerBusy, "the server is short of memory for answers and stopped this one here; try again shortly"))
 	}
-	if m.memory != nil && !m.memory.cover(b) {
-		return m.stop(refusal(codeServerBusy, "the server is short of memory for answers and stopped this one here; try again shortly"))
+	if err != nil {
+		m.nodes.Add(-nodes)
+		m.bytes.Add(-bytes)
 	}
-	return nil
+	return err
 }
 
 // stop returns err for the first field that stops the answer, errStopped
@@ -162,15 +180,22 @@ func textBytes(v reflect.Value) int64 {
 	return scalarBytes
 }
 
-// answerMemory is the server's allowance of answer bytes in flight: every
-// answer draws on it in chunks as it grows, and gives its draw back once
-// it is written, so that no mix of concurrent requests holds more.
+// answerMemory is the server's allowance of memory for answers in flight:
+// every answer draws on it in chunks as it grows, answerMemoryFactor bytes
+// a byte, and gives its draw back once it is written, so that no mix of
+// concurrent requests holds more.
 type answerMemory struct {
 	sem   *semaphore.Weighted
 	chunk int64
 	// wait bounds how long an answer waits for its first chunk.
 	wait time.Duration
 }
+
+// answerMemoryFactor is about the memory an answer's byte takes at its
+// peak: the data as gqlgen builds it in a growing buffer, and again as the
+// response is encoded (json.Marshal compacts it into a buffer of its own
+// and copies that out).
+const answerMemoryFactor = 4
 
 // answerChunk is how much an answer draws at a time: small enough that
 // small answers do not crowd the allowance, large enough that a large one

@@ -38,10 +38,9 @@ const (
 	// DefaultShutdownGrace is how long a shutdown waits for the requests
 	// in flight before it cancels them.
 	DefaultShutdownGrace = 15 * time.Second
-	// DefaultMaxAnswerMemory is the answer bytes in flight over the
-	// server: four answers of the largest size, which with the copies
-	// made to encode and write each stay within a few hundred megabytes.
-	DefaultMaxAnswerMemory = 4 * DefaultMaxAnswerBytes
+	// DefaultMaxAnswerMemory is the memory of the answers in flight over
+	// the server: two answers of the largest size.
+	DefaultMaxAnswerMemory = 256 << 20
 )
 
 // Timeouts of the HTTP server. A query gets less time than the response
@@ -121,10 +120,12 @@ type Config struct {
 	// MaxAnswerBytes bounds the JSON of one answer's data: an answer stops
 	// where it passes them, as it stops past MaxNodes objects.
 	MaxAnswerBytes int
-	// MaxAnswerMemory bounds the answer bytes in flight over the whole
-	// server, all requests together (DefaultMaxAnswerMemory when zero):
-	// an operation waits up to a second for its first share, and an
-	// answer that cannot grow stops with SERVER_BUSY.
+	// MaxAnswerMemory bounds the memory of the answers in flight over
+	// the whole server, all requests together, each answer's byte counted
+	// as the four it takes while it is built and encoded
+	// (DefaultMaxAnswerMemory when zero): an operation waits up to a
+	// second for its first share, and an answer that cannot grow stops
+	// with SERVER_BUSY.
 	MaxAnswerMemory int64
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
@@ -193,7 +194,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: no database")
 	}
 	cfg.setDefaults()
-	cfg.guards = newGuards(cfg)
+	if cfg.guards == nil {
+		cfg.guards = newGuards(cfg)
+	}
 	var statements *db.StatementCounter
 	cfg.DB, statements = countStatements(cfg.DB)
 	cfg.DB = traceStatements(cfg.DB, cfg.TracerProvider)
@@ -276,7 +279,7 @@ func (cfg *Config) setDefaults() {
 		}
 	}
 	if cfg.MaxAnswerMemory <= 0 {
-		cfg.MaxAnswerMemory = max(DefaultMaxAnswerMemory, 4*int64(cfg.MaxAnswerBytes))
+		cfg.MaxAnswerMemory = max(DefaultMaxAnswerMemory, 8*int64(cfg.MaxAnswerBytes))
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
