@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/ratelimit"
 )
 
 // heapLimit is the most heap any request of the adversarial suite may
@@ -341,5 +343,82 @@ func checkBombAnswer(t *testing.T, i int, rec *httptest.ResponseRecorder) {
 	}
 	if len(rec.Body.Bytes()) > c.MaxAnswerBytes+1<<20 {
 		t.Errorf("answer %d: %d bytes, over the budget of %d", i, len(rec.Body.Bytes()), c.MaxAnswerBytes)
+	}
+}
+
+// conflictProbe is the issue's probe, which fails validation: n fields
+// `authors(first: N)` of one paper with differing N. A salt makes each
+// document new.
+func conflictProbe(n, salt int) string {
+	return fmt.Sprintf(`query Probe%d { paper(id: "1411.4413") {`, salt) + repeat("authors(first: %d) { name }", n) + "} }"
+}
+
+// TestFailingDocuments floods the server with documents that fail before
+// they run, 32 and 64 at once from one client: the issue's probe (refused
+// for its conflicts before validation), and documents under that bound
+// that fail validation, new and repeated. Every answer is a request error
+// with the rate-limit headers and costs a point, the heap stays under
+// heapLimit, and a repeated failing document is answered from the cache
+// of failures, without being checked again.
+func TestFailingDocuments(t *testing.T) {
+	const limit = 1000
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	limiter, err := ratelimit.NewMemory(limit, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{RateLimiter: limiter}
+	cfg.setDefaults()
+	g := newGuards(cfg)
+	cfg.guards = g
+	h := newTestServer(t, bdb, cfg).Handler()
+	spent := 0
+	for _, tt := range []struct {
+		name     string
+		query    func(i int) string
+		wantCode string
+	}{
+		{"the probe, 497 fields", func(i int) string { return conflictProbe(497, i) }, codeTooLarge},
+		{"new documents that fail validation", func(i int) string { return conflictProbe(14, i) }, "GRAPHQL_VALIDATION_FAILED"},
+		{"one document that fails validation", func(int) string { return conflictProbe(14, 1_000_000) }, "GRAPHQL_VALIDATION_FAILED"},
+	} {
+		for _, together := range []int{32, 64} {
+			t.Run(fmt.Sprintf("%s, %d at once", tt.name, together), func(t *testing.T) {
+				recs := make([]*httptest.ResponseRecorder, together)
+				peak := peakHeap(func() {
+					var wg sync.WaitGroup
+					for i := range recs {
+						wg.Go(func() { recs[i] = serve(h, post(t, map[string]any{"query": tt.query(i)}, mediaJSON)) })
+					}
+					wg.Wait()
+				})
+				t.Logf("heap peak %d MB", peak>>20)
+				if peak > heapLimit {
+					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, heapLimit>>20)
+				}
+				for i, rec := range recs {
+					resp := decode(t, rec)
+					code := resp.errorCode()
+					if code != tt.wantCode && code != codeRateLimited {
+						t.Errorf("answer %d: code %q, want %s (or %s when its client's checks are busy)", i, code, tt.wantCode, codeRateLimited)
+					}
+					if rec.Header().Get("X-RateLimit-Remaining") == "" || len(resp.Data) > 0 {
+						t.Errorf("answer %d: headers %v, data %s; want the rate-limit headers and no data", i, rec.Header(), resp.Data)
+					}
+				}
+				spent += together
+				res, err := limiter.Spend(t.Context(), "ip:192.0.2.1", 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Remaining != limit-spent {
+					t.Errorf("remaining %d, want %d: a point for each failing document", res.Remaining, limit-spent)
+				}
+			})
+		}
+	}
+	hash := sha256.Sum256([]byte(conflictProbe(14, 1_000_000)))
+	if errs, ok := g.failures.Get(t.Context(), string(hash[:])+"\x00"); !ok || len(errs) == 0 {
+		t.Errorf("the repeated failing document is not among the failures")
 	}
 }
