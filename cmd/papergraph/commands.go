@@ -248,6 +248,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxNodes := fs.Int("max-nodes", server.DefaultMaxNodes, "refuse queries whose answer could hold more than `N` objects")
 	maxCost := fs.Int("max-cost", server.DefaultMaxCost, "refuse queries that cost more than `N` points")
 	maxDepth := fs.Int("max-depth", server.DefaultMaxDepth, "refuse queries nested deeper than `N` fields")
+	maxAnswer := fs.Int("max-answer-bytes", server.DefaultMaxAnswerBytes, "stop an answer whose JSON passes `BYTES`, with ANSWER_TOO_LARGE and the data built so far")
+	answerMemory := fs.Int("max-answer-memory", server.DefaultMaxAnswerMemory>>20,
+		"`MiB` of memory for the answers in flight, all requests together (an answer's byte counts four);\n"+
+			"an operation waits up to a second for its share, an answer that cannot grow stops with SERVER_BUSY")
+	memoryLimit := fs.Int("memory-limit", 0, "the Go runtime's soft memory limit in `MiB`, past which it collects as often as it must;\n0: GOMEMLIMIT when set, else 1024")
 	apiKeys := fs.String("api-keys", "", "API keys clients may send, one a line (the key, or sha256:HEX of it), in `FILE`:\na request with one spends its key's budget, with another is refused")
 	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For names the client")
 	var replicas repeated
@@ -261,7 +266,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	tuneGC()
+	if *maxAnswer <= 0 || *answerMemory <= 0 || *memoryLimit < 0 {
+		return fmt.Errorf("%w: --max-answer-bytes and --max-answer-memory must be positive, --memory-limit not negative", errUsage)
+	}
+	tuneGC(int64(*memoryLimit) << 20)
 	if *harvestEveryFlag < 0 || *harvestEveryFlag > 0 && db.ReadOnlyDSN(*dsn) {
 		return fmt.Errorf("%w: --harvest-every %s: want a positive interval and a writable database", errUsage, *harvestEveryFlag)
 	}
@@ -324,6 +332,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.DB, cfg.ReadyDB, cfg.Replicas, cfg.Addr, cfg.CORSOrigins, cfg.Logger, cfg.RateLimiter = reader, probe, set, *addr, list, logger, limiter
 	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *maxNodes, *maxCost, *maxDepth
+	cfg.MaxAnswerBytes, cfg.MaxAnswerMemory = *maxAnswer, int64(*answerMemory)<<20
 	var publish bun.IDB = reader
 	if cfg.Writer != nil {
 		publish = cfg.Writer
