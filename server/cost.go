@@ -308,10 +308,16 @@ func (c *costLimit) settle(ctx context.Context, op *operation, m *answerMeter, b
 		Bytes:     int(m.bytes.Load()),
 	}
 	ex := exchangeFrom(ctx)
-	if ex.limiter == nil || op.spent == 0 || b.Actual.Cost == op.spent {
+	// A subscription's events each build an answer; its estimate is
+	// settled with the first.
+	op.mu.Lock()
+	spent := op.spent
+	op.spent = 0
+	op.mu.Unlock()
+	if ex.limiter == nil || spent == 0 || b.Actual.Cost == spent {
 		return
 	}
-	res, err := ex.limiter.Adjust(ctx, ex.client, b.Actual.Cost-op.spent)
+	res, err := ex.limiter.Adjust(ctx, ex.client, b.Actual.Cost-spent)
 	if err != nil {
 		return
 	}
