@@ -284,9 +284,11 @@ func (c *costLimit) InterceptResponse(ctx context.Context, next graphql.Response
 	} else {
 		c.failed(ctx, op, resp, b)
 	}
-	if len(resp.Data) > c.cfg.MaxAnswerBytes {
-		// The meter counts strings by their length; escapes can make
-		// their JSON longer.
+	if len(resp.Data) > 2*c.cfg.MaxAnswerBytes {
+		// The meter counts strings by their length, though escapes
+		// can make their JSON longer, and not the nulls of the fields
+		// after a stop: an answer past twice the budget is one of
+		// those, and not sent.
 		resp.Data = nil
 		resp.Errors = append(gqlerror.List{refusal(codeAnswerTooBig,
 			"the answer would take more than %s bytes, the limit; ask for smaller pages or fewer fields", count(int64(c.cfg.MaxAnswerBytes)))}, resp.Errors...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/papergraph/papergraph/cost"
@@ -36,8 +37,10 @@ type answerMeter struct {
 
 // errStopped is the error of the fields that an answer past its limits
 // does not resolve; the error presenter drops it, so that the response
-// states the limit once, at the field that crossed it.
-var errStopped = errors.New("the answer was stopped at a limit")
+// states the limit once, at the field that crossed it. Its path and
+// locations are set, empty, so that gqlgen neither wraps it nor writes
+// them into it: the fields of a stopped answer allocate nothing for it.
+var errStopped = &gqlerror.Error{Message: "the answer was stopped at a limit", Path: ast.Path{}, Locations: []gqlerror.Location{}}
 
 type meterKey struct{}
 
