@@ -289,7 +289,7 @@ func TestAnswerBomb(t *testing.T) {
 		if code := decode(t, rec).errorCode(); code != codeTooLarge {
 			t.Errorf("200 aliases at the default limits: code %q, want %s", code, codeTooLarge)
 		}
-		h := newTestServer(t, bdb, Config{MaxAliases: 250, MaxRootFields: 250, MaxAnswerMemory: 128 << 20}).Handler()
+		h := newTestServer(t, bdb, Config{MaxAliases: 250, MaxRootFields: 250, MaxAnswerMemory: 96 << 20}).Handler()
 		for _, tt := range []struct {
 			aliases, together int
 		}{{50, 1}, {200, 1}, {50, 4}, {200, 4}} {
@@ -340,8 +340,8 @@ func checkBombAnswer(t *testing.T, i int, rec *httptest.ResponseRecorder) int {
 	default:
 		t.Errorf("answer %d: code %q with %d bylines, want %s with some, or %s", i, e.Extensions.Code, n, codeAnswerTooBig, codeServerBusy)
 	}
-	if len(e.Path) != 3 || e.Path[2] != "byline" {
-		t.Errorf("answer %d: error at %v, want a byline's path", i, e.Path)
+	if byline := len(e.Path) == 3 && e.Path[2] == "byline"; !byline && len(e.Path) != 1 {
+		t.Errorf("answer %d: error at %v, want a byline's path or an alias's", i, e.Path)
 	}
 	if c.ActualBytes > c.MaxAnswerBytes {
 		t.Errorf("answer %d: actual bytes %d, over the budget of %d", i, c.ActualBytes, c.MaxAnswerBytes)

@@ -108,7 +108,7 @@ func (m *answerMeter) add(fc *graphql.FieldContext, res any) error {
 	case b > m.maxBytes:
 		err = m.stop(refusal(codeAnswerTooBig, "the answer takes more than %s bytes, the limit, and was stopped here; ask for smaller pages or fewer fields",
 			count(m.maxBytes)))
-	case m.memory != nil && !m.memory.cover(answerMemoryFactor*b):
+	case m.memory != nil && !m.memory.cover(answerMemoryFactor*b+nodeMemory*n):
 		err = m.stop(refusal(codeServerBusy, "the server is short of memory for answers and stopped this one here; try again shortly"))
 	}
 	if err != nil {
@@ -185,7 +185,7 @@ func textBytes(v reflect.Value) int64 {
 
 // answerMemory is the server's allowance of memory for answers in flight:
 // every answer draws on it in chunks as it grows, answerMemoryFactor bytes
-// a byte, and gives its draw back once it is written, so that no mix of
+// a byte of its JSON and nodeMemory an object, and gives its draw back once it is written, so that no mix of
 // concurrent requests holds more.
 type answerMemory struct {
 	sem   *semaphore.Weighted
@@ -199,6 +199,11 @@ type answerMemory struct {
 // response is encoded (json.Marshal compacts it into a buffer of its own
 // and copies that out).
 const answerMemoryFactor = 4
+
+// nodeMemory is about the memory an object of an answer takes until the
+// answer is written, its text aside: gqlgen's field set for it and the
+// values of its fields.
+const nodeMemory = 256
 
 // answerChunk is how much an answer draws at a time: small enough that
 // small answers do not crowd the allowance, large enough that a large one
