@@ -23,7 +23,7 @@ import (
 )
 
 // heapLimit is the most heap any request of the adversarial suite may
-// make the process hold, as issue 8 asks.
+// make the process hold.
 const heapLimit = 256 << 20
 
 // importLargeBylines imports the arXiv .abs fixtures, which hold the
@@ -77,8 +77,7 @@ func fragmentBomb() string {
 	return b.String()
 }
 
-// TestAdversarial sends the requests that took the server down before the
-// cost model, and more: each is refused before any SQL with its code, or
+// TestAdversarial sends hostile requests: each is refused before any SQL with its code, or
 // answered with no more objects than its priced node count, while the
 // heap stays under heapLimit.
 func TestAdversarial(t *testing.T) {
