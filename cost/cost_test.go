@@ -192,6 +192,43 @@ func TestShapeOf(t *testing.T) {
 	}
 }
 
+func TestConflicts(t *testing.T) {
+	var probe strings.Builder
+	probe.WriteString(`{ paper(id: "x") {`)
+	for i := range 497 {
+		probe.WriteString(" authors(first: " + itoa(i) + ") { name }")
+	}
+	probe.WriteString(" } }")
+	tests := []struct {
+		name  string
+		query string
+		want  int64
+	}{
+		{"none", `{ paper(id: "x") { title authors { name } } }`, 0},
+		{"the same field twice is no conflict", `{ paper(id: "x") { title title authors(first: 1) { name } authors(first: 1) { name } } }`, 0},
+		{"differing arguments", `{ paper(id: "x") { authors(first: 1) { name } authors(first: 2) { name } } }`, 1},
+		{"differing names under one alias", `{ paper(id: "x") { t: title t: slug } }`, 1},
+		{"arguments in another order are the same", `{ paper(id: "x") { authors(first: 1, after: 2) { name } authors(after: 2, first: 1) { name } } }`, 0},
+		{"through fragments", `{ paper(id: "x") { ...A ...B } } fragment A on Paper { authors(first: 1) { name } } fragment B on Paper { authors(first: 2) { name } }`,
+			1 + 0 + 0},
+		{"in the merged selections of same-named fields", `{ a: paper(id: "x") { title } a: paper(id: "x") { title: slug } }`, 1},
+		{"inside one field", `{ paper(id: "x") { t: title t: slug } }`, 1},
+		{"three differing of four", `{ p(a: 1) p(a: 2) p(a: 3) p(a: 3) }`, 6 - 1},
+		{"the issue's probe: 497 differing pages of authors", probe.String(), 497 * 496 / 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := parser.ParseQuery(&ast.Source{Input: tt.query})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cost.Conflicts(doc); got != tt.want {
+				t.Errorf("Conflicts = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestShapeOfFragmentBomb: fragments that each spread the next twice make
 // 2^60 fields once expanded; the measure saturates (at 2^53) after a walk
 // of each fragment once.

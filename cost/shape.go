@@ -1,6 +1,11 @@
 package cost
 
-import "github.com/vektah/gqlparser/v2/ast"
+import (
+	"slices"
+	"strings"
+
+	"github.com/vektah/gqlparser/v2/ast"
+)
 
 // Shape is what a parsed document holds, measured before validation, whose
 // cost grows with the square of the fields that share a response name: a
@@ -119,4 +124,98 @@ func (m *shapeMeter) fragment(name string, memo map[string]int64, measure func(a
 	n := measure(def.SelectionSet)
 	memo[name] = n
 	return n
+}
+
+// Conflicts counts the pairs of fields that validation's merge check
+// (OverlappingFieldsCanBeMerged) compares and finds different: two fields
+// that one selection set, fragments spread into it, holds under one
+// response name, with different names or arguments. The check compares
+// every such pair and describes each conflict, so its work and its errors
+// grow with this count; like the check, Conflicts merges the selections
+// of same-named fields and compares their fields as one set.
+//
+// It walks every field with its fragments expanded: measure the document
+// with ShapeOf, and bound Fields, first.
+func Conflicts(doc *ast.QueryDocument) int64 {
+	m := conflictMeter{doc: doc}
+	var n int64
+	for _, op := range doc.Operations {
+		n = add(n, m.sets([]ast.SelectionSet{op.SelectionSet}))
+	}
+	for _, f := range doc.Fragments {
+		n = add(n, m.sets([]ast.SelectionSet{f.SelectionSet}))
+	}
+	return n
+}
+
+type conflictMeter struct{ doc *ast.QueryDocument }
+
+// sets counts the conflicts of the selection sets merged into one.
+func (m conflictMeter) sets(sets []ast.SelectionSet) int64 {
+	groups := map[string][]*ast.Field{}
+	var names []string
+	for _, set := range sets {
+		m.collect(set, map[string]bool{}, func(f *ast.Field) {
+			name := f.Alias
+			if name == "" {
+				name = f.Name
+			}
+			if _, ok := groups[name]; !ok {
+				names = append(names, name)
+			}
+			groups[name] = append(groups[name], f)
+		})
+	}
+	var n int64
+	for _, name := range names {
+		fields := groups[name]
+		same := map[string]int64{}
+		var subs []ast.SelectionSet
+		for _, f := range fields {
+			same[signature(f)]++
+			if len(f.SelectionSet) > 0 {
+				subs = append(subs, f.SelectionSet)
+			}
+		}
+		pairs := int64(len(fields)) * int64(len(fields)-1) / 2
+		for _, k := range same {
+			pairs -= k * (k - 1) / 2
+		}
+		n = add(n, pairs)
+		if len(subs) > 0 {
+			n = add(n, m.sets(subs))
+		}
+	}
+	return n
+}
+
+// collect calls field for each field of set, fragments expanded; spread
+// holds the fragments spread so far, so that a cycle ends.
+func (m conflictMeter) collect(set ast.SelectionSet, spread map[string]bool, field func(*ast.Field)) {
+	for _, s := range set {
+		switch s := s.(type) {
+		case *ast.Field:
+			field(s)
+		case *ast.InlineFragment:
+			m.collect(s.SelectionSet, spread, field)
+		case *ast.FragmentSpread:
+			if spread[s.Name] {
+				continue
+			}
+			spread[s.Name] = true
+			if def := m.doc.Fragments.ForName(s.Name); def != nil {
+				m.collect(def.SelectionSet, spread, field)
+			}
+		}
+	}
+}
+
+// signature is a field's name and arguments, in the order of their names.
+func signature(f *ast.Field) string {
+	args := make([]string, 0, len(f.Arguments))
+	for _, a := range f.Arguments {
+		args = append(args, a.Name+":"+a.Value.String())
+	}
+	slices.Sort(args)
+	return f.Name + "(" + strings.Join(args, ",") + ")"
 }

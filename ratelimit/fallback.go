@@ -32,12 +32,23 @@ func WithFallback(primary, local Limiter, retry time.Duration, log *slog.Logger)
 
 // Spend implements Limiter.
 func (f *Fallback) Spend(ctx context.Context, key string, cost int) (Result, error) {
+	return f.with(ctx, func(l Limiter) (Result, error) { return l.Spend(ctx, key, cost) })
+}
+
+// Adjust implements Limiter.
+func (f *Fallback) Adjust(ctx context.Context, key string, delta int) (Result, error) {
+	return f.with(ctx, func(l Limiter) (Result, error) { return l.Adjust(ctx, key, delta) })
+}
+
+// with runs op on the primary, or on the local limiter while the primary
+// is down.
+func (f *Fallback) with(ctx context.Context, op func(Limiter) (Result, error)) (Result, error) {
 	now := time.Now()
 	down := f.down.Load()
 	if down != 0 && now.Sub(time.Unix(0, down)) < f.retry {
-		return f.local.Spend(ctx, key, cost)
+		return op(f.local)
 	}
-	res, err := f.primary.Spend(ctx, key, cost)
+	res, err := op(f.primary)
 	switch {
 	case ctx.Err() != nil:
 		// The request gave up, which says nothing about the store.
@@ -52,5 +63,5 @@ func (f *Fallback) Spend(ctx context.Context, key string, cost int) (Result, err
 		f.log.Warn("rate limit store failed: each process keeps its own budgets until it is back",
 			"err", err, "retry", f.retry)
 	}
-	return f.local.Spend(ctx, key, cost)
+	return op(f.local)
 }

@@ -43,8 +43,8 @@ func TestRedisDownIsAnError(t *testing.T) {
 }
 
 // TestDialRedisFailsFast checks the options that keep a dead Redis from
-// stalling requests: with go-redis's own defaults (three retries, 5 s
-// dial) every request would wait out the retries against a closed port.
+// stalling requests: go-redis's own defaults (three retries, 5 s dial)
+// would hold each request far longer than a Redis answer takes.
 func TestDialRedisFailsFast(t *testing.T) {
 	rdb, err := ratelimit.DialRedis("redis://127.0.0.1:1/0")
 	if err != nil {
@@ -83,6 +83,10 @@ func (f *flaky) Spend(context.Context, string, int) (ratelimit.Result, error) {
 		return ratelimit.Result{}, f.err
 	}
 	return ratelimit.Result{Limit: 1, Remaining: 1, Allowed: true}, nil
+}
+
+func (f *flaky) Adjust(ctx context.Context, key string, _ int) (ratelimit.Result, error) {
+	return f.Spend(ctx, key, 0)
 }
 
 func TestFallback(t *testing.T) {
@@ -132,6 +136,19 @@ func TestFallback(t *testing.T) {
 				t.Errorf("logged %v, want %v:\n%s", levels, tt.wantLog, log.String())
 			}
 		})
+	}
+}
+
+// TestFallbackAdjustsLocallyWhileRedisIsDown refunds with the local
+// limiter the points spent there during an outage.
+func TestFallbackAdjustsLocallyWhileRedisIsDown(t *testing.T) {
+	l := ratelimit.WithFallback(closedRedis(t), newMemory(t), time.Hour, slog.New(slog.DiscardHandler))
+	if _, err := l.Spend(t.Context(), "a", 10); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.Adjust(t.Context(), "a", -7)
+	if err != nil || res.Remaining != limit-3 {
+		t.Errorf("Adjust(-7) after spending 10: remaining %d, error %v; want %d, nil", res.Remaining, err, limit-3)
 	}
 }
 

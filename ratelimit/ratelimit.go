@@ -45,6 +45,13 @@ type Limiter interface {
 	// spent: Spend then reads the budget and returns it with an error
 	// wrapping ErrCostOverLimit.
 	Spend(ctx context.Context, key string, cost int) (Result, error)
+	// Adjust changes what key has spent by delta points, after the
+	// fact: a request that reserved its estimate before it ran settles
+	// its actual cost with it. A negative delta gives points back, never
+	// more than make the budget whole; a positive one is spent even when
+	// fewer remain, leaving the budget short (Remaining 0) until the
+	// points come back. The Result is the budget after it, Allowed.
+	Adjust(ctx context.Context, key string, delta int) (Result, error)
 }
 
 // Result is a client's budget after a Spend.

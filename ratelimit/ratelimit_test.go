@@ -183,6 +183,66 @@ func checkResult(t *testing.T, what string, got ratelimit.Result, want want, bef
 	}
 }
 
+// TestAdjust settles actual costs after estimates were spent: a refund
+// gives points back but never more than a whole budget, and a charge past
+// what remains leaves the budget short until its points come back.
+func TestAdjust(t *testing.T) {
+	type step struct {
+		spend, adjust int // one of them
+		want          want
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"refund of part of an estimate", []step{
+			{spend: 50, want: want{allowed: true, remaining: limit - 50, resetIn: 50 * perPoint}},
+			{adjust: -45, want: want{allowed: true, remaining: limit - 5, resetIn: 5 * perPoint}},
+		}},
+		{"refund of more than was spent makes the budget whole, no more", []step{
+			{spend: 5, want: want{allowed: true, remaining: limit - 5, resetIn: 5 * perPoint}},
+			{adjust: -20, want: want{allowed: true, remaining: limit}},
+			{spend: 0, want: want{allowed: true, remaining: limit}},
+		}},
+		{"refund on a budget never seen", []step{
+			{adjust: -3, want: want{allowed: true, remaining: limit}},
+		}},
+		{"a charge beyond the budget leaves it short", []step{
+			{spend: limit - 2, want: want{allowed: true, remaining: 2, resetIn: (limit - 2) * perPoint}},
+			{adjust: 10, want: want{allowed: true, remaining: 0, resetIn: (limit + 8) * perPoint}},
+			{spend: 1, want: want{allowed: false, remaining: 0, resetIn: (limit + 8) * perPoint, retryAfter: 9 * perPoint}},
+		}},
+		{"the refunded points can be spent", []step{
+			{spend: limit, want: want{allowed: true, remaining: 0, resetIn: time.Hour}},
+			{adjust: -limit + 1, want: want{allowed: true, remaining: limit - 1, resetIn: perPoint}},
+			{spend: limit - 1, want: want{allowed: true, remaining: 0, resetIn: time.Hour}},
+		}},
+	}
+	eachLimiter(t, func(t *testing.T, newLimiter func(int) ratelimit.Limiter) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				l := newLimiter(limit)
+				key := tt.name
+				for i, s := range tt.steps {
+					before := time.Now()
+					var got ratelimit.Result
+					var err error
+					what := fmt.Sprintf("step %d (spend %d, adjust %d)", i, s.spend, s.adjust)
+					if s.adjust != 0 {
+						got, err = l.Adjust(t.Context(), key, s.adjust)
+					} else {
+						got, err = l.Spend(t.Context(), key, s.spend)
+					}
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					checkResult(t, what, got, s.want, before, time.Now())
+				}
+			})
+		}
+	})
+}
+
 func TestSpendRejectsNegativeCost(t *testing.T) {
 	eachLimiter(t, func(t *testing.T, newLimiter func(int) ratelimit.Limiter) {
 		if _, err := newLimiter(limit).Spend(t.Context(), "a", -1); err == nil {

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -51,6 +52,7 @@ type Redis struct {
 	limit  redis_rate.Limit
 	prefix string
 	rl     *redis_rate.Limiter
+	rdb    redis.UniversalClient
 }
 
 // NewRedis returns a Limiter of limit points per hour whose budgets live in
@@ -59,7 +61,7 @@ func NewRedis(rdb redis.UniversalClient, prefix string, limit int) (*Redis, erro
 	if err := checkLimit(limit); err != nil {
 		return nil, err
 	}
-	return &Redis{limit: redis_rate.PerHour(limit), prefix: prefix, rl: redis_rate.NewLimiter(rdb)}, nil
+	return &Redis{limit: redis_rate.PerHour(limit), prefix: prefix, rl: redis_rate.NewLimiter(rdb), rdb: rdb}, nil
 }
 
 // Spend implements Limiter.
@@ -82,4 +84,39 @@ func (r *Redis) spend(ctx context.Context, key string, cost int) (Result, error)
 		remaining = int((time.Duration(r.limit.Burst)*perPoint - res.ResetAfter) / perPoint)
 	}
 	return newResult(r.limit.Burst, remaining, allowed, res.ResetAfter, res.RetryAfter, time.Now()), nil
+}
+
+// adjust moves a budget's arrival time, kept as redis_rate keeps it
+// (seconds since 2017 under "rate:"+key, on Redis's clock), by ARGV[1]
+// points of ARGV[2] seconds each, never before now; it returns the
+// seconds until the budget is whole.
+var adjust = redis.NewScript(`
+redis.replicate_commands()
+local now = redis.call("TIME")
+now = (now[1] - 1483228800) + (now[2] / 1000000)
+local tat = tonumber(redis.call("GET", KEYS[1]) or now)
+local next = math.max(math.max(tat, now) + tonumber(ARGV[1]) * tonumber(ARGV[2]), now)
+local ahead = next - now
+if ahead > 0 then
+  redis.call("SET", KEYS[1], next, "EX", math.ceil(ahead))
+else
+  redis.call("DEL", KEYS[1])
+end
+return tostring(ahead)
+`)
+
+// Adjust implements Limiter.
+func (r *Redis) Adjust(ctx context.Context, key string, delta int) (Result, error) {
+	every := r.limit.Period / time.Duration(r.limit.Rate)
+	s, err := adjust.Run(ctx, r.rdb, []string{"rate:" + r.prefix + key}, delta, every.Seconds()).Text()
+	if err != nil {
+		return Result{}, fmt.Errorf("ratelimit: redis: %w", err)
+	}
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return Result{}, fmt.Errorf("ratelimit: redis: %w", err)
+	}
+	ahead := time.Duration(secs * float64(time.Second))
+	remaining := int((time.Duration(r.limit.Burst)*every - ahead) / every)
+	return newResult(r.limit.Burst, remaining, true, ahead, -1, time.Now()), nil
 }

@@ -15,7 +15,10 @@ import (
 const BudgetExtension = "papergraph.budget"
 
 // Budget is an operation's price and what is left of its client's hourly
-// budget, as `rateLimit` and `extensions.cost` report them.
+// budget, as `rateLimit` and `extensions.cost` report them. Cost and
+// NodeCount are the estimate made before the operation ran, whose points
+// are reserved of the budget; once it has run, the budget is charged
+// Actual.Cost instead.
 type Budget struct {
 	// Limit is the client's points per hour, 0 when no hourly budget is
 	// enforced; Remaining and Used are then 0.
@@ -25,6 +28,15 @@ type Budget struct {
 	Cost, NodeCount int
 	// ResetAt is when the budget is whole again.
 	ResetAt time.Time
+	// Actual is what the answer held and cost once it was built; nil
+	// until then.
+	Actual *Actual
+}
+
+// Actual is what an operation's answer turned out to hold: the points its
+// requests cost, the objects it holds and about the bytes of its JSON.
+type Actual struct {
+	Cost, NodeCount, Bytes int
 }
 
 func (r *Resolver) rateLimit(ctx context.Context) (*model.RateLimit, error) {

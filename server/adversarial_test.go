@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	rtmetrics "runtime/metrics"
@@ -17,10 +19,11 @@ import (
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/ratelimit"
 )
 
 // heapLimit is the most heap any request of the adversarial suite may
-// make the process hold, as issue 8 asks.
+// make the process hold.
 const heapLimit = 256 << 20
 
 // importLargeBylines imports the arXiv .abs fixtures, which hold the
@@ -234,4 +237,198 @@ func peakHeap(fn func()) uint64 {
 	stop()
 	wg.Wait()
 	return max(peak, read())
+}
+
+// bylineBomb is the answer bomb: aliases copies of `papers(ids: $ids) {
+// byline }`, whose $ids name the 2,832-author paper a thousand times. Its
+// estimate is small (a point, aliases × 1,001 objects); its answer would
+// be about aliases × 36 MB of bylines.
+func bylineBomb(aliases int) (string, map[string]any) {
+	ids := make([]string, 1000)
+	for i := range ids {
+		ids[i] = "1411.4413"
+	}
+	return "query($ids: [String!]!) {" + repeat("p%d: papers(ids: $ids) { byline }", aliases) + "}", map[string]any{"ids": ids}
+}
+
+// bombAnswer is what a test reads of a bomb's answer.
+type bombAnswer struct {
+	Data   map[string][]*struct{ Byline *string }
+	Errors []struct {
+		Message    string
+		Path       []any
+		Extensions struct{ Code string }
+	}
+	Extensions struct {
+		Cost struct {
+			Cost, NodeCount, ActualCost, ActualNodeCount, ActualBytes, MaxAnswerBytes int
+		}
+	}
+}
+
+// bylines counts the bylines an answer holds.
+func (a bombAnswer) bylines() int {
+	n := 0
+	for _, papers := range a.Data {
+		for _, p := range papers {
+			if p != nil && p.Byline != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestAnswerBomb sends the answer bomb, alone and four at once, with the
+// shape limits raised so that 200 aliases pass them: each answer stops at
+// the byte budget, or at the server's answer memory, with the bylines
+// built so far, the limit's error once, and the heap under heapLimit. At
+// the default shape limits, 200 aliases are refused before any work.
+func TestAnswerBomb(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importLargeBylines(t, bdb)
+		query, vars := bylineBomb(200)
+		rec := serve(newTestServer(t, bdb, Config{}).Handler(), post(t, map[string]any{"query": query, "variables": vars}, mediaJSON))
+		if code := decode(t, rec).errorCode(); code != codeTooLarge {
+			t.Errorf("200 aliases at the default limits: code %q, want %s", code, codeTooLarge)
+		}
+		h := newTestServer(t, bdb, Config{MaxAliases: 250, MaxRootFields: 250, MaxAnswerMemory: 96 << 20}).Handler()
+		for _, tt := range []struct {
+			aliases, together int
+		}{{50, 1}, {200, 1}, {50, 4}, {200, 4}} {
+			t.Run(fmt.Sprintf("%d aliases, %d at once", tt.aliases, tt.together), func(t *testing.T) {
+				query, vars := bylineBomb(tt.aliases)
+				recs := make([]*httptest.ResponseRecorder, tt.together)
+				peak := peakHeap(func() {
+					var wg sync.WaitGroup
+					for i := range recs {
+						wg.Go(func() {
+							recs[i] = serve(h, post(t, map[string]any{"query": query, "variables": vars}, mediaJSON))
+						})
+					}
+					wg.Wait()
+				})
+				t.Logf("heap peak %d MB", peak>>20)
+				if peak > heapLimit {
+					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, heapLimit>>20)
+				}
+				answered := 0
+				for i, rec := range recs {
+					answered += checkBombAnswer(t, i, rec)
+				}
+				if answered == 0 {
+					t.Error("no answer holds a byline")
+				}
+			})
+		}
+	})
+}
+
+// checkBombAnswer holds a bomb's answer to a stop at a limit, with one
+// error and the bylines built so far, which it returns: none when the
+// answer found the server's answer memory taken by the others.
+func checkBombAnswer(t *testing.T, i int, rec *httptest.ResponseRecorder) int {
+	t.Helper()
+	var a bombAnswer
+	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+		t.Fatalf("answer %d: decode %.300q: %v", i, rec.Body.String(), err)
+	}
+	if len(a.Errors) != 1 {
+		t.Fatalf("answer %d: %d errors, want 1: %+v", i, len(a.Errors), a.Errors[:min(len(a.Errors), 3)])
+	}
+	e, c, n := a.Errors[0], a.Extensions.Cost, a.bylines()
+	switch {
+	case e.Extensions.Code == codeServerBusy:
+	case e.Extensions.Code == codeAnswerTooBig && n > 0:
+	default:
+		t.Errorf("answer %d: code %q with %d bylines, want %s with some, or %s", i, e.Extensions.Code, n, codeAnswerTooBig, codeServerBusy)
+	}
+	if byline := len(e.Path) == 3 && e.Path[2] == "byline"; !byline && len(e.Path) != 1 {
+		t.Errorf("answer %d: error at %v, want a byline's path or an alias's", i, e.Path)
+	}
+	if c.ActualBytes > c.MaxAnswerBytes {
+		t.Errorf("answer %d: actual bytes %d, over the budget of %d", i, c.ActualBytes, c.MaxAnswerBytes)
+	}
+	// The nulls of the bylines after the stop are not counted.
+	if len(rec.Body.Bytes()) > c.MaxAnswerBytes+8<<20 {
+		t.Errorf("answer %d: %d bytes, over the budget of %d", i, len(rec.Body.Bytes()), c.MaxAnswerBytes)
+	}
+	return n
+}
+
+// conflictProbe is the issue's probe, which fails validation: n fields
+// `authors(first: N)` of one paper with differing N. A salt makes each
+// document new.
+func conflictProbe(n, salt int) string {
+	return fmt.Sprintf(`query Probe%d { paper(id: "1411.4413") {`, salt) + repeat("authors(first: %d) { name }", n) + "} }"
+}
+
+// TestFailingDocuments floods the server with documents that fail before
+// they run, 32 and 64 at once from one client: the issue's probe (refused
+// for its conflicts before validation), and documents under that bound
+// that fail validation, new and repeated. Every answer is a request error
+// with the rate-limit headers and costs a point, the heap stays under
+// heapLimit, and a repeated failing document is answered from the cache
+// of failures, without being checked again.
+func TestFailingDocuments(t *testing.T) {
+	const limit = 1000
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	limiter, err := ratelimit.NewMemory(limit, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{RateLimiter: limiter}
+	cfg.setDefaults()
+	g := newGuards(cfg)
+	cfg.guards = g
+	h := newTestServer(t, bdb, cfg).Handler()
+	spent := 0
+	for _, tt := range []struct {
+		name     string
+		query    func(i int) string
+		wantCode string
+	}{
+		{"the probe, 497 fields", func(i int) string { return conflictProbe(497, i) }, codeTooLarge},
+		{"new documents that fail validation", func(i int) string { return conflictProbe(14, i) }, "GRAPHQL_VALIDATION_FAILED"},
+		{"one document that fails validation", func(int) string { return conflictProbe(14, 1_000_000) }, "GRAPHQL_VALIDATION_FAILED"},
+	} {
+		for _, together := range []int{32, 64} {
+			t.Run(fmt.Sprintf("%s, %d at once", tt.name, together), func(t *testing.T) {
+				recs := make([]*httptest.ResponseRecorder, together)
+				peak := peakHeap(func() {
+					var wg sync.WaitGroup
+					for i := range recs {
+						wg.Go(func() { recs[i] = serve(h, post(t, map[string]any{"query": tt.query(i)}, mediaJSON)) })
+					}
+					wg.Wait()
+				})
+				t.Logf("heap peak %d MB", peak>>20)
+				if peak > heapLimit {
+					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, heapLimit>>20)
+				}
+				for i, rec := range recs {
+					resp := decode(t, rec)
+					code := resp.errorCode()
+					if code != tt.wantCode && code != codeRateLimited {
+						t.Errorf("answer %d: code %q, want %s (or %s when its client's checks are busy)", i, code, tt.wantCode, codeRateLimited)
+					}
+					if rec.Header().Get("X-RateLimit-Remaining") == "" || len(resp.Data) > 0 {
+						t.Errorf("answer %d: headers %v, data %s; want the rate-limit headers and no data", i, rec.Header(), resp.Data)
+					}
+				}
+				spent += together
+				res, err := limiter.Spend(t.Context(), "ip:192.0.2.1", 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Remaining != limit-spent {
+					t.Errorf("remaining %d, want %d: a point for each failing document", res.Remaining, limit-spent)
+				}
+			})
+		}
+	}
+	hash := sha256.Sum256([]byte(conflictProbe(14, 1_000_000)))
+	if errs, ok := g.failures.Get(t.Context(), string(hash[:])+"\x00"); !ok || len(errs) == 0 {
+		t.Errorf("the repeated failing document is not among the failures")
+	}
 }

@@ -29,7 +29,7 @@ func (w withSchema) Schema() *ast.Schema { return w.schema }
 // takes the server's own schema.
 func TestStartRefusesAnUnsizedList(t *testing.T) {
 	es := resolvers.NewSchema(nil)
-	if err := newCostLimit(Config{}).Validate(es); err != nil {
+	if err := newCostLimit(Config{}, nil).Validate(es); err != nil {
 		t.Fatalf("Validate(the server's schema) = %v", err)
 	}
 	sdl, err := os.ReadFile("../schema.graphqls")
@@ -41,7 +41,7 @@ func TestStartRefusesAnUnsizedList(t *testing.T) {
 		t.Fatalf("schema.graphqls lacks %s", sized)
 	}
 	cut := gqlparser.MustLoadSchema(&ast.Source{Name: "schema.graphqls", Input: strings.Replace(string(sdl), sized, "[ResearcherField!]!", 1)})
-	err = newCostLimit(Config{}).Validate(withSchema{es, cut})
+	err = newCostLimit(Config{}, nil).Validate(withSchema{es, cut})
 	if err == nil || !strings.Contains(err.Error(), "Researcher.fields: a list without @listSize") {
 		t.Errorf("Validate(a schema without Researcher.fields' size) = %v, want it named", err)
 	}

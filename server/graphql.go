@@ -26,7 +26,8 @@ func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments)
 	srv.AddTransport(transport.Options{AllowedMethods: []string{"GET", "POST", "OPTIONS"}})
 	srv.AddTransport(overHTTP{Transport: transport.GET{}, documentIDs: docs != nil})
 	srv.AddTransport(overHTTP{Transport: transport.POST{}, documentIDs: docs != nil})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	queries := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(queries)
 	// First, so that it sees the name of every operation, even those a
 	// later extension refuses.
 	srv.Use(exchangeRecorder{})
@@ -49,10 +50,10 @@ func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments)
 	// After persisted queries and trusted documents, so that it sees the
 	// document a hash names; its shape check runs before validation, its
 	// pricing after depth.
-	costs := newCostLimit(cfg)
+	costs := newCostLimit(cfg, queries)
 	srv.Use(depthLimit{max: cfg.MaxDepth})
 	srv.Use(costs)
-	srv.SetErrorPresenter(resolvers.ErrorPresenter)
+	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(resolvers.Recover)
 	return srv
 }
@@ -78,11 +79,19 @@ type overHTTP struct {
 	documentIDs bool
 }
 
+// Do serves the request with an operation of its own (see costLimit),
+// which holds the answer's memory until the answer is written, and which
+// charges a request that fails before it is priced before the answer's
+// headers state its budget.
 func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	if t.documentIDs {
 		r = withDocumentID(r)
 	}
-	t.Transport.Do(&requestErrorWriter{ResponseWriter: w, get: r.Method == http.MethodGet}, r, exec)
+	ctx, op := withOperation(r.Context())
+	defer op.release()
+	r = r.WithContext(ctx)
+	t.Transport.Do(&requestErrorWriter{ResponseWriter: w, get: r.Method == http.MethodGet,
+		before: func() { op.settleUnpriced(ctx) }}, r, exec)
 }
 
 // requestErrorWriter turns 422 into 200 for application/json responses and
@@ -95,9 +104,13 @@ type requestErrorWriter struct {
 	http.ResponseWriter
 	get          bool // the request is a GET
 	requestError bool // the status was 4xx: the body is a request error
+	// before runs once, before the status or body is written.
+	before  func()
+	written bool
 }
 
 func (w *requestErrorWriter) WriteHeader(code int) {
+	w.start()
 	if code >= 400 && code < 500 {
 		w.requestError = true
 	}
@@ -113,7 +126,17 @@ func (w *requestErrorWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+func (w *requestErrorWriter) start() {
+	if !w.written {
+		w.written = true
+		if w.before != nil {
+			w.before()
+		}
+	}
+}
+
 func (w *requestErrorWriter) Write(b []byte) (int, error) {
+	w.start()
 	if !w.requestError {
 		return w.ResponseWriter.Write(b)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -171,4 +172,57 @@ func TestRateLimitClients(t *testing.T) {
 			t.Errorf("%s: status %d, remaining %q; want %d, %q", s.name, status, remaining, s.wantStatus, s.wantRemaining)
 		}
 	}
+}
+
+// TestCostSettles runs a query whose estimate is larger than what it
+// reads (two of its 250 ids name papers): extensions.cost states both, the budget is charged the actual
+// cost (the rest of the reserved estimate given back), and the headers
+// agree. A query refused for its node count states the budget as it is,
+// unspent.
+func TestCostSettles(t *testing.T) {
+	const limit = 100
+	ids := []string{"1411.4413", "2103.11058"}
+	for i := range 248 {
+		ids = append(ids, fmt.Sprintf("2901.%05d", i))
+	}
+	query := `query($ids: [String!]!) { papers(ids: $ids) { title authors(first: 10) { name } references(first: 10) { nodes { title } } } }`
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importLargeBylines(t, bdb)
+		for name, limiter := range limiters(t, limit) {
+			t.Run(name, func(t *testing.T) {
+				h := newTestServer(t, bdb, Config{RateLimiter: limiter()}).Handler()
+				rec := serve(h, post(t, map[string]any{"query": query, "variables": map[string]any{"ids": ids}}, mediaJSON))
+				var resp struct {
+					Errors     []any
+					Extensions struct {
+						Cost struct{ Cost, NodeCount, ActualCost, ActualNodeCount, ActualBytes, Limit, Remaining, Used int }
+					}
+				}
+				if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || len(resp.Errors) > 0 {
+					t.Fatalf("decode %.300q: %v", rec.Body.String(), err)
+				}
+				c := resp.Extensions.Cost
+				if c.ActualCost >= c.Cost || c.ActualNodeCount == 0 || c.ActualNodeCount > c.NodeCount || c.ActualBytes == 0 {
+					t.Errorf("extensions.cost %+v: want an actual cost below the estimate, and actual nodes within it", c)
+				}
+				if c.Used != c.ActualCost || c.Remaining != limit-c.ActualCost || c.Limit != limit {
+					t.Errorf("extensions.cost %+v: want the actual cost used of %d", c, limit)
+				}
+				if got := rec.Header().Get("X-RateLimit-Remaining"); got != strconv.Itoa(limit-c.ActualCost) {
+					t.Errorf("X-RateLimit-Remaining %q, want %d", got, limit-c.ActualCost)
+				}
+
+				refused := newTestServer(t, bdb, Config{RateLimiter: limiter(), MaxNodes: 3}).Handler()
+				var r costedResponse
+				rec = serve(refused, post(t, map[string]any{"query": query, "variables": map[string]any{"ids": ids}}, mediaJSON))
+				if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil {
+					t.Fatal(err)
+				}
+				if got := r.Extensions.Cost; r.errorCode() != codeNodeLimit || got.Limit != limit || got.Remaining != limit-c.ActualCost {
+					t.Errorf("refused: code %q, extensions.cost %+v; want %s, limit %d, remaining %d",
+						r.errorCode(), got, codeNodeLimit, limit, limit-c.ActualCost)
+				}
+			})
+		}
+	})
 }

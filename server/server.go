@@ -32,6 +32,9 @@ const (
 	// DefaultShutdownGrace is how long a shutdown waits for the requests
 	// in flight before it cancels them.
 	DefaultShutdownGrace = 15 * time.Second
+	// DefaultMaxAnswerMemory is the memory of the answers in flight over
+	// the server: two answers of the largest size.
+	DefaultMaxAnswerMemory = 256 << 20
 )
 
 // Timeouts of the HTTP server. A query gets less time than the response
@@ -108,11 +111,19 @@ type Config struct {
 	// that long (DefaultWebsocketIdleTimeout when zero).
 	MaxClientWebsockets, MaxWebsockets int
 	WebsocketIdleTimeout               time.Duration
-	// MaxTokens, MaxFields, MaxAliases, MaxRootFields and MaxDirectives
-	// bound a document before it is validated.
-	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives int
-	// MaxAnswerBytes bounds the JSON of one answer's data.
+	// MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives and
+	// MaxConflicts bound a document before it is validated.
+	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives, MaxConflicts int
+	// MaxAnswerBytes bounds the JSON of one answer's data: an answer stops
+	// where it passes them, as it stops past MaxNodes objects.
 	MaxAnswerBytes int
+	// MaxAnswerMemory bounds the memory of the answers in flight over
+	// the whole server, all requests together, each answer's byte counted
+	// as the four it takes while it is built and encoded
+	// (DefaultMaxAnswerMemory when zero): an operation waits up to a
+	// second for its first share, and an answer that cannot grow stops
+	// with SERVER_BUSY.
+	MaxAnswerMemory int64
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 	// Logger receives one line per request; nil means slog.Default().
@@ -153,6 +164,9 @@ type Config struct {
 	// that are not their document's hash and documents that do not
 	// validate.
 	TrustedDocuments map[string]string
+
+	// guards are the bounds the handlers share, which New makes.
+	guards *guards
 }
 
 // Server is papergraph's HTTP server.
@@ -177,6 +191,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: no database")
 	}
 	cfg.setDefaults()
+	if cfg.guards == nil {
+		cfg.guards = newGuards(cfg)
+	}
 	var statements *db.StatementCounter
 	cfg.DB, statements = countStatements(cfg.DB)
 	cfg.DB = traceStatements(cfg.DB, cfg.TracerProvider)
@@ -251,7 +268,7 @@ func (cfg *Config) setDefaults() {
 	}{
 		{&cfg.MaxDepth, DefaultMaxDepth}, {&cfg.MaxNodes, DefaultMaxNodes}, {&cfg.MaxCost, DefaultMaxCost},
 		{&cfg.MaxTokens, DefaultMaxTokens}, {&cfg.MaxFields, DefaultMaxFields}, {&cfg.MaxAliases, DefaultMaxAliases},
-		{&cfg.MaxRootFields, DefaultMaxRootFields}, {&cfg.MaxDirectives, DefaultMaxDirectives},
+		{&cfg.MaxRootFields, DefaultMaxRootFields}, {&cfg.MaxDirectives, DefaultMaxDirectives}, {&cfg.MaxConflicts, DefaultMaxConflicts},
 		{&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes},
 		{&cfg.MaxServerSubscriptions, DefaultMaxServerSubscriptions},
 	} {
@@ -259,6 +276,7 @@ func (cfg *Config) setDefaults() {
 			*l.v = l.def
 		}
 	}
+	orDefault(&cfg.MaxAnswerMemory, max(DefaultMaxAnswerMemory, 8*int64(cfg.MaxAnswerBytes)))
 	orDefault(&cfg.MaxBodyBytes, DefaultMaxBodyBytes)
 	orDefault(&cfg.ShutdownGrace, DefaultShutdownGrace)
 	orDefault(&cfg.WebsocketWriteTimeout, DefaultWebsocketWriteTimeout)

@@ -71,7 +71,8 @@ func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *tr
 		InitTimeout:           wsInitTimeout,
 		ErrorFunc:             closeOnReadError,
 	})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	queries := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(queries)
 	srv.Use(subscriptionsOnly{})
 	if cfg.DisableIntrospection {
 		srv.Use(noIntrospection{})
@@ -86,10 +87,10 @@ func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *tr
 	}
 	srv.SetParserTokenLimit(cfg.MaxTokens)
 	srv.Use(depthLimit{max: cfg.MaxDepth})
-	srv.Use(newCostLimit(cfg))
+	srv.Use(newCostLimit(cfg, queries))
 	srv.Use(streams)
 	srv.Use(resolvers.EventLoaders{DB: bdb})
-	srv.SetErrorPresenter(resolvers.ErrorPresenter)
+	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(resolvers.Recover)
 	return srv
 }

@@ -6,6 +6,7 @@
 //
 //	go run ./cmd/fairload -url http://127.0.0.1:8080 -aliases 500 -clients 20
 //	go run ./cmd/fairload -aliases 50 -heavy 6 -heavy-from 203.0.113.7  # against serve --trusted-proxies 127.0.0.1
+//	go run ./cmd/fairload -bylines 200 -heavy 4 -for 30s  # the answer bomb, again and again
 package main
 
 import (
@@ -30,6 +31,8 @@ func main() {
 	clients := flag.Int("clients", 20, "clients looping on "+trivialQuery)
 	idle := flag.Duration("for", 10*time.Second, "how long to run when no heavy query is sent")
 	heavy := flag.Int("heavy", 1, "how many heavy queries to send at once")
+	bylines := flag.Int("bylines", 0, "send instead, again and again for -for, the answer bomb: this many aliases of\n"+
+		"papers(ids: $ids) { byline }, $ids the 2,832-author paper 1411.4413 a thousand times")
 	heavyFrom := flag.String("heavy-from", "", "send the heavy queries with this X-Forwarded-For (another client,\nto a server run with --trusted-proxies naming this machine)")
 	flag.Parse()
 
@@ -77,7 +80,9 @@ func main() {
 	})
 
 	start := time.Now()
-	if *aliases > 0 {
+	if *bylines > 0 {
+		bomb(c, *bylines, *heavy, *heavyFrom, *idle)
+	} else if *aliases > 0 {
 		var heavyWG sync.WaitGroup
 		for range *heavy {
 			heavyWG.Go(func() {
@@ -99,6 +104,36 @@ func main() {
 	close(done)
 	wg.Wait()
 	report(trivial, bad, probes, time.Since(start))
+}
+
+// bomb sends the answer bomb of aliases aliases from heavy clients, each
+// again and again until d has passed, and prints what each answer was.
+func bomb(c client, aliases, heavy int, from string, d time.Duration) {
+	var q strings.Builder
+	q.WriteString("query($ids: [String!]!) {")
+	for i := range aliases {
+		fmt.Fprintf(&q, " p%d: papers(ids: $ids) { byline }", i)
+	}
+	q.WriteString(" }")
+	ids := slices.Repeat([]string{"1411.4413"}, 1000)
+	end := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for range heavy {
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				start := time.Now()
+				status, resp, err := c.send(q.String(), map[string]any{"ids": ids}, from)
+				code := ""
+				if len(resp.Errors) > 0 {
+					var e struct{ Extensions struct{ Code string } }
+					_ = json.Unmarshal(resp.Errors[0], &e)
+					code = e.Extensions.Code
+				}
+				fmt.Printf("bomb: %d aliases, status %d, error %v, code %q, in %.2f s\n", aliases, status, err, code, time.Since(start).Seconds())
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // report prints the trivial clients' latencies and the probes' answers.
@@ -138,8 +173,11 @@ type response struct {
 func (c client) query(q string) (int, response, error) { return c.queryFrom(q, "") }
 
 // queryFrom is query with an X-Forwarded-For of from, when not empty.
-func (c client) queryFrom(q, from string) (int, response, error) {
-	body, err := json.Marshal(map[string]string{"query": q})
+func (c client) queryFrom(q, from string) (int, response, error) { return c.send(q, nil, from) }
+
+// send is queryFrom with variables.
+func (c client) send(q string, vars map[string]any, from string) (int, response, error) {
+	body, err := json.Marshal(map[string]any{"query": q, "variables": vars})
 	if err != nil {
 		return 0, response{}, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"os"
 	"runtime/debug"
 )
@@ -20,14 +21,15 @@ const (
 	servingMemoryLimit = 1 << 30
 )
 
-// tuneGC applies servingGCPercent and servingMemoryLimit, each unless the
-// environment sets it (GOGC, GOMEMLIMIT), which the runtime has read
-// already and which then stands.
-func tuneGC() {
+// tuneGC applies servingGCPercent and the soft memory limit, memoryLimit
+// bytes or, when it is 0, servingMemoryLimit: each unless the environment
+// sets it (GOGC, GOMEMLIMIT), which the runtime has read already and which
+// then stands; a memoryLimit given stands over GOMEMLIMIT.
+func tuneGC(memoryLimit int64) {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(servingGCPercent)
 	}
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(servingMemoryLimit)
+	if _, set := os.LookupEnv("GOMEMLIMIT"); memoryLimit > 0 || !set {
+		debug.SetMemoryLimit(cmp.Or(memoryLimit, servingMemoryLimit))
 	}
 }

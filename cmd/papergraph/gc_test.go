@@ -22,7 +22,7 @@ func TestTuneGC(t *testing.T) {
 
 	os.Unsetenv("GOGC")
 	os.Unsetenv("GOMEMLIMIT")
-	tuneGC()
+	tuneGC(0)
 	if got := debug.SetGCPercent(100); got != servingGCPercent {
 		t.Errorf("GOGC unset: GC percent %d, want %d", got, servingGCPercent)
 	}
@@ -36,11 +36,17 @@ func TestTuneGC(t *testing.T) {
 	os.Setenv("GOMEMLIMIT", "256MiB")
 	debug.SetGCPercent(150)
 	debug.SetMemoryLimit(256 << 20)
-	tuneGC()
+	tuneGC(0)
 	if got := debug.SetGCPercent(100); got != 150 {
 		t.Errorf("GOGC=150: GC percent %d, want 150", got)
 	}
 	if got := debug.SetMemoryLimit(math.MaxInt64); got != 256<<20 {
 		t.Errorf("GOMEMLIMIT=256MiB: memory limit %d, want %d", got, 256<<20)
+	}
+
+	// --memory-limit stands over GOMEMLIMIT.
+	tuneGC(512 << 20)
+	if got := debug.SetMemoryLimit(math.MaxInt64); got != 512<<20 {
+		t.Errorf("--memory-limit 512 with GOMEMLIMIT=256MiB: memory limit %d, want %d", got, 512<<20)
 	}
 }

@@ -26,6 +26,7 @@ type serveFlags struct {
 	dsn, addr, origins, redisURL, apiKeys, proxies, otlp *string
 	loadDemo, logJSON                                    *bool
 	rateLimit, maxNodes, maxCost, maxDepth               *int
+	maxAnswer, answerMemory, memoryLimit                 *int
 	replicas                                             repeated
 	maxLag, harvestEvery                                 *time.Duration
 	prod                                                 production
@@ -47,6 +48,11 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	f.maxNodes = fs.Int("max-nodes", server.DefaultMaxNodes, "refuse queries whose answer could hold more than `N` objects")
 	f.maxCost = fs.Int("max-cost", server.DefaultMaxCost, "refuse queries that cost more than `N` points")
 	f.maxDepth = fs.Int("max-depth", server.DefaultMaxDepth, "refuse queries nested deeper than `N` fields")
+	f.maxAnswer = fs.Int("max-answer-bytes", server.DefaultMaxAnswerBytes, "stop an answer whose JSON passes `BYTES`, with ANSWER_TOO_LARGE and the data built so far")
+	f.answerMemory = fs.Int("max-answer-memory", server.DefaultMaxAnswerMemory>>20,
+		"`MiB` of memory for the answers in flight, all requests together (an answer's byte counts four);\n"+
+			"an operation waits up to a second for its share, an answer that cannot grow stops with SERVER_BUSY")
+	f.memoryLimit = fs.Int("memory-limit", 0, "the Go runtime's soft memory limit in `MiB`, past which it collects as often as it must;\n0: GOMEMLIMIT when set, else 1024")
 	f.apiKeys = fs.String("api-keys", "", "API keys clients may send, one a line (the key, or sha256:HEX of it), in `FILE`:\na request with one spends its key's budget, with another is refused")
 	f.proxies = fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For names the client")
 	fs.Var(&f.replicas, "db-replica", "read from the PostgreSQL streaming replica at `DSN` (repeatable); the primary (--db)\nserves reads while no replica keeps up")
@@ -58,6 +64,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	f.harvest = addHarvestFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return nil, err
+	}
+	if *f.maxAnswer <= 0 || *f.answerMemory <= 0 || *f.memoryLimit < 0 {
+		return nil, fmt.Errorf("%w: --max-answer-bytes and --max-answer-memory must be positive, --memory-limit not negative", errUsage)
 	}
 	if *f.harvestEvery < 0 || *f.harvestEvery > 0 && db.ReadOnlyDSN(*dsn) {
 		return nil, fmt.Errorf("%w: --harvest-every %s: want a positive interval and a writable database", errUsage, *f.harvestEvery)
@@ -73,7 +82,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	tuneGC()
+	tuneGC(int64(*f.memoryLimit) << 20)
 	var cfg server.Config
 	tp, stopTracing, err := tracerProvider(ctx, *f.otlp)
 	if err != nil {
@@ -103,6 +112,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.Addr, cfg.Logger, cfg.RateLimiter = *f.addr, logger, limiter
 	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *f.maxNodes, *f.maxCost, *f.maxDepth
+	cfg.MaxAnswerBytes, cfg.MaxAnswerMemory = *f.maxAnswer, int64(*f.answerMemory)<<20
 	var publish bun.IDB = cfg.DB
 	if cfg.Writer != nil {
 		publish = cfg.Writer

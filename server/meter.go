@@ -1,0 +1,267 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/papergraph/papergraph/cost"
+)
+
+// answerMeter counts what one answer holds while gqlgen builds it, field by
+// field (the root fields of a query run at once, so every count is
+// atomic): its objects, the bytes of its JSON, and the requests it made, as
+// the cost package counts them for the estimate. The first field that takes
+// the answer past a limit gets the limit's error; from then on every field
+// returns errStopped at once, doing no work, and the answer is the data
+// built so far.
+type answerMeter struct {
+	schema             *ast.Schema
+	calc               *cost.Calculator
+	maxNodes, maxBytes int64
+	// memory is the answer's draw on the server's answer memory, nil when
+	// there is none.
+	memory *memoryDraw
+
+	nodes, bytes, requests atomic.Int64
+	stopped                atomic.Bool
+}
+
+// errStopped is the error of the fields that an answer past its limits
+// does not resolve; the error presenter drops it, so that the response
+// states the limit once, at the field that crossed it. Its path and
+// locations are set, empty, so that gqlgen neither wraps it nor writes
+// them into it: the fields of a stopped answer allocate nothing for it.
+var errStopped = &gqlerror.Error{Message: "the answer was stopped at a limit", Path: ast.Path{}, Locations: []gqlerror.Location{}}
+
+type meterKey struct{}
+
+func withMeter(ctx context.Context, m *answerMeter) context.Context {
+	return context.WithValue(ctx, meterKey{}, m)
+}
+
+// meterField runs one field's resolver under the meter in ctx, if any.
+// Once the answer is stopped, a field does no work: a nullable one is
+// null, a list that may not be null is empty, any other is an error that
+// makes its nearest nullable parent null.
+func meterField(ctx context.Context, next graphql.Resolver) (any, error) {
+	m, _ := ctx.Value(meterKey{}).(*answerMeter)
+	if m == nil {
+		return next(ctx)
+	}
+	fc := graphql.GetFieldContext(ctx)
+	if m.stopped.Load() {
+		return stopped(fc, errStopped)
+	}
+	res, err := next(ctx)
+	if err != nil || fc == nil || fc.Field.Definition == nil {
+		return res, err
+	}
+	if err := m.add(fc, res); err != nil {
+		return stopped(fc, err)
+	}
+	return res, nil
+}
+
+// stopped is the value of a field of a stopped answer: err, or for a list
+// that may not be null, an empty one.
+func stopped(fc *graphql.FieldContext, err error) (any, error) {
+	if errors.Is(err, errStopped) && fc != nil && fc.Field.Definition != nil {
+		if t := fc.Field.Definition.Type; t.NonNull && t.Elem != nil {
+			return graphql.Array{}, nil
+		}
+	}
+	return nil, err
+}
+
+// add counts a field's value: an object is one node, a list of objects a
+// node an element; the bytes are about those of the value's JSON, its key
+// included (strings by their length, other scalars by a small constant).
+// A value the answer cannot hold is not counted.
+func (m *answerMeter) add(fc *graphql.FieldContext, res any) error {
+	def := fc.Field.Definition
+	m.requests.Add(m.calc.Weight(fc.Object, def))
+	var nodes int64
+	bytes := int64(len(fc.Field.Alias)) + 4
+	if composite(m.schema, def.Type) {
+		nodes = objectsIn(res)
+		bytes += 3 * nodes
+	} else {
+		bytes += textBytes(reflect.ValueOf(res))
+	}
+	n, b := m.nodes.Add(nodes), m.bytes.Add(bytes)
+	var err error
+	switch {
+	case m.stopped.Load():
+		err = errStopped
+	case n > m.maxNodes:
+		err = m.stop(refusal(codeNodeLimit, "the answer holds more than %s objects, the node limit, and was stopped here; ask for smaller pages (first/last) or fewer nested lists",
+			count(m.maxNodes)))
+	case b > m.maxBytes:
+		err = m.stop(refusal(codeAnswerTooBig, "the answer takes more than %s bytes, the limit, and was stopped here; ask for smaller pages or fewer fields",
+			count(m.maxBytes)))
+	case m.memory != nil && !m.memory.cover(answerMemoryFactor*b+nodeMemory*n):
+		err = m.stop(refusal(codeServerBusy, "the server is short of memory for answers and stopped this one here; try again shortly"))
+	}
+	if err != nil {
+		m.nodes.Add(-nodes)
+		m.bytes.Add(-bytes)
+	}
+	return err
+}
+
+// stop returns err for the first field that stops the answer, errStopped
+// for any other.
+func (m *answerMeter) stop(err error) error {
+	if m.stopped.CompareAndSwap(false, true) {
+		return err
+	}
+	return errStopped
+}
+
+// composite reports whether t's values are objects (of object, interface
+// or union type) in schema.
+func composite(schema *ast.Schema, t *ast.Type) bool {
+	def := schema.Types[t.Name()]
+	return def != nil && (def.Kind == ast.Object || def.Kind == ast.Interface || def.Kind == ast.Union)
+}
+
+// objectsIn counts the objects of v: the non-nil elements of a list, or 1.
+func objectsIn(v any) int64 {
+	r := reflect.ValueOf(v)
+	switch r.Kind() {
+	case reflect.Slice, reflect.Array:
+		var n int64
+		for i := range r.Len() {
+			if e := r.Index(i); !(e.Kind() == reflect.Pointer || e.Kind() == reflect.Interface) || !e.IsNil() {
+				n++
+			}
+		}
+		return n
+	case reflect.Pointer, reflect.Interface:
+		if r.IsNil() {
+			return 0
+		}
+	case reflect.Invalid:
+		return 0
+	}
+	return 1
+}
+
+// scalarBytes is what textBytes counts for a scalar that is not a string:
+// a number, a boolean or a time fits in it.
+const scalarBytes = 24
+
+// textBytes is about the length of v's JSON when v is a scalar value or a
+// list of them.
+func textBytes(v reflect.Value) int64 {
+	switch v.Kind() {
+	case reflect.Invalid:
+		return 4
+	case reflect.String:
+		return int64(v.Len()) + 2
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return 4
+		}
+		return textBytes(v.Elem())
+	case reflect.Slice, reflect.Array:
+		n := int64(2)
+		for i := range v.Len() {
+			n += textBytes(v.Index(i)) + 1
+		}
+		return n
+	}
+	return scalarBytes
+}
+
+// answerMemory is the server's allowance of memory for answers in flight:
+// every answer draws on it in chunks as it grows, answerMemoryFactor bytes
+// a byte of its JSON and nodeMemory an object, and gives its draw back once it is written, so that no mix of
+// concurrent requests holds more.
+type answerMemory struct {
+	sem   *semaphore.Weighted
+	chunk int64
+	// wait bounds how long an answer waits for its first chunk.
+	wait time.Duration
+}
+
+// answerMemoryFactor is about the memory an answer's byte takes at its
+// peak: the data as gqlgen builds it in a growing buffer, and again as the
+// response is encoded (json.Marshal compacts it into a buffer of its own
+// and copies that out).
+const answerMemoryFactor = 4
+
+// nodeMemory is about the memory an object of an answer takes until the
+// answer is written, its text aside: gqlgen's field set for it and the
+// values of its fields.
+const nodeMemory = 256
+
+// answerChunk is how much an answer draws at a time: small enough that
+// small answers do not crowd the allowance, large enough that a large one
+// draws rarely.
+const answerChunk = 64 << 10
+
+func newAnswerMemory(bytes int64, wait time.Duration) *answerMemory {
+	return &answerMemory{sem: semaphore.NewWeighted(max(bytes, answerChunk)), chunk: answerChunk, wait: wait}
+}
+
+// memoryDraw is one answer's draw on answerMemory.
+type memoryDraw struct {
+	pool *answerMemory
+	held atomic.Int64
+	mu   sync.Mutex
+}
+
+// admit draws the answer's first chunk, waiting up to the pool's wait for
+// answers in flight to give theirs back: an answer that starts holds
+// nothing, so its wait cannot block the answers it waits for. It reports
+// whether the chunk was drawn.
+func (m *answerMemory) admit(ctx context.Context) (*memoryDraw, bool) {
+	ctx, cancel := context.WithTimeout(ctx, m.wait)
+	defer cancel()
+	if m.sem.Acquire(ctx, m.chunk) != nil {
+		return nil, false
+	}
+	d := &memoryDraw{pool: m}
+	d.held.Store(m.chunk)
+	return d, true
+}
+
+// cover draws chunks until the draw holds bytes, without waiting: an
+// answer that holds memory and waits for more could wait on the others
+// doing the same. It reports whether the draw holds bytes.
+func (d *memoryDraw) cover(bytes int64) bool {
+	if bytes <= d.held.Load() {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.held.Load() < bytes {
+		if !d.pool.sem.TryAcquire(d.pool.chunk) {
+			return false
+		}
+		d.held.Add(d.pool.chunk)
+	}
+	return true
+}
+
+// release gives the draw back; it may be called more than once.
+func (d *memoryDraw) release() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n := d.held.Swap(0); n > 0 {
+		d.pool.sem.Release(n)
+	}
+}

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/papergraph/papergraph/cost"
+	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/graph"
+	"github.com/papergraph/papergraph/graph/model"
+)
+
+// TestMeter resolves fields one after another under a meter: the field
+// that passes a limit gets the limit's code and is not counted, and every
+// field after it does no work, a list that may not be null being empty.
+func TestMeter(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	calc, err := cost.New(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := func(typ, name string) *graphql.FieldContext {
+		def := schema.Types[typ].Fields.ForName(name)
+		return &graphql.FieldContext{Object: typ, Field: graphql.CollectedField{Field: &ast.Field{Alias: name, Name: name, Definition: def}}}
+	}
+	papers := func(n int) any {
+		ps := make([]*model.Paper, n)
+		for i := range ps {
+			ps[i] = &model.Paper{Paper: &db.Paper{}}
+		}
+		return ps
+	}
+	byline := func(n int) any { s := strings.Repeat("a", n); return &s }
+	type step struct {
+		fc       *graphql.FieldContext
+		value    any
+		wantCode string // "" for the value, "stopped" for errStopped
+		wantRan  bool
+	}
+	tests := []struct {
+		name               string
+		maxNodes, maxBytes int64
+		memory             int64 // answer memory, 0 for none
+		steps              []step
+		wantNodes          int64
+	}{
+		{"node limit", 3, 1 << 20, 0, []step{
+			{field("Query", "papers"), papers(2), "", true},
+			{field("Query", "papers"), papers(2), codeNodeLimit, true},
+			{field("Query", "papers"), papers(1), "empty", false},
+			{field("Paper", "byline"), byline(10), "stopped", false},
+		}, 2},
+		{"byte budget", 100, 1000, 0, []step{
+			{field("Paper", "byline"), byline(500), "", true},
+			{field("Paper", "byline"), byline(600), codeAnswerTooBig, true},
+			{field("Paper", "title"), "x", "stopped", false},
+		}, 0},
+		{"answer memory", 100, 1 << 30, answerChunk, []step{
+			{field("Paper", "byline"), byline(answerChunk / answerMemoryFactor / 2), "", true},
+			{field("Paper", "byline"), byline(answerChunk / answerMemoryFactor), codeServerBusy, true},
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &answerMeter{schema: schema, calc: calc, maxNodes: tt.maxNodes, maxBytes: tt.maxBytes}
+			if tt.memory > 0 {
+				d, ok := newAnswerMemory(tt.memory, time.Second).admit(t.Context())
+				if !ok {
+					t.Fatal("no answer memory at first")
+				}
+				defer d.release()
+				m.memory = d
+			}
+			for i, s := range tt.steps {
+				ran := false
+				ctx := graphql.WithFieldContext(withMeter(context.Background(), m), s.fc)
+				got, err := meterField(ctx, func(context.Context) (any, error) { ran = true; return s.value, nil })
+				if ran != s.wantRan {
+					t.Errorf("step %d: resolver ran %v, want %v", i, ran, s.wantRan)
+				}
+				var code string
+				var ge *gqlerror.Error
+				switch {
+				case errors.Is(err, errStopped):
+					code = "stopped"
+				case errors.As(err, &ge):
+					code, _ = ge.Extensions["code"].(string)
+				case err == nil && s.wantCode == "empty":
+					if a, ok := got.(graphql.Array); ok && len(a) == 0 {
+						code = "empty"
+					}
+				}
+				if code != s.wantCode {
+					t.Errorf("step %d (%s): got %v, %v; want %q", i, s.fc.Field.Name, got, err, s.wantCode)
+				}
+			}
+			if got := m.nodes.Load(); got != tt.wantNodes || m.bytes.Load() > tt.maxBytes {
+				t.Errorf("counted %d nodes, %d bytes; want %d nodes, at most %d bytes", got, m.bytes.Load(), tt.wantNodes, tt.maxBytes)
+			}
+		})
+	}
+}
+
+// TestAnswerMemory holds the server's answer memory: an answer that
+// starts while another holds it all waits, and is refused when the wait
+// ends; once the other gives it back, it starts.
+func TestAnswerMemory(t *testing.T) {
+	pool := newAnswerMemory(answerChunk, 10*time.Millisecond)
+	first, ok := pool.admit(t.Context())
+	if !ok {
+		t.Fatal("the first answer was refused")
+	}
+	if _, ok := pool.admit(t.Context()); ok {
+		t.Error("a second answer started while the first held the memory")
+	}
+	first.release()
+	first.release()
+	second, ok := pool.admit(t.Context())
+	if !ok {
+		t.Error("a second answer was refused once the first gave the memory back")
+	}
+	second.release()
+}
+
+// TestCheckSlots holds a client to its share of document checks while
+// another client still gets one, and the server to its own bound.
+func TestCheckSlots(t *testing.T) {
+	s := newCheckSlots(2, 3)
+	wait := 10 * time.Millisecond
+	var held []func()
+	for i := range 2 {
+		done, ok := s.acquire(t.Context(), "a", wait)
+		if !ok {
+			t.Fatalf("client a's check %d was refused", i)
+		}
+		held = append(held, done)
+	}
+	if _, ok := s.acquire(t.Context(), "a", wait); ok {
+		t.Error("client a got a third check at once")
+	}
+	done, ok := s.acquire(t.Context(), "b", wait)
+	if !ok {
+		t.Fatal("client b was refused while a held its share")
+	}
+	if _, ok := s.acquire(t.Context(), "c", wait); ok {
+		t.Error("client c got a fourth check over the server's bound of 3")
+	}
+	done()
+	done()
+	held[0]()
+	if _, ok := s.acquire(t.Context(), "a", wait); !ok {
+		t.Error("client a was refused once one of its checks ended")
+	}
+	if n := len(s.clients); n != 1 {
+		t.Errorf("%d clients remembered, want 1 (a)", n)
+	}
+}
