@@ -1980,6 +1980,13 @@ An instant in RFC 3339 form, in UTC, such as "2021-11-01T00:00:00Z".
 scalar Time
 
 """
+The field is a list read, for the objects of a level of the answer, in one
+statement by ` + "`" + `read` + "`" + `, a batch read of the server's storage. It changes
+nothing in what the field returns.
+"""
+directive @batched(read: String!) on FIELD_DEFINITION
+
+"""
 Node is anything with a global id. Ids are opaque and stable: keep them,
 compare them, pass them to ` + "`" + `node` + "`" + ` or ` + "`" + `nodes` + "`" + `, but do not take them apart.
 """
@@ -2376,7 +2383,7 @@ type Paper implements Node {
   "Whether ` + "`" + `authors` + "`" + ` is the paper's full author list (false when a source truncated it)."
   authorsComplete: Boolean!
   "The arXiv categories the paper is filed under, the primary one first (at most 50)."
-  categories: [Category!]!
+  categories: [Category!]! @batched(read: "CategoriesByPaperIDs")
   "The primary arXiv category, null if unknown."
   primaryCategory: Category
   "When the first version appeared, null if unknown."
@@ -2589,7 +2596,7 @@ type Researcher implements Node {
   "On how many papers the author position is known (the papers with a complete author list)."
   positionKnownPaperCount: Int!
   "The arXiv categories of the researcher's papers with counts, most papers first."
-  fields("How many categories to return (0 to 200)." first: Int = 50): [ResearcherField!]!
+  fields("How many categories to return (0 to 200)." first: Int = 50): [ResearcherField!]! @batched(read: "ResearcherCategoriesByResearcherIDs")
   "Other profiles with the same or a compatible name: other people, or the same person not yet merged. Most papers first."
   sameName("How many profiles to return (0 to 100)." first: Int = 20): [Researcher!]!
   "The researcher's most cited paper here, null if none of their papers is cited."
@@ -2621,7 +2628,7 @@ type Researcher implements Node {
     before: String
   ): CoauthorConnection!
   "The institutions the researcher's affiliations were matched to, most papers first (at most 100)."
-  institutions: [Institution!]!
+  institutions: [Institution!]! @batched(read: "InstitutionsByResearcherIDs")
   """
   The researcher's co-author network: co-authors to depth hops, tied by
   shared papers (papers with more than 100 authors tie no one). Costs
@@ -2688,11 +2695,11 @@ type Institution implements Node {
   "The year the institution was established, null if unknown."
   established: Int
   "Every other name: labels, aliases and acronyms (at most 100)."
-  names: [InstitutionName!]!
+  names: [InstitutionName!]! @batched(read: "InstitutionNamesByInstitutionIDs")
   "The aliases only (at most 100)."
-  aliases: [String!]!
+  aliases: [String!]! @batched(read: "InstitutionNamesByInstitutionIDs")
   "The acronyms only (at most 100)."
-  acronyms: [String!]!
+  acronyms: [String!]! @batched(read: "InstitutionNamesByInstitutionIDs")
   "The researchers with an affiliation matched to the institution, those with most papers there first."
   researchers(
     "Return the first n researchers (0 to 100; the first 20 when neither first nor last is given)."
@@ -11765,7 +11772,7 @@ func (ec *executionContext) _AuthorPositionCount(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, authorPositionCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11803,7 +11810,7 @@ func (ec *executionContext) _Authorship(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, authorshipImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11861,7 +11868,7 @@ func (ec *executionContext) _Category(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11924,7 +11931,7 @@ func (ec *executionContext) _CategoryCount(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11962,7 +11969,7 @@ func (ec *executionContext) _CategoryResearcher(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryResearcherImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12000,7 +12007,7 @@ func (ec *executionContext) _CitationNetwork(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, citationNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12043,7 +12050,7 @@ func (ec *executionContext) _CitationNetworkNode(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, citationNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12081,7 +12088,7 @@ func (ec *executionContext) _Coauthor(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12119,7 +12126,7 @@ func (ec *executionContext) _CoauthorConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12167,7 +12174,7 @@ func (ec *executionContext) _CoauthorEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12205,7 +12212,7 @@ func (ec *executionContext) _CollaborationPath(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, collaborationPathImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12243,7 +12250,7 @@ func (ec *executionContext) _CollaborationStep(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, collaborationStepImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12281,7 +12288,7 @@ func (ec *executionContext) _FiguresSource(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, figuresSourceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12319,7 +12326,7 @@ func (ec *executionContext) _Following(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, followingImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12357,7 +12364,7 @@ func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12470,7 +12477,7 @@ func (ec *executionContext) _InstitutionCollaborator(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionCollaboratorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12508,7 +12515,7 @@ func (ec *executionContext) _InstitutionConnection(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12556,7 +12563,7 @@ func (ec *executionContext) _InstitutionEdge(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12594,7 +12601,7 @@ func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNameImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12632,7 +12639,7 @@ func (ec *executionContext) _InstitutionNetwork(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12675,7 +12682,7 @@ func (ec *executionContext) _InstitutionNetworkNode(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12718,7 +12725,7 @@ func (ec *executionContext) _InstitutionResearcherConnection(ctx context.Context
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionResearcherConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12766,7 +12773,7 @@ func (ec *executionContext) _InstitutionResearcherEdge(ctx context.Context, sel 
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionResearcherEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12812,7 +12819,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -12873,7 +12880,7 @@ func (ec *executionContext) _NetworkEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, networkEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12916,7 +12923,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12964,7 +12971,7 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13132,7 +13139,7 @@ func (ec *executionContext) _PaperConnection(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13190,7 +13197,7 @@ func (ec *executionContext) _PaperEdge(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13228,7 +13235,7 @@ func (ec *executionContext) _PaperFacets(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperFacetsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13269,7 +13276,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -13400,7 +13407,7 @@ func (ec *executionContext) _RateLimit(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13458,7 +13465,7 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13596,7 +13603,7 @@ func (ec *executionContext) _ResearcherConnection(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13644,7 +13651,7 @@ func (ec *executionContext) _ResearcherEdge(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13682,7 +13689,7 @@ func (ec *executionContext) _ResearcherField(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherFieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13720,7 +13727,7 @@ func (ec *executionContext) _ResearcherNetwork(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13763,7 +13770,7 @@ func (ec *executionContext) _ResearcherNetworkNode(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13828,7 +13835,7 @@ func (ec *executionContext) _Suggestion(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, suggestionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13871,7 +13878,7 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13924,7 +13931,7 @@ func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, yearCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13962,7 +13969,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14015,7 +14022,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14063,7 +14070,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14121,7 +14128,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14179,7 +14186,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14237,7 +14244,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14319,7 +14326,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNAuthorPositionCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuthorPositionCount) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuthorPositionCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCount(ctx, sel, v[i])
@@ -14353,7 +14360,7 @@ func (ec *executionContext) marshalNAuthorRole2githubᚗcomᚋpapergraphᚋpaper
 }
 
 func (ec *executionContext) marshalNAuthorship2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorshipᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Authorship) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuthorship2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorship(ctx, sel, v[i])
@@ -14391,7 +14398,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) marshalNCategory2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Category) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategory(ctx, sel, v[i])
@@ -14415,7 +14422,7 @@ func (ec *executionContext) marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNCategoryCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryCount) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCount(ctx, sel, v[i])
@@ -14439,7 +14446,7 @@ func (ec *executionContext) marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraph�
 }
 
 func (ec *executionContext) marshalNCategoryResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryResearcher) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategoryResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcher(ctx, sel, v[i])
@@ -14471,7 +14478,7 @@ func (ec *executionContext) marshalNCitationNetwork2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNCitationNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CitationNetworkNode) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNode(ctx, sel, v[i])
@@ -14495,7 +14502,7 @@ func (ec *executionContext) marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpaperg
 }
 
 func (ec *executionContext) marshalNCoauthor2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Coauthor) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCoauthor2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthor(ctx, sel, v[i])
@@ -14527,7 +14534,7 @@ func (ec *executionContext) marshalNCoauthorConnection2ᚖgithubᚗcomᚋpapergr
 }
 
 func (ec *executionContext) marshalNCoauthorEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CoauthorEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorEdge(ctx, sel, v[i])
@@ -14551,7 +14558,7 @@ func (ec *executionContext) marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋ
 }
 
 func (ec *executionContext) marshalNCollaborationStep2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CollaborationStep) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCollaborationStep2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStep(ctx, sel, v[i])
@@ -14636,7 +14643,7 @@ func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast
 }
 
 func (ec *executionContext) marshalNInstitution2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Institution) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx, sel, v[i])
@@ -14660,7 +14667,7 @@ func (ec *executionContext) marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋp
 }
 
 func (ec *executionContext) marshalNInstitutionCollaborator2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaboratorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionCollaborator) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionCollaborator2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaborator(ctx, sel, v[i])
@@ -14692,7 +14699,7 @@ func (ec *executionContext) marshalNInstitutionConnection2ᚖgithubᚗcomᚋpape
 }
 
 func (ec *executionContext) marshalNInstitutionEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdge(ctx, sel, v[i])
@@ -14716,7 +14723,7 @@ func (ec *executionContext) marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionName) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionName(ctx, sel, v[i])
@@ -14758,7 +14765,7 @@ func (ec *executionContext) marshalNInstitutionNetwork2ᚖgithubᚗcomᚋpapergr
 }
 
 func (ec *executionContext) marshalNInstitutionNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionNetworkNode) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNode(ctx, sel, v[i])
@@ -14790,7 +14797,7 @@ func (ec *executionContext) marshalNInstitutionResearcherConnection2ᚖgithubᚗ
 }
 
 func (ec *executionContext) marshalNInstitutionResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionResearcherEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdge(ctx, sel, v[i])
@@ -14828,7 +14835,7 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 }
 
 func (ec *executionContext) marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdge(ctx, sel, v[i])
@@ -14852,7 +14859,7 @@ func (ec *executionContext) marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋp
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v []model.Node) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalONode2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx, sel, v[i])
@@ -14870,7 +14877,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx context.Context, sel ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalOPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, sel, v[i])
@@ -14880,7 +14887,7 @@ func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, sel, v[i])
@@ -14912,7 +14919,7 @@ func (ec *executionContext) marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNPaperEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PaperEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPaperEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperEdge(ctx, sel, v[i])
@@ -14952,7 +14959,7 @@ func (ec *executionContext) marshalNRateLimit2ᚖgithubᚗcomᚋpapergraphᚋpap
 }
 
 func (ec *executionContext) marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, sel, v[i])
@@ -14984,7 +14991,7 @@ func (ec *executionContext) marshalNResearcherConnection2ᚖgithubᚗcomᚋpaper
 }
 
 func (ec *executionContext) marshalNResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdge(ctx, sel, v[i])
@@ -15008,7 +15015,7 @@ func (ec *executionContext) marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraph�
 }
 
 func (ec *executionContext) marshalNResearcherField2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherField) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherField2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherField(ctx, sel, v[i])
@@ -15040,7 +15047,7 @@ func (ec *executionContext) marshalNResearcherNetwork2ᚖgithubᚗcomᚋpapergra
 }
 
 func (ec *executionContext) marshalNResearcherNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherNetworkNode) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNode(ctx, sel, v[i])
@@ -15125,7 +15132,7 @@ func (ec *executionContext) marshalNSuggestType2githubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNSuggestion2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Suggestion) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSuggestion2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestion(ctx, sel, v[i])
@@ -15163,7 +15170,7 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 }
 
 func (ec *executionContext) marshalNYearCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.YearCount) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNYearCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCount(ctx, sel, v[i])
@@ -15191,7 +15198,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -15235,7 +15242,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -15263,7 +15270,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -15291,7 +15298,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -15571,7 +15578,7 @@ func (ec *executionContext) marshalOSuggestType2ᚕgithubᚗcomᚋpapergraphᚋp
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx, sel, v[i])
@@ -15615,7 +15622,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -15634,7 +15641,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -15653,7 +15660,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -15672,7 +15679,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

@@ -260,7 +260,7 @@ func (r *researcherResolver) Coauthors(ctx context.Context, obj *model.Researche
 
 // Institutions is the resolver for the institutions field.
 func (r *researcherResolver) Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error) {
-	return researcherInstitutions(ctx, obj.Researcher.ID)
+	return batchedList(ctx, researcherInstitutionsField, obj.Researcher.ID, maxResearcherInstitutions, wrapInstitution)
 }
 
 // Network is the resolver for the network field.
