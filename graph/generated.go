@@ -233,6 +233,7 @@ type ComplexityRoot struct {
 		Comments             func(childComplexity int) int
 		DOI                  func(childComplexity int) int
 		ID                   func(childComplexity int) int
+		Institutions         func(childComplexity int) int
 		JournalRef           func(childComplexity int) int
 		License              func(childComplexity int) int
 		PDFURL               func(childComplexity int) int
@@ -408,6 +409,7 @@ type PaperResolver interface {
 	Authors(ctx context.Context, obj *model.Paper, first *int, after *int) ([]*model.Authorship, error)
 
 	Categories(ctx context.Context, obj *model.Paper) ([]*db.Category, error)
+	Institutions(ctx context.Context, obj *model.Paper) ([]*model.Institution, error)
 	PrimaryCategory(ctx context.Context, obj *model.Paper) (*db.Category, error)
 
 	JournalRef(ctx context.Context, obj *model.Paper) (*string, error)
@@ -1210,6 +1212,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.ID(childComplexity), true
+	case "Paper.institutions":
+		if e.ComplexityRoot.Paper.Institutions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Paper.Institutions(childComplexity), true
 	case "Paper.journalRef":
 		if e.ComplexityRoot.Paper.JournalRef == nil {
 			break
@@ -2384,6 +2392,8 @@ type Paper implements Node {
   authorsComplete: Boolean!
   "The arXiv categories the paper is filed under, the primary one first (at most 50)."
   categories: [Category!]! @batched(read: "CategoriesByPaperIDs")
+  "The institutions the authors' affiliations name, the one most of them share first (at most 100)."
+  institutions: [Institution!]! @batched(read: "InstitutionsByPaperIDs")
   "The primary arXiv category, null if unknown."
   primaryCategory: Category
   "When the first version appeared, null if unknown."
@@ -3355,6 +3365,8 @@ func (ec *executionContext) childFields_Paper(ctx context.Context, field graphql
 		return ec.fieldContext_Paper_authorsComplete(ctx, field)
 	case "categories":
 		return ec.fieldContext_Paper_categories(ctx, field)
+	case "institutions":
+		return ec.fieldContext_Paper_institutions(ctx, field)
 	case "primaryCategory":
 		return ec.fieldContext_Paper_primaryCategory(ctx, field)
 	case "published":
@@ -7556,6 +7568,38 @@ func (ec *executionContext) fieldContext_Paper_categories(_ context.Context, fie
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Category(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Paper_institutions(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_institutions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Paper().Institutions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Institution) graphql.Marshaler {
+			return ec.marshalNInstitution2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_institutions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Paper",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Institution(ctx, field)
 		},
 	}
 	return fc, nil
@@ -13028,6 +13072,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "categories":
 			out.Values[i] = ec._Paper_categories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "institutions":
+			out.Values[i] = ec._Paper_institutions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -10,6 +10,7 @@ var (
 	institutionAliasesField     = newBatchedField(db.InstitutionNamesByInstitutionIDs)
 	institutionAcronymsField    = newBatchedField(db.InstitutionNamesByInstitutionIDs)
 	paperCategoriesField        = newBatchedField(db.CategoriesByPaperIDs)
+	paperInstitutionsField      = newBatchedField(db.InstitutionsByPaperIDs)
 	researcherFieldsField       = newBatchedField(db.ResearcherCategoriesByResearcherIDs)
 	researcherInstitutionsField = newBatchedField(db.InstitutionsByResearcherIDs)
 )
@@ -20,6 +21,7 @@ var batchedSteps = map[string]step{
 	"Institution.aliases":     institutionAliasesField.step(""),
 	"Institution.acronyms":    institutionAcronymsField.step(""),
 	"Paper.categories":        paperCategoriesField.step("Category"),
+	"Paper.institutions":      paperInstitutionsField.step("Institution"),
 	"Researcher.fields":       researcherFieldsField.step("ResearcherField"),
 	"Researcher.institutions": researcherInstitutionsField.step("Institution"),
 }

@@ -25,6 +25,7 @@ const (
 	maxPaperCategories        = 50
 	maxAffiliations           = 20
 	maxResearcherInstitutions = 100
+	maxPaperInstitutions      = 100
 	maxInstitutionNames       = 100
 	maxStepPapers             = 20
 )
@@ -71,6 +72,7 @@ var Bounds = func() cost.Table {
 
 		"Paper.authors":         first(DefaultAuthorsPage, MaxAuthorsPage),
 		"Paper.categories":      fixed(maxPaperCategories),
+		"Paper.institutions":    fixed(maxPaperInstitutions),
 		"Paper.references":      page,
 		"Paper.citations":       page,
 		"Paper.citationNetwork": net,
