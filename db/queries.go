@@ -321,6 +321,23 @@ func InstitutionsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) 
 	return groupByParent(rows), nil
 }
 
+// InstitutionsByPaperIDs reads the institutions papers' affiliations were
+// matched to, the one most of a paper's authors share first.
+func InstitutionsByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Institution, error) {
+	var rows []withParent[Institution]
+	err := idb.NewRaw(`SELECT t.parent, i.* FROM (
+		  SELECT paper_id AS parent, institution_id AS iid, COUNT(DISTINCT position) AS n
+		  FROM affiliations
+		  WHERE paper_id IN (?) AND institution_id IS NOT NULL
+		  GROUP BY paper_id, institution_id) AS t
+		JOIN institutions AS i ON i.id = t.iid
+		ORDER BY t.parent, t.n DESC, i.id`, bun.List(ids)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	return groupByParent(rows), nil
+}
+
 // InstitutionsByIDs reads institutions by primary key.
 func InstitutionsByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Institution, error) {
 	var rows []*Institution

@@ -233,6 +233,7 @@ type ComplexityRoot struct {
 		Comments             func(childComplexity int) int
 		DOI                  func(childComplexity int) int
 		ID                   func(childComplexity int) int
+		Institutions         func(childComplexity int) int
 		JournalRef           func(childComplexity int) int
 		License              func(childComplexity int) int
 		PDFURL               func(childComplexity int) int
@@ -408,6 +409,7 @@ type PaperResolver interface {
 	Authors(ctx context.Context, obj *model.Paper, first *int, after *int) ([]*model.Authorship, error)
 
 	Categories(ctx context.Context, obj *model.Paper) ([]*db.Category, error)
+	Institutions(ctx context.Context, obj *model.Paper) ([]*model.Institution, error)
 	PrimaryCategory(ctx context.Context, obj *model.Paper) (*db.Category, error)
 
 	JournalRef(ctx context.Context, obj *model.Paper) (*string, error)
@@ -1210,6 +1212,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.ID(childComplexity), true
+	case "Paper.institutions":
+		if e.ComplexityRoot.Paper.Institutions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Paper.Institutions(childComplexity), true
 	case "Paper.journalRef":
 		if e.ComplexityRoot.Paper.JournalRef == nil {
 			break
@@ -2018,6 +2026,13 @@ is still cut at ` + "`" + `max` + "`" + `, and the answer is bounded as it is bu
 directive @listBound(max: Int, lengthOf: String, plus: Int, perItem: Int, typical: String) on FIELD_DEFINITION
 
 """
+The field is a list read, for the objects of a level of the answer, in one
+statement by ` + "`" + `read` + "`" + `, a batch read of the server's storage. It changes
+nothing in what the field returns.
+"""
+directive @batched(read: String!) on FIELD_DEFINITION
+
+"""
 Node is anything with a global id. Ids are opaque and stable: keep them,
 compare them, pass them to ` + "`" + `node` + "`" + ` or ` + "`" + `nodes` + "`" + `, but do not take them apart.
 """
@@ -2414,7 +2429,9 @@ type Paper implements Node {
   "Whether ` + "`" + `authors` + "`" + ` is the paper's full author list (false when a source truncated it)."
   authorsComplete: Boolean!
   "The arXiv categories the paper is filed under, the primary one first (at most 50)."
-  categories: [Category!]! @listSize(assumedSize: 50) @listBound(typical: "categoriesPerPaper")
+  categories: [Category!]! @listSize(assumedSize: 50) @listBound(typical: "categoriesPerPaper") @batched(read: "CategoriesByPaperIDs")
+  "The institutions the authors' affiliations name, the one most of them share first (at most 100)."
+  institutions: [Institution!]! @listSize(assumedSize: 100) @batched(read: "InstitutionsByPaperIDs")
   "The primary arXiv category, null if unknown."
   primaryCategory: Category
   "When the first version appeared, null if unknown."
@@ -2627,7 +2644,7 @@ type Researcher implements Node {
   "On how many papers the author position is known (the papers with a complete author list)."
   positionKnownPaperCount: Int!
   "The arXiv categories of the researcher's papers with counts, most papers first."
-  fields("How many categories to return (0 to 200)." first: Int = 50): [ResearcherField!]! @listSize(assumedSize: 50, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 200, typical: "fieldsPerResearcher")
+  fields("How many categories to return (0 to 200)." first: Int = 50): [ResearcherField!]! @listSize(assumedSize: 50, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 200, typical: "fieldsPerResearcher") @batched(read: "ResearcherCategoriesByResearcherIDs")
   "Other profiles with the same or a compatible name: other people, or the same person not yet merged. Most papers first."
   sameName("How many profiles to return (0 to 100)." first: Int = 20): [Researcher!]! @listSize(assumedSize: 20, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "sameNamePerResearcher")
   "The researcher's most cited paper here, null if none of their papers is cited."
@@ -2659,7 +2676,7 @@ type Researcher implements Node {
     before: String
   ): CoauthorConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "coauthorsPerResearcher")
   "The institutions the researcher's affiliations were matched to, most papers first (at most 100)."
-  institutions: [Institution!]! @listSize(assumedSize: 100)
+  institutions: [Institution!]! @listSize(assumedSize: 100) @batched(read: "InstitutionsByResearcherIDs")
   """
   The researcher's co-author network: co-authors to depth hops, tied by
   shared papers (papers with more than 100 authors tie no one). Costs
@@ -2726,11 +2743,11 @@ type Institution implements Node {
   "The year the institution was established, null if unknown."
   established: Int
   "Every other name: labels, aliases and acronyms (at most 100)."
-  names: [InstitutionName!]! @listSize(assumedSize: 100)
+  names: [InstitutionName!]! @listSize(assumedSize: 100) @batched(read: "InstitutionNamesByInstitutionIDs")
   "The aliases only (at most 100)."
-  aliases: [String!]! @listSize(assumedSize: 100)
+  aliases: [String!]! @listSize(assumedSize: 100) @batched(read: "InstitutionNamesByInstitutionIDs")
   "The acronyms only (at most 100)."
-  acronyms: [String!]! @listSize(assumedSize: 100)
+  acronyms: [String!]! @listSize(assumedSize: 100) @batched(read: "InstitutionNamesByInstitutionIDs")
   "The researchers with an affiliation matched to the institution, those with most papers there first."
   researchers(
     "Return the first n researchers (0 to 100; the first 20 when neither first nor last is given)."
@@ -3386,6 +3403,8 @@ func (ec *executionContext) childFields_Paper(ctx context.Context, field graphql
 		return ec.fieldContext_Paper_authorsComplete(ctx, field)
 	case "categories":
 		return ec.fieldContext_Paper_categories(ctx, field)
+	case "institutions":
+		return ec.fieldContext_Paper_institutions(ctx, field)
 	case "primaryCategory":
 		return ec.fieldContext_Paper_primaryCategory(ctx, field)
 	case "published":
@@ -7587,6 +7606,38 @@ func (ec *executionContext) fieldContext_Paper_categories(_ context.Context, fie
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Category(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Paper_institutions(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_institutions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Paper().Institutions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Institution) graphql.Marshaler {
+			return ec.marshalNInstitution2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_institutions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Paper",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Institution(ctx, field)
 		},
 	}
 	return fc, nil
@@ -11803,7 +11854,7 @@ func (ec *executionContext) _AuthorPositionCount(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, authorPositionCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11841,7 +11892,7 @@ func (ec *executionContext) _Authorship(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, authorshipImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11899,7 +11950,7 @@ func (ec *executionContext) _Category(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11962,7 +12013,7 @@ func (ec *executionContext) _CategoryCount(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12000,7 +12051,7 @@ func (ec *executionContext) _CategoryResearcher(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryResearcherImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12038,7 +12089,7 @@ func (ec *executionContext) _CitationNetwork(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, citationNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12081,7 +12132,7 @@ func (ec *executionContext) _CitationNetworkNode(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, citationNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12119,7 +12170,7 @@ func (ec *executionContext) _Coauthor(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12157,7 +12208,7 @@ func (ec *executionContext) _CoauthorConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12205,7 +12256,7 @@ func (ec *executionContext) _CoauthorEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, coauthorEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12243,7 +12294,7 @@ func (ec *executionContext) _CollaborationPath(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, collaborationPathImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12281,7 +12332,7 @@ func (ec *executionContext) _CollaborationStep(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, collaborationStepImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12319,7 +12370,7 @@ func (ec *executionContext) _FiguresSource(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, figuresSourceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12357,7 +12408,7 @@ func (ec *executionContext) _Following(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, followingImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12395,7 +12446,7 @@ func (ec *executionContext) _Institution(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12508,7 +12559,7 @@ func (ec *executionContext) _InstitutionCollaborator(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionCollaboratorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12546,7 +12597,7 @@ func (ec *executionContext) _InstitutionConnection(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12594,7 +12645,7 @@ func (ec *executionContext) _InstitutionEdge(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12632,7 +12683,7 @@ func (ec *executionContext) _InstitutionName(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNameImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12670,7 +12721,7 @@ func (ec *executionContext) _InstitutionNetwork(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12713,7 +12764,7 @@ func (ec *executionContext) _InstitutionNetworkNode(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12756,7 +12807,7 @@ func (ec *executionContext) _InstitutionResearcherConnection(ctx context.Context
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionResearcherConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12804,7 +12855,7 @@ func (ec *executionContext) _InstitutionResearcherEdge(ctx context.Context, sel 
 	fields := graphql.CollectFields(ec.OperationContext, sel, institutionResearcherEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12850,7 +12901,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -12911,7 +12962,7 @@ func (ec *executionContext) _NetworkEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, networkEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12954,7 +13005,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13002,7 +13053,7 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13059,6 +13110,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "categories":
 			out.Values[i] = ec._Paper_categories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "institutions":
+			out.Values[i] = ec._Paper_institutions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -13170,7 +13226,7 @@ func (ec *executionContext) _PaperConnection(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13228,7 +13284,7 @@ func (ec *executionContext) _PaperEdge(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13266,7 +13322,7 @@ func (ec *executionContext) _PaperFacets(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperFacetsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13307,7 +13363,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -13438,7 +13494,7 @@ func (ec *executionContext) _RateLimit(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13496,7 +13552,7 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13634,7 +13690,7 @@ func (ec *executionContext) _ResearcherConnection(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13682,7 +13738,7 @@ func (ec *executionContext) _ResearcherEdge(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13720,7 +13776,7 @@ func (ec *executionContext) _ResearcherField(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherFieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13758,7 +13814,7 @@ func (ec *executionContext) _ResearcherNetwork(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherNetworkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13801,7 +13857,7 @@ func (ec *executionContext) _ResearcherNetworkNode(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, researcherNetworkNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13866,7 +13922,7 @@ func (ec *executionContext) _Suggestion(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, suggestionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13909,7 +13965,7 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -13962,7 +14018,7 @@ func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, yearCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14000,7 +14056,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14053,7 +14109,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14101,7 +14157,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14159,7 +14215,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14217,7 +14273,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14275,7 +14331,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.DeferredGroup{}
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -14357,7 +14413,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNAuthorPositionCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuthorPositionCount) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuthorPositionCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCount(ctx, sel, v[i])
@@ -14391,7 +14447,7 @@ func (ec *executionContext) marshalNAuthorRole2githubᚗcomᚋpapergraphᚋpaper
 }
 
 func (ec *executionContext) marshalNAuthorship2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorshipᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Authorship) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuthorship2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorship(ctx, sel, v[i])
@@ -14429,7 +14485,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) marshalNCategory2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Category) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategory(ctx, sel, v[i])
@@ -14453,7 +14509,7 @@ func (ec *executionContext) marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNCategoryCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryCount) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCount(ctx, sel, v[i])
@@ -14477,7 +14533,7 @@ func (ec *executionContext) marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraph�
 }
 
 func (ec *executionContext) marshalNCategoryResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryResearcher) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategoryResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcher(ctx, sel, v[i])
@@ -14509,7 +14565,7 @@ func (ec *executionContext) marshalNCitationNetwork2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNCitationNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CitationNetworkNode) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNode(ctx, sel, v[i])
@@ -14533,7 +14589,7 @@ func (ec *executionContext) marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpaperg
 }
 
 func (ec *executionContext) marshalNCoauthor2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Coauthor) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCoauthor2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthor(ctx, sel, v[i])
@@ -14565,7 +14621,7 @@ func (ec *executionContext) marshalNCoauthorConnection2ᚖgithubᚗcomᚋpapergr
 }
 
 func (ec *executionContext) marshalNCoauthorEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CoauthorEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorEdge(ctx, sel, v[i])
@@ -14589,7 +14645,7 @@ func (ec *executionContext) marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋ
 }
 
 func (ec *executionContext) marshalNCollaborationStep2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CollaborationStep) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCollaborationStep2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStep(ctx, sel, v[i])
@@ -14674,7 +14730,7 @@ func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast
 }
 
 func (ec *executionContext) marshalNInstitution2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Institution) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx, sel, v[i])
@@ -14698,7 +14754,7 @@ func (ec *executionContext) marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋp
 }
 
 func (ec *executionContext) marshalNInstitutionCollaborator2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaboratorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionCollaborator) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionCollaborator2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaborator(ctx, sel, v[i])
@@ -14730,7 +14786,7 @@ func (ec *executionContext) marshalNInstitutionConnection2ᚖgithubᚗcomᚋpape
 }
 
 func (ec *executionContext) marshalNInstitutionEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdge(ctx, sel, v[i])
@@ -14754,7 +14810,7 @@ func (ec *executionContext) marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionName) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionName(ctx, sel, v[i])
@@ -14796,7 +14852,7 @@ func (ec *executionContext) marshalNInstitutionNetwork2ᚖgithubᚗcomᚋpapergr
 }
 
 func (ec *executionContext) marshalNInstitutionNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionNetworkNode) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNode(ctx, sel, v[i])
@@ -14828,7 +14884,7 @@ func (ec *executionContext) marshalNInstitutionResearcherConnection2ᚖgithubᚗ
 }
 
 func (ec *executionContext) marshalNInstitutionResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionResearcherEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdge(ctx, sel, v[i])
@@ -14866,7 +14922,7 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 }
 
 func (ec *executionContext) marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdge(ctx, sel, v[i])
@@ -14890,7 +14946,7 @@ func (ec *executionContext) marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋp
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v []model.Node) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalONode2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx, sel, v[i])
@@ -14908,7 +14964,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx context.Context, sel ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalOPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, sel, v[i])
@@ -14918,7 +14974,7 @@ func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, sel, v[i])
@@ -14950,7 +15006,7 @@ func (ec *executionContext) marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNPaperEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PaperEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPaperEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperEdge(ctx, sel, v[i])
@@ -14990,7 +15046,7 @@ func (ec *executionContext) marshalNRateLimit2ᚖgithubᚗcomᚋpapergraphᚋpap
 }
 
 func (ec *executionContext) marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, sel, v[i])
@@ -15022,7 +15078,7 @@ func (ec *executionContext) marshalNResearcherConnection2ᚖgithubᚗcomᚋpaper
 }
 
 func (ec *executionContext) marshalNResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherEdge) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdge(ctx, sel, v[i])
@@ -15046,7 +15102,7 @@ func (ec *executionContext) marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraph�
 }
 
 func (ec *executionContext) marshalNResearcherField2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherField) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherField2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherField(ctx, sel, v[i])
@@ -15078,7 +15134,7 @@ func (ec *executionContext) marshalNResearcherNetwork2ᚖgithubᚗcomᚋpapergra
 }
 
 func (ec *executionContext) marshalNResearcherNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherNetworkNode) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNode(ctx, sel, v[i])
@@ -15163,7 +15219,7 @@ func (ec *executionContext) marshalNSuggestType2githubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNSuggestion2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Suggestion) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSuggestion2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestion(ctx, sel, v[i])
@@ -15201,7 +15257,7 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 }
 
 func (ec *executionContext) marshalNYearCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.YearCount) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNYearCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCount(ctx, sel, v[i])
@@ -15229,7 +15285,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -15273,7 +15329,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -15301,7 +15357,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -15329,7 +15385,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -15609,7 +15665,7 @@ func (ec *executionContext) marshalOSuggestType2ᚕgithubᚗcomᚋpapergraphᚋp
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx, sel, v[i])
@@ -15653,7 +15709,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -15672,7 +15728,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -15691,7 +15747,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -15710,7 +15766,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

@@ -22,18 +22,13 @@ import (
 // it saves, off:
 //
 //	lookahead=on   11 statements at first=5 and at first=50
-//	lookahead=off  35 at first=5, 91 at first=50
+//	lookahead=off  14 to 15 at first=5, 20 to 21 at first=50
 //
-// With the look-ahead off, the loaders' miss wait batched the siblings
-// that gqlgen's goroutines resolved at once (18–19 and 23–24 statements);
-// since nothing below the root has a goroutine of its own
-// (graph/internal/generate), each object's miss is a statement.
-//
-// gqlgen's batch resolvers (@goField(batch: true), measured on
-// Paper.authors and Authorship.researcher with the look-ahead off) did
-// worse, 23–24 and 39–41: a batch holds the siblings of one list only, so
-// the authors of each researcher's page are one batch each, read at once
-// instead of waiting for the others.
+// With the look-ahead off, the loaders' miss wait batches the siblings
+// of a list, whose elements gqlgen marshals concurrently, as far as they
+// meet within the wait: the count varies from run to run. gqlgen's batch
+// resolvers (@goField(batch: true)) hold the siblings of one list only,
+// so they cannot give the look-ahead's counts.
 //
 //	go test ./resolvers -run '^$' -bench ContractQuery -benchmem
 func BenchmarkContractQuery(b *testing.B) {

@@ -21,4 +21,5 @@ const (
 	maxResearcherInstitutions = 100
 	maxInstitutionNames       = 100
 	maxStepPapers             = 20
+	maxPaperInstitutions      = 100
 )

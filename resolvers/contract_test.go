@@ -3,10 +3,8 @@ package resolvers_test
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"reflect"
-	"runtime/metrics"
 	"strings"
 	"testing"
 
@@ -224,48 +222,6 @@ func TestContractQuery(t *testing.T) {
 					t.Errorf("%s: mostCitedPaper = %+v", r.Name, r.MostCitedPaper)
 				}
 			}
-		}
-	})
-}
-
-// TestContractQueryGoroutines: the contract query starts a number of
-// goroutines that does not grow with the objects it answers with,
-// because nothing below the root is resolved in a goroutine of its own
-// (graph/internal/generate). When every element of a list of objects and
-// every resolver field after an object's first had one, a request here
-// started 82 at first=5 and 250 at first=50; now none, the one root field
-// running in the request's own. The bound leaves room for a goroutine a
-// statement (a driver's watcher of its context). The count is the least
-// of three requests, as goroutines of the runtime and the pool may start
-// beside a request.
-func TestContractQueryGoroutines(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
-		c := newClient(bdb)
-		id := busiestPaper(t, bdb)
-		sample := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
-		created := func() uint64 {
-			metrics.Read(sample)
-			return sample[0].Value.Uint64()
-		}
-		counts := map[int]uint64{}
-		for _, first := range []int{5, 50} {
-			var resp contractResponse
-			c.MustPost(contractQuery, &resp, client.Var("paper", id), client.Var("first", first)) // warm the pool
-			least := uint64(math.MaxUint64)
-			for range 3 {
-				before := created()
-				c.MustPost(contractQuery, &resp, client.Var("paper", id), client.Var("first", first))
-				least = min(least, created()-before)
-			}
-			counts[first] = least
-			if limit := uint64(contractStatements); least > limit {
-				t.Errorf("first=%d: %d goroutines started by a request, want at most %d", first, least, limit)
-			}
-		}
-		t.Logf("goroutines started by a request: %d at first=5, %d at first=50", counts[5], counts[50])
-		if counts[50] != counts[5] {
-			t.Errorf("goroutines started by a request: %d at first=5, %d at first=50; want the same", counts[5], counts[50])
 		}
 	})
 }

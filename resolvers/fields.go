@@ -114,13 +114,7 @@ func affiliationInstitutions(ctx context.Context, a *model.Authorship) ([]*model
 }
 
 func paperCategories(ctx context.Context, paperID int64) ([]*db.Category, error) {
-	cats, err := loaders(ctx).categories.load(ctx, paperID)
-	cats = firstN(cats, maxPaperCategories)
-	out := make([]*db.Category, len(cats))
-	for i := range cats {
-		out[i] = &cats[i]
-	}
-	return out, err
+	return batchedList(ctx, paperCategoriesField, paperID, maxPaperCategories, addressOf[db.Category])
 }
 
 // primaryCategory picks the primary out of the paper's categories, which
@@ -140,7 +134,7 @@ func researcherFields(ctx context.Context, id int64, first *int) ([]*model.Resea
 	if err != nil {
 		return nil, err
 	}
-	rows, err := loaders(ctx).fields.load(ctx, id)
+	rows, err := researcherFieldsField.load(ctx, id)
 	rows = firstN(rows, n)
 	out := make([]*model.ResearcherField, len(rows))
 	for i := range rows {
@@ -158,15 +152,10 @@ func sameName(ctx context.Context, id int64, first *int) ([]*model.Researcher, e
 	return wrapAll(rs, wrapResearcher), err
 }
 
-func researcherInstitutions(ctx context.Context, id int64) ([]*model.Institution, error) {
-	is, err := loaders(ctx).researcherInstitutions.load(ctx, id)
-	return wrapAll(firstN(is, maxResearcherInstitutions), wrapInstitution), err
-}
-
 // otherNames returns an institution's other names (aliases, acronyms,
 // labels) of a kind, or of every kind when kind is empty.
 func otherNames(ctx context.Context, id int64, kind string) ([]*model.InstitutionName, error) {
-	ns, err := loaders(ctx).otherNames.load(ctx, id)
+	ns, err := institutionNamesField.load(ctx, id)
 	out := []*model.InstitutionName{}
 	for i := range ns {
 		if (kind == "" || ns[i].Kind == kind) && len(out) < maxInstitutionNames {
@@ -311,7 +300,7 @@ func institutionResearcherList(ctx context.Context, parent int64, first *int, af
 // paperTextFields are the Paper fields that show what papers of list
 // pages lack (db.PaperPages reads them without their long text): in
 // gqlgen.yml each has a resolver, which reads the whole row through
-// fullPaper, and the look-ahead reads those rows for them (lookAheads).
+// fullPaper, and the look-ahead reads those rows for them (paperSteps).
 // TestPaperTextFields checks that the three agree.
 var paperTextFields = []string{"abstract", "byline", "comments", "journalRef", "reportNo", "license"}
 

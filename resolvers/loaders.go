@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"reflect"
 	"sync"
 	"time"
 
@@ -14,12 +15,9 @@ import (
 
 // missWait is how long a loader collects keys after a cache miss. The
 // look-ahead (lookahead.go) fills loaders from the query's selection, so
-// the usual resolver never misses; a miss comes from a shape the
-// look-ahead does not know. Below the root, fields and list elements are
-// resolved one after another in the request's goroutine
-// (graph/internal/generate), so such a miss is a statement of its own
-// after the wait, and only the fields of root aliases, which run
-// concurrently, can meet in one batch.
+// the usual resolver never misses and never waits; a miss comes from a
+// shape the look-ahead does not know, and the misses of the elements of a
+// list, which gqlgen marshals concurrently, meet in one batch.
 const missWait = 200 * time.Microsecond
 
 // loader is a dataloader whose cache the look-ahead can also fill: fetch
@@ -163,20 +161,21 @@ func (k paperTotalKey) split() (paperTotalKey, db.PaperList, paperParent) {
 // them.
 func paperListFetch[K paperListKey[K], V any](byID func(context.Context, K, []int64) (map[int64]V, error),
 	byCode func(context.Context, K, []string) (map[string]V, error)) func(context.Context, []K) (map[K]V, error) {
-	return grouped(func(k K) K { g, _, _ := k.split(); return g },
+	return groupByArgs(func(k K) K { g, _, _ := k.split(); return g },
 		func(ctx context.Context, g K, parents []paperParent) (map[paperParent]V, error) {
 			if _, list, _ := g.split(); list == db.CategoryPapers {
-				return rekeyed(parents, func(p paperParent) string { return p.code }, func(c string) paperParent { return paperParent{code: c} },
+				return readByParentKey(parents, func(p paperParent) string { return p.code }, func(c string) paperParent { return paperParent{code: c} },
 					func(codes []string) (map[string]V, error) { return byCode(ctx, g, codes) })
 			}
-			return rekeyed(parents, func(p paperParent) int64 { return p.id }, func(id int64) paperParent { return paperParent{id: id} },
+			return readByParentKey(parents, func(p paperParent) int64 { return p.id }, func(id int64) paperParent { return paperParent{id: id} },
 				func(ids []int64) (map[int64]V, error) { return byID(ctx, g, ids) })
 		}, func(k K) paperParent { _, _, p := k.split(); return p })
 }
 
-// rekeyed reads parents through read, which takes them as of makes them,
-// and keys its rows back with back.
-func rekeyed[P comparable, V any](parents []paperParent, of func(paperParent) P, back func(P) paperParent,
+// readByParentKey reads parents through read, which takes the keys of
+// makes of them (an id or a category code), and keys its rows back to the
+// parents with back.
+func readByParentKey[P comparable, V any](parents []paperParent, of func(paperParent) P, back func(P) paperParent,
 	read func([]P) (map[P]V, error)) (map[paperParent]V, error) {
 	keys := make([]P, len(parents))
 	for i, p := range parents {
@@ -199,7 +198,7 @@ type pageKey struct {
 
 // pageLoader reads the pages of a list with only page arguments.
 func pageLoader[T any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int64, db.PageArgs) (map[int64]db.Page[T], error)) *loader[pageKey, db.Page[T]] {
-	return newLoader(grouped(func(k pageKey) pageKey { return pageKey{args: k.args} },
+	return newLoader(groupByArgs(func(k pageKey) pageKey { return pageKey{args: k.args} },
 		func(ctx context.Context, g pageKey, parents []int64) (map[int64]db.Page[T], error) {
 			return fetch(ctx, idb, parents, g.args)
 		}, func(k pageKey) int64 { return k.parent }))
@@ -208,17 +207,14 @@ func pageLoader[T any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int64
 // Loaders are the per-request loaders of every relation. They cache for
 // the request's lifetime; never share them between requests.
 type Loaders struct {
+	db                          bun.IDB
 	papers                      *loader[int64, *db.Paper]
 	researchers                 *loader[int64, *db.Researcher]
 	institutions                *loader[int64, *db.Institution]
 	authorships                 *loader[bylineKey, []db.Authorship]
 	bylines                     *loader[bylineKey, []db.Authorship]
-	categories                  *loader[int64, []db.Category]
 	affiliations                *loader[bylineKey, []db.AffiliationRow]
-	fields                      *loader[int64, []db.ResearcherFieldRow]
 	sameName                    *loader[countKey[int64], []*db.Researcher]
-	researcherInstitutions      *loader[int64, []*db.Institution]
-	otherNames                  *loader[int64, []db.InstitutionName]
 	paperPages                  *loader[paperPageKey, db.Page[*db.Paper]]
 	paperTotals                 *loader[paperTotalKey, int]
 	categoryFacets              *loader[paperTotalKey, []db.CategoryCount]
@@ -230,6 +226,11 @@ type Loaders struct {
 	topResearchers              *loader[countKey[string], []*db.ResearcherCount]
 	collaborators               *loader[countKey[int64], []network.Weighted]
 	following                   *loader[int64, *db.Following]
+
+	// reads are the loaders of the batch reads of lists by parent id,
+	// keyed by the read (see readLoader).
+	readsMu sync.Mutex
+	reads   map[uintptr]any
 
 	rootsMu sync.Mutex
 	roots   *rootLookups
@@ -250,7 +251,7 @@ type countKey[P comparable] struct {
 // countLoader reads the first n items of lists of one kind: one statement
 // per n, for all its parents.
 func countLoader[P comparable, V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []P, int) (map[P]V, error)) *loader[countKey[P], V] {
-	return newLoader(grouped(func(k countKey[P]) countKey[P] { return countKey[P]{n: k.n} },
+	return newLoader(groupByArgs(func(k countKey[P]) countKey[P] { return countKey[P]{n: k.n} },
 		func(ctx context.Context, g countKey[P], parents []P) (map[P]V, error) {
 			return fetch(ctx, idb, parents, g.n)
 		}, func(k countKey[P]) P { return k.parent }))
@@ -259,7 +260,7 @@ func countLoader[P comparable, V any](idb bun.IDB, fetch func(context.Context, b
 // bylineLoader reads windows of bylines: one statement per window for all
 // its papers.
 func bylineLoader[V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int64, db.Window) (map[int64]V, error)) *loader[bylineKey, V] {
-	return newLoader(grouped(func(k bylineKey) bylineKey { return bylineKey{window: k.window} },
+	return newLoader(groupByArgs(func(k bylineKey) bylineKey { return bylineKey{window: k.window} },
 		func(ctx context.Context, g bylineKey, papers []int64) (map[int64]V, error) {
 			return fetch(ctx, idb, papers, g.window)
 		}, func(k bylineKey) int64 { return k.paper }))
@@ -267,35 +268,78 @@ func bylineLoader[V any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int
 
 // NewLoaders returns fresh loaders reading from idb.
 func NewLoaders(idb bun.IDB) *Loaders {
-	l := newLoaders(idb)
-	// Bylines are authorships read with their researchers, for a level
-	// that asks for both: one statement fills both caches.
-	l.bylines = bylineLoader(idb, func(ctx context.Context, idb bun.IDB, papers []int64, w db.Window) (map[int64][]db.Authorship, error) {
-		rows, rs, err := db.AuthorshipsWithResearchers(ctx, idb, papers, w)
-		for id, r := range rs {
-			l.researchers.put(ctx, id, r)
-		}
-		for _, p := range papers {
-			l.authorships.put(ctx, bylineKey{paper: p, window: w}, rows[p])
-		}
-		return rows, err
-	})
-	// A page read without a cursor counts its list too (db.Page.Counted):
-	// its totalCount is then cached with it, and the look-ahead reads pages
-	// before totals (see walker.walk).
-	l.paperPages = newLoader(counting(l.paperPages.fetch, func(ctx context.Context, k paperPageKey, n int) {
-		l.paperTotals.put(ctx, k.total(), n)
-	}, func(k paperPageKey) db.PageArgs { return k.args }))
-	l.coauthorPages = newLoader(counting(l.coauthorPages.fetch, func(ctx context.Context, k pageKey, n int) {
-		l.coauthorTotals.put(ctx, k.parent, n)
-	}, func(k pageKey) db.PageArgs { return k.args }))
+	l := &Loaders{
+		db:                          idb,
+		papers:                      newLoader(withDB(idb, db.PapersByIDs)),
+		researchers:                 newLoader(withDB(idb, db.ResearchersByIDs)),
+		institutions:                newLoader(withDB(idb, db.InstitutionsByIDs)),
+		authorships:                 bylineLoader(idb, db.AuthorshipsByPaperIDs),
+		affiliations:                bylineLoader(idb, db.AffiliationsByPaperIDs),
+		sameName:                    countLoader(idb, db.SameNameByResearcherIDs),
+		following:                   newLoader(withDB(idb, db.FollowingByKeys)),
+		coauthorTotals:              newLoader(withDB(idb, db.CoauthorTotals)),
+		institutionResearcherPages:  pageLoader(idb, db.InstitutionResearcherPages),
+		institutionResearcherTotals: newLoader(withDB(idb, db.InstitutionResearcherTotals)),
+		topResearchers:              countLoader(idb, db.CategoryTopResearchers),
+		collaborators:               countLoader(idb, network.Collaborators),
+		reads:                       map[uintptr]any{},
+	}
+	l.bylines = bylineLoader(idb, l.readBylines)
+	l.paperTotals = newLoader(paperListFetch(
+		func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64]int, error) {
+			return db.PaperTotals(ctx, idb, g.list, ids, g.category)
+		},
+		func(ctx context.Context, g paperTotalKey, codes []string) (map[string]int, error) {
+			return db.PaperTotals(ctx, idb, g.list, codes, g.category)
+		}))
+	l.paperPages = newLoader(cachingTotals(paperListFetch(
+		func(ctx context.Context, g paperPageKey, ids []int64) (map[int64]db.Page[*db.Paper], error) {
+			return db.PaperPages(ctx, idb, g.list, ids, g.args)
+		},
+		func(ctx context.Context, g paperPageKey, codes []string) (map[string]db.Page[*db.Paper], error) {
+			return db.PaperPages(ctx, idb, g.list, codes, g.args)
+		}), func(ctx context.Context, k paperPageKey, n int) { l.paperTotals.put(ctx, k.total(), n) },
+		func(k paperPageKey) db.PageArgs { return k.args }))
+	l.coauthorPages = newLoader(cachingTotals(pageLoader(idb, db.CoauthorPages).fetch,
+		func(ctx context.Context, k pageKey, n int) { l.coauthorTotals.put(ctx, k.parent, n) },
+		func(k pageKey) db.PageArgs { return k.args }))
+	l.categoryFacets = facetsLoader(idb, db.CategoryFacets[int64], db.CategoryFacets[string])
+	l.yearFacets = facetsLoader(idb, db.YearFacets[int64], db.YearFacets[string])
 	return l
 }
 
-// counting wraps the fetch of pages so that each page read without a
-// cursor also caches its list's length through total; a parent absent
+// facetsLoader reads facets of paper lists through byID and byCode, the
+// facets function of the db package for each kind of parent.
+func facetsLoader[V any](idb bun.IDB, byID func(context.Context, bun.IDB, db.PaperSet) (map[int64]V, error),
+	byCode func(context.Context, bun.IDB, db.PaperSet) (map[string]V, error)) *loader[paperTotalKey, V] {
+	return newLoader(paperListFetch(
+		func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64]V, error) {
+			return byID(ctx, idb, db.ListSet(idb, g.list, ids, g.category))
+		},
+		func(ctx context.Context, g paperTotalKey, codes []string) (map[string]V, error) {
+			return byCode(ctx, idb, db.ListSet(idb, g.list, codes, g.category))
+		}))
+}
+
+// readBylines reads bylines, authorships with their researchers, for a
+// level that asks for both: one statement fills the caches of both.
+func (l *Loaders) readBylines(ctx context.Context, idb bun.IDB, papers []int64, w db.Window) (map[int64][]db.Authorship, error) {
+	rows, rs, err := db.AuthorshipsWithResearchers(ctx, idb, papers, w)
+	for id, r := range rs {
+		l.researchers.put(ctx, id, r)
+	}
+	for _, p := range papers {
+		l.authorships.put(ctx, bylineKey{paper: p, window: w}, rows[p])
+	}
+	return rows, err
+}
+
+// cachingTotals wraps the fetch of pages so that each page read without a
+// cursor (db.Page.Counted) also caches its list's length through total,
+// and a connection's totalCount then costs no statement of its own (the
+// look-ahead reads pages before totals, see walker.walk); a parent absent
 // from the rows has an empty list.
-func counting[K comparable, T any](fetch func(context.Context, []K) (map[K]db.Page[T], error),
+func cachingTotals[K comparable, T any](fetch func(context.Context, []K) (map[K]db.Page[T], error),
 	total func(context.Context, K, int), args func(K) db.PageArgs) func(context.Context, []K) (map[K]db.Page[T], error) {
 	return func(ctx context.Context, keys []K) (map[K]db.Page[T], error) {
 		rows, err := fetch(ctx, keys)
@@ -311,64 +355,31 @@ func counting[K comparable, T any](fetch func(context.Context, []K) (map[K]db.Pa
 	}
 }
 
-func newLoaders(idb bun.IDB) *Loaders {
-	return &Loaders{
-		papers:                 newLoader(bind(idb, db.PapersByIDs)),
-		researchers:            newLoader(bind(idb, db.ResearchersByIDs)),
-		institutions:           newLoader(bind(idb, db.InstitutionsByIDs)),
-		authorships:            bylineLoader(idb, db.AuthorshipsByPaperIDs),
-		categories:             newLoader(bind(idb, db.CategoriesByPaperIDs)),
-		affiliations:           bylineLoader(idb, db.AffiliationsByPaperIDs),
-		fields:                 newLoader(bind(idb, db.ResearcherCategoriesByResearcherIDs)),
-		sameName:               countLoader(idb, db.SameNameByResearcherIDs),
-		researcherInstitutions: newLoader(bind(idb, db.InstitutionsByResearcherIDs)),
-		otherNames:             newLoader(bind(idb, db.InstitutionNamesByInstitutionIDs)),
-		following:              newLoader(bind(idb, db.FollowingByKeys)),
-		paperPages: newLoader(paperListFetch(
-			func(ctx context.Context, g paperPageKey, ids []int64) (map[int64]db.Page[*db.Paper], error) {
-				return db.PaperPages(ctx, idb, g.list, ids, g.args)
-			},
-			func(ctx context.Context, g paperPageKey, codes []string) (map[string]db.Page[*db.Paper], error) {
-				return db.PaperPages(ctx, idb, g.list, codes, g.args)
-			})),
-		paperTotals: newLoader(paperListFetch(
-			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64]int, error) {
-				return db.PaperTotals(ctx, idb, g.list, ids, g.category)
-			},
-			func(ctx context.Context, g paperTotalKey, codes []string) (map[string]int, error) {
-				return db.PaperTotals(ctx, idb, g.list, codes, g.category)
-			})),
-		categoryFacets: newLoader(paperListFetch(
-			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64][]db.CategoryCount, error) {
-				return db.CategoryFacets[int64](ctx, idb, db.ListSet(idb, g.list, ids, g.category))
-			},
-			func(ctx context.Context, g paperTotalKey, codes []string) (map[string][]db.CategoryCount, error) {
-				return db.CategoryFacets[string](ctx, idb, db.ListSet(idb, g.list, codes, g.category))
-			})),
-		yearFacets: newLoader(paperListFetch(
-			func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64][]db.YearCount, error) {
-				return db.YearFacets[int64](ctx, idb, db.ListSet(idb, g.list, ids, g.category))
-			},
-			func(ctx context.Context, g paperTotalKey, codes []string) (map[string][]db.YearCount, error) {
-				return db.YearFacets[string](ctx, idb, db.ListSet(idb, g.list, codes, g.category))
-			})),
-		coauthorPages:               pageLoader(idb, db.CoauthorPages),
-		coauthorTotals:              newLoader(bind(idb, db.CoauthorTotals)),
-		institutionResearcherPages:  pageLoader(idb, db.InstitutionResearcherPages),
-		institutionResearcherTotals: newLoader(bind(idb, db.InstitutionResearcherTotals)),
-		topResearchers:              countLoader(idb, db.CategoryTopResearchers),
-		collaborators:               countLoader(idb, network.Collaborators),
+// readLoader returns l's loader of read, a batch read of lists by parent
+// id, made on first use. These loaders are keyed by the read itself, so a
+// field declared @batched needs no loader of its own, and the fields of
+// one read share its statements.
+func readLoader[V any](l *Loaders, read func(context.Context, bun.IDB, []int64) (map[int64]V, error)) *loader[int64, V] {
+	key := reflect.ValueOf(read).Pointer()
+	l.readsMu.Lock()
+	defer l.readsMu.Unlock()
+	if ld, ok := l.reads[key]; ok {
+		return ld.(*loader[int64, V])
 	}
+	ld := newLoader(withDB(l.db, read))
+	l.reads[key] = ld
+	return ld
 }
 
-// bind makes a loader's fetch of a batch read.
-func bind[V any](idb bun.IDB, fn func(context.Context, bun.IDB, []int64) (map[int64]V, error)) func(context.Context, []int64) (map[int64]V, error) {
+// withDB makes a loader's fetch of a batch read from idb.
+func withDB[V any](idb bun.IDB, fn func(context.Context, bun.IDB, []int64) (map[int64]V, error)) func(context.Context, []int64) (map[int64]V, error) {
 	return func(ctx context.Context, ids []int64) (map[int64]V, error) { return fn(ctx, idb, ids) }
 }
 
-// grouped makes the fetch of keys that carry arguments besides the parent:
-// one statement per distinct set of arguments (group), for all its parents.
-func grouped[K, P comparable, V any](group func(K) K, fetch func(context.Context, K, []P) (map[P]V, error), parent func(K) P) func(context.Context, []K) (map[K]V, error) {
+// groupByArgs makes the fetch of keys that carry arguments besides the
+// parent: one statement per distinct set of arguments (group), for all its
+// parents.
+func groupByArgs[K, P comparable, V any](group func(K) K, fetch func(context.Context, K, []P) (map[P]V, error), parent func(K) P) func(context.Context, []K) (map[K]V, error) {
 	return func(ctx context.Context, keys []K) (map[K]V, error) {
 		parents := map[K][]P{}
 		var order []K

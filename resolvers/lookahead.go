@@ -21,15 +21,17 @@ import (
 // whose values give the objects of the next level. The field resolvers
 // below then find everything cached: they wait on no dataloader timer and
 // send no statement of their own. A shape the table does not know still
-// answers, but its resolvers miss the cache and, as they run one after
-// another (graph/internal/generate), read an object at a time: the
-// root-list and contract tests count the statements of every shape.
+// answers, but its resolvers miss the cache and read through the
+// loaders' batches: the root-list and contract tests count the
+// statements of every shape.
 //
-// Adding a field that reads through a loader is one entry in lookAheads;
-// TestLookAheadsMatchSchema fails until it is there. So does a field
-// whose objects have fields the table knows, below them or further down,
-// when its entry stops the walk (next "") or when it has no entry: a
-// plain field then needs a hop.
+// A list field read by a db read of lists by parent id declares it in
+// schema.graphqls (@batched), and go generate writes its step
+// (batchedSteps). The steps below are those of fields whose reads take
+// arguments, pages or windows, or whose value is at hand in the parent.
+// TestLookAheadsMatchSchema fails until a field that resolves through code
+// has a step, and where a field with no step (or one that stops the walk)
+// leads to fields that have steps further down.
 
 // lookAheadOn switches the look-ahead on; the benchmarks switch it off to
 // record what it saves (BenchmarkContractQuery/lookahead=off).
@@ -84,36 +86,6 @@ func follow[P any, K comparable, V any](of func(*Loaders) *loader[K, V], key fun
 	}}
 }
 
-// followEach is follow for a field that shows of the value it reads a
-// part that depends on the parent or on the field's arguments: shows
-// makes, from the arguments, the function that appends to out the
-// objects of type next that parent p shows of its value v (an error:
-// arguments the field's resolver refuses, so nothing is read).
-func followEach[P any, K comparable, V any](of func(*Loaders) *loader[K, V], key func(P) (K, bool), next string,
-	shows func(args map[string]any) (func(out []any, p P, v V) []any, error)) step {
-	read := follow(of, plain(key), "", nil).read
-	return step{next: next, read: func(ctx context.Context, l *Loaders, parents []any, args map[string]any) ([]any, error) {
-		children, err := shows(args)
-		if err != nil {
-			return nil, nil // the field's resolver reports it
-		}
-		if _, err := read(ctx, l, parents, args); err != nil {
-			return nil, err
-		}
-		var out []any
-		for _, p := range parents {
-			if k, ok := key(p.(P)); ok {
-				v, err := of(l).load(ctx, k) // cached by read
-				if err != nil {
-					return nil, err
-				}
-				out = children(out, p.(P), v)
-			}
-		}
-		return out, nil
-	}}
-}
-
 // hop is the step of a field whose value is at hand in its parent: no
 // statement, only the object of type next each parent leads to, built
 // from the field's arguments when it takes some.
@@ -131,26 +103,27 @@ func hop[P any](next string, key func(args map[string]any) (func(P) any, error))
 	}}
 }
 
-// plain is a key or children function that ignores the field's arguments.
-func plain[F any](f F) func(map[string]any) (F, error) {
+// noArgs makes the key or children function of a field that takes no
+// arguments out of f.
+func noArgs[F any](f F) func(map[string]any) (F, error) {
 	return func(map[string]any) (F, error) { return f, nil }
 }
 
-// always is a key function whose every parent has a key.
-func always[P, K any](key func(P) K) func(P) (K, bool) {
+// keyOfEach makes a key function whose every parent has a key out of key.
+func keyOfEach[P, K any](key func(P) K) func(P) (K, bool) {
 	return func(p P) (K, bool) { return key(p), true }
 }
 
-// one and all append the children of a value that is one object or a
-// list of them.
-func one[K, T any](out []any, _ K, x *T) []any {
+// appendObject and appendItems are the children functions of a value
+// that is one object (none when nil) or a list of them.
+func appendObject[K, T any](out []any, _ K, x *T) []any {
 	if x == nil {
 		return out
 	}
 	return append(out, x)
 }
 
-func all[K, T any](out []any, _ K, xs []T) []any {
+func appendItems[K, T any](out []any, _ K, xs []T) []any {
 	for _, x := range xs {
 		out = append(out, x)
 	}
@@ -179,35 +152,9 @@ func anys[T any](xs []T) []any {
 func paperID(p *db.Paper) int64                               { return p.ID }
 func researcherID(r *db.Researcher) int64                     { return r.ID }
 func institutionID(i *db.Institution) int64                   { return i.ID }
-func same[K any](k K) K                                       { return k }
-func sameOf[T any](x T) any                                   { return x }
-func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return all(out, k, pg.Items) }
-
-// The children a field shows of the rows its loader reads, cut as its
-// resolver cuts them (fields.go, model.PaperFacets).
-func shownCategories(out []any, _ int64, cs []db.Category) []any {
-	return pointers(out, firstN(cs, maxPaperCategories))
-}
-
-func shownFacets(out []any, _ paperTotalKey, rows []db.CategoryCount) []any {
-	return pointers(out, firstN(rows, model.MaxFacets))
-}
-
-func primaryOf(out []any, p *db.Paper, cs []db.Category) []any {
-	for i := range firstN(cs, maxPaperCategories) {
-		if cs[i].Code == p.PrimaryCategory {
-			return append(out, &cs[i])
-		}
-	}
-	return out
-}
-
-func shownFields(args map[string]any) (func([]any, *db.Researcher, []db.ResearcherFieldRow) []any, error) {
-	n, err := countArg("first", intArgs(args, "first")[0], DefaultFields, MaxFields)
-	return func(out []any, _ *db.Researcher, rows []db.ResearcherFieldRow) []any {
-		return pointers(out, firstN(rows, n))
-	}, err
-}
+func identity[K any](k K) K                                   { return k }
+func asObject[T any](x T) any                                 { return x }
+func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return appendItems(out, k, pg.Items) }
 
 // lookAheads is the look-ahead's table: for each field "Type.field" that
 // resolves through a loader, how to read it for a whole level. The types
@@ -219,6 +166,7 @@ func shownFields(args map[string]any) (func([]any, *db.Researcher, []db.Research
 //	Category                           *db.Category
 //	ResearcherField                    *db.ResearcherFieldRow
 //	CategoryCount                      *db.CategoryCount
+//	InstitutionName                    *db.InstitutionName
 //	Authorship                         *model.Authorship
 //	PaperConnection                    paperPageKey
 //	PaperFacets                        paperTotalKey
@@ -228,31 +176,68 @@ func shownFields(args map[string]any) (func([]any, *db.Researcher, []db.Research
 //	InstitutionResearcherEdge          *db.InstitutionResearcherRow
 //	CategoryResearcher                 *db.ResearcherCount
 //	InstitutionCollaborator            network.Weighted
-var lookAheads = lookAheadTable()
+var lookAheads = joinSteps(batchedSteps, paperSteps(), researcherSteps(), institutionSteps(), categorySteps(),
+	paperConnectionSteps(), pageConnectionSteps())
 
-// lookAheadTable builds lookAheads. It is long because it is the table,
-// an entry a field; the helpers of its entries come first.
-func lookAheadTable() map[string]step {
-	papers := func(l *Loaders) *loader[int64, *db.Paper] { return l.papers }
-	researchers := func(l *Loaders) *loader[int64, *db.Researcher] { return l.researchers }
-	pages := func(l *Loaders) *loader[paperPageKey, db.Page[*db.Paper]] { return l.paperPages }
-	coauthorPages := func(l *Loaders) *loader[pageKey, db.Page[*db.CoauthorRow]] { return l.coauthorPages }
-	irPages := func(l *Loaders) *loader[pageKey, db.Page[*db.InstitutionResearcherRow]] {
-		return l.institutionResearcherPages
+// joinSteps is the table of all the steps of tables; a field in two of
+// them is a bug, caught when the package starts.
+func joinSteps(tables ...map[string]step) map[string]step {
+	out := map[string]step{}
+	for _, t := range tables {
+		for name, s := range t {
+			if _, ok := out[name]; ok {
+				panic("resolvers: two look-ahead steps for " + name)
+			}
+			out[name] = s
+		}
 	}
-	categories := func(l *Loaders) *loader[int64, []db.Category] { return l.categories }
-	otherNames := follow(func(l *Loaders) *loader[int64, []db.InstitutionName] { return l.otherNames }, plain(always(institutionID)), "", nil)
+	return out
+}
+
+// paperSteps are the steps of the fields of Paper and Authorship.
+func paperSteps() map[string]step {
+	categories := func(l *Loaders) *loader[int64, []db.Category] { return paperCategoriesField.loader(l) }
 	affiliations := func(next string, children func([]any, bylineKey, []db.AffiliationRow) []any) step {
 		return follow(func(l *Loaders) *loader[bylineKey, []db.AffiliationRow] { return l.affiliations },
-			plain(always(func(a *model.Authorship) bylineKey { return bylineKey{paper: a.PaperID, window: a.Window} })), next, children)
+			noArgs(keyOfEach(func(a *model.Authorship) bylineKey { return bylineKey{paper: a.PaperID, window: a.Window} })), next, children)
 	}
-	// A byline whose selection asks for researchers reads them with the
-	// authorships, in one statement (Loaders.bylines).
+	t := map[string]step{
+		"Paper.authors":         bylineStep(),
+		"Paper.primaryCategory": followEach(categories, keyOfEach(paperID), "Category", noArgs(primaryOf)),
+		"Paper.citations":       paperConnection(db.Citations, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
+		"Paper.references":      paperConnection(db.References, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
+
+		"Authorship.researcher": follow(func(l *Loaders) *loader[int64, *db.Researcher] { return l.researchers },
+			noArgs(func(a *model.Authorship) (int64, bool) { return a.ResearcherID, a.ResearcherID != 0 }),
+			"Researcher", appendObject[int64, db.Researcher]),
+		"Authorship.affiliations": affiliations("", nil),
+		"Authorship.institutions": affiliations("Institution", func(out []any, _ bylineKey, rows []db.AffiliationRow) []any {
+			for _, row := range rows {
+				if row.Institution != nil {
+					out = append(out, row.Institution)
+				}
+			}
+			return out
+		}),
+	}
+	// Papers of list pages are read without their long text; the fields
+	// that show it read the whole row (see paperTextFields).
+	for _, f := range paperTextFields {
+		t["Paper."+f] = follow(func(l *Loaders) *loader[int64, *db.Paper] { return l.papers },
+			noArgs(func(p *db.Paper) (int64, bool) { return p.ID, p.Partial }), "", nil)
+	}
+	return t
+}
+
+// bylineStep is the step of Paper.authors. A byline whose selection asks
+// for researchers reads them with the authorships, in one statement
+// (Loaders.bylines).
+func bylineStep() step {
 	byline := func(of func(*Loaders) *loader[bylineKey, []db.Authorship]) step {
 		return follow(of, func(args map[string]any) (func(*db.Paper) (bylineKey, bool), error) {
 			ia := intArgs(args, "first", "after")
 			w, err := authorWindow(ia[0], ia[1])
-			return always(func(p *db.Paper) bylineKey { return bylineKey{paper: p.ID, window: w} }), err
+			return keyOfEach(func(p *db.Paper) bylineKey { return bylineKey{paper: p.ID, window: w} }), err
 		}, "Authorship", func(out []any, k bylineKey, as []db.Authorship) []any {
 			ms := make([]model.Authorship, len(as))
 			for i, a := range as {
@@ -265,105 +250,152 @@ func lookAheadTable() map[string]step {
 	authors := byline(func(l *Loaders) *loader[bylineKey, []db.Authorship] { return l.authorships })
 	authors.asking = "researcher"
 	authors.readAsking = byline(func(l *Loaders) *loader[bylineKey, []db.Authorship] { return l.bylines }).read
-	t := map[string]step{
-		"Paper.authors":         authors,
-		"Paper.categories":      follow(categories, plain(always(paperID)), "Category", shownCategories),
-		"Paper.primaryCategory": followEach(categories, always(paperID), "Category", plain(primaryOf)),
-		"Paper.citations":       paperConnection(db.Citations, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
-		"Paper.references":      paperConnection(db.References, func(p *db.Paper) paperParent { return paperParent{id: p.ID} }),
+	return authors
+}
 
-		"Authorship.researcher": follow(researchers, plain(func(a *model.Authorship) (int64, bool) { return a.ResearcherID, a.ResearcherID != 0 }),
-			"Researcher", one[int64, db.Researcher]),
-		"Authorship.affiliations": affiliations("", nil),
-		"Authorship.institutions": affiliations("Institution", func(out []any, _ bylineKey, rows []db.AffiliationRow) []any {
-			for _, row := range rows {
-				if row.Institution != nil {
-					out = append(out, row.Institution)
-				}
-			}
-			return out
-		}),
-
-		"Researcher.fields": followEach(func(l *Loaders) *loader[int64, []db.ResearcherFieldRow] { return l.fields },
-			always(researcherID), "ResearcherField", shownFields),
-		"ResearcherField.category": hop("Category", plain(func(f *db.ResearcherFieldRow) any { return &f.Category })),
+// researcherSteps are the steps of the fields of Researcher.
+func researcherSteps() map[string]step {
+	return map[string]step{
+		"ResearcherField.category": hop("Category", noArgs(func(f *db.ResearcherFieldRow) any { return &f.Category })),
 		"Researcher.sameName": follow(func(l *Loaders) *loader[countKey[int64], []*db.Researcher] { return l.sameName },
 			func(args map[string]any) (func(*db.Researcher) (countKey[int64], bool), error) {
 				n, err := countArg("first", intArgs(args, "first")[0], DefaultSameName, MaxSameName)
-				return always(func(r *db.Researcher) countKey[int64] { return countKey[int64]{parent: r.ID, n: n} }), err
-			}, "Researcher", all[countKey[int64], *db.Researcher]),
-		"Researcher.mostCitedPaper": follow(papers, plain(func(r *db.Researcher) (int64, bool) { return r.MostCitedPaperID, r.MostCitedPaperID != 0 }),
-			"Paper", one[int64, db.Paper]),
+				return keyOfEach(func(r *db.Researcher) countKey[int64] { return countKey[int64]{parent: r.ID, n: n} }), err
+			}, "Researcher", appendItems[countKey[int64], *db.Researcher]),
+		"Researcher.mostCitedPaper": follow(func(l *Loaders) *loader[int64, *db.Paper] { return l.papers },
+			noArgs(func(r *db.Researcher) (int64, bool) { return r.MostCitedPaperID, r.MostCitedPaperID != 0 }),
+			"Paper", appendObject[int64, db.Paper]),
 		"Researcher.papers":    paperConnection(db.ResearcherPapers, func(r *db.Researcher) paperParent { return paperParent{id: r.ID} }),
 		"Researcher.coauthors": connection(coauthorCursors, "CoauthorConnection", researcherID),
-		"Researcher.institutions": follow(func(l *Loaders) *loader[int64, []*db.Institution] { return l.researcherInstitutions },
-			plain(always(researcherID)), "Institution", all[int64, *db.Institution]),
+		"ResearcherEdge.node":  hop("Researcher", noArgs(asObject[*db.Researcher])),
+	}
+}
 
-		"Institution.names":       otherNames,
-		"Institution.aliases":     otherNames,
-		"Institution.acronyms":    otherNames,
+// institutionSteps are the steps of the fields of Institution.
+func institutionSteps() map[string]step {
+	return map[string]step{
 		"Institution.papers":      paperConnection(db.InstitutionPapers, func(i *db.Institution) paperParent { return paperParent{id: i.ID} }),
 		"Institution.researchers": connection(institutionResearcherCursors, "InstitutionResearcherConnection", institutionID),
 		"Institution.collaborators": follow(func(l *Loaders) *loader[countKey[int64], []network.Weighted] { return l.collaborators },
 			func(args map[string]any) (func(*db.Institution) (countKey[int64], bool), error) {
 				n, err := collaboratorCount(intArgs(args, "first")[0])
-				return always(func(i *db.Institution) countKey[int64] { return countKey[int64]{parent: i.ID, n: n} }), err
-			}, "InstitutionCollaborator", all[countKey[int64], network.Weighted]),
+				return keyOfEach(func(i *db.Institution) countKey[int64] { return countKey[int64]{parent: i.ID, n: n} }), err
+			}, "InstitutionCollaborator", appendItems[countKey[int64], network.Weighted]),
 		"InstitutionCollaborator.institution": follow(func(l *Loaders) *loader[int64, *db.Institution] { return l.institutions },
-			plain(always(func(w network.Weighted) int64 { return w.ID })), "Institution", one[int64, db.Institution]),
+			noArgs(keyOfEach(func(w network.Weighted) int64 { return w.ID })), "Institution", appendObject[int64, db.Institution]),
+		"InstitutionEdge.node": hop("Institution", noArgs(asObject[*db.Institution])),
+	}
+}
 
+// categorySteps are the steps of the fields of Category.
+func categorySteps() map[string]step {
+	return map[string]step{
 		"Category.papers": paperConnection(db.CategoryPapers, func(c *db.Category) paperParent { return paperParent{code: c.Code} }),
 		"Category.topResearchers": follow(func(l *Loaders) *loader[countKey[string], []*db.ResearcherCount] { return l.topResearchers },
 			func(args map[string]any) (func(*db.Category) (countKey[string], bool), error) {
 				n, err := topResearcherCount(intArgs(args, "first")[0])
-				return always(func(c *db.Category) countKey[string] { return countKey[string]{parent: c.Code, n: n} }), err
-			}, "CategoryResearcher", all[countKey[string], *db.ResearcherCount]),
-		"CategoryResearcher.researcher": hop("Researcher", plain(func(r *db.ResearcherCount) any { return &r.Researcher })),
+				return keyOfEach(func(c *db.Category) countKey[string] { return countKey[string]{parent: c.Code, n: n} }), err
+			}, "CategoryResearcher", appendItems[countKey[string], *db.ResearcherCount]),
+		"CategoryResearcher.researcher": hop("Researcher", noArgs(func(r *db.ResearcherCount) any { return &r.Researcher })),
+	}
+}
 
+// paperConnectionSteps are the steps of the fields of PaperConnection
+// and of what it leads to.
+func paperConnectionSteps() map[string]step {
+	pages := func(l *Loaders) *loader[paperPageKey, db.Page[*db.Paper]] { return l.paperPages }
+	return map[string]step{
 		"PaperConnection.totalCount": follow(func(l *Loaders) *loader[paperTotalKey, int] { return l.paperTotals },
-			plain(always(paperPageKey.total)), "", nil),
-		"PaperConnection.facets": hop("PaperFacets", plain(func(k paperPageKey) any { return k.total() })),
+			noArgs(keyOfEach(paperPageKey.total)), "", nil),
+		"PaperConnection.facets": hop("PaperFacets", noArgs(func(k paperPageKey) any { return k.total() })),
 		"PaperFacets.categories": follow(func(l *Loaders) *loader[paperTotalKey, []db.CategoryCount] { return l.categoryFacets },
-			plain(always(same[paperTotalKey])), "CategoryCount", shownFacets),
-		"CategoryCount.category": hop("Category", plain(func(c *db.CategoryCount) any { return &c.Category })),
+			noArgs(keyOfEach(identity[paperTotalKey])), "CategoryCount", shownFacets),
+		"CategoryCount.category": hop("Category", noArgs(func(c *db.CategoryCount) any { return &c.Category })),
 		"PaperFacets.years": follow(func(l *Loaders) *loader[paperTotalKey, []db.YearCount] { return l.yearFacets },
-			plain(always(same[paperTotalKey])), "", nil),
-		"PaperConnection.pageInfo": follow(pages, plain(always(same[paperPageKey])), "", nil),
-		"PaperConnection.nodes":    follow(pages, plain(always(same[paperPageKey])), "Paper", pageItems[paperPageKey, *db.Paper]),
-		"PaperConnection.edges":    follow(pages, plain(always(same[paperPageKey])), "PaperEdge", pageItems[paperPageKey, *db.Paper]),
-		"PaperEdge.node":           hop("Paper", plain(sameOf[*db.Paper])),
+			noArgs(keyOfEach(identity[paperTotalKey])), "", nil),
+		"PaperConnection.pageInfo": follow(pages, noArgs(keyOfEach(identity[paperPageKey])), "", nil),
+		"PaperConnection.nodes":    follow(pages, noArgs(keyOfEach(identity[paperPageKey])), "Paper", pageItems[paperPageKey, *db.Paper]),
+		"PaperConnection.edges":    follow(pages, noArgs(keyOfEach(identity[paperPageKey])), "PaperEdge", pageItems[paperPageKey, *db.Paper]),
+		"PaperEdge.node":           hop("Paper", noArgs(asObject[*db.Paper])),
+	}
+}
 
-		"CoauthorConnection.totalCount": follow(func(l *Loaders) *loader[int64, int] { return l.coauthorTotals },
-			plain(always(func(k pageKey) int64 { return k.parent })), "", nil),
-		"CoauthorConnection.pageInfo": follow(coauthorPages, plain(always(same[pageKey])), "", nil),
-		"CoauthorConnection.nodes":    follow(coauthorPages, plain(always(same[pageKey])), "Coauthor", pageItems[pageKey, *db.CoauthorRow]),
-		"CoauthorConnection.edges":    follow(coauthorPages, plain(always(same[pageKey])), "CoauthorEdge", pageItems[pageKey, *db.CoauthorRow]),
-		"CoauthorEdge.node":           hop("Coauthor", plain(sameOf[*db.CoauthorRow])),
-		"Coauthor.researcher":         hop("Researcher", plain(func(r *db.CoauthorRow) any { return &r.Researcher })),
+// pageConnectionSteps are the steps of the fields of the connections
+// with only page arguments (co-authors, an institution's researchers).
+func pageConnectionSteps() map[string]step {
+	coauthorPages := func(l *Loaders) *loader[pageKey, db.Page[*db.CoauthorRow]] { return l.coauthorPages }
+	irPages := func(l *Loaders) *loader[pageKey, db.Page[*db.InstitutionResearcherRow]] {
+		return l.institutionResearcherPages
+	}
+	parent := noArgs(keyOfEach(func(k pageKey) int64 { return k.parent }))
+	page := noArgs(keyOfEach(identity[pageKey]))
+	return map[string]step{
+		"CoauthorConnection.totalCount": follow(func(l *Loaders) *loader[int64, int] { return l.coauthorTotals }, parent, "", nil),
+		"CoauthorConnection.pageInfo":   follow(coauthorPages, page, "", nil),
+		"CoauthorConnection.nodes":      follow(coauthorPages, page, "Coauthor", pageItems[pageKey, *db.CoauthorRow]),
+		"CoauthorConnection.edges":      follow(coauthorPages, page, "CoauthorEdge", pageItems[pageKey, *db.CoauthorRow]),
+		"CoauthorEdge.node":             hop("Coauthor", noArgs(asObject[*db.CoauthorRow])),
+		"Coauthor.researcher":           hop("Researcher", noArgs(func(r *db.CoauthorRow) any { return &r.Researcher })),
 
 		"InstitutionResearcherConnection.totalCount": follow(func(l *Loaders) *loader[int64, int] { return l.institutionResearcherTotals },
-			plain(always(func(k pageKey) int64 { return k.parent })), "", nil),
-		"InstitutionResearcherConnection.pageInfo": follow(irPages, plain(always(same[pageKey])), "", nil),
-		"InstitutionResearcherConnection.nodes": follow(irPages, plain(always(same[pageKey])), "Researcher",
+			parent, "", nil),
+		"InstitutionResearcherConnection.pageInfo": follow(irPages, page, "", nil),
+		"InstitutionResearcherConnection.nodes": follow(irPages, page, "Researcher",
 			func(out []any, _ pageKey, pg db.Page[*db.InstitutionResearcherRow]) []any {
 				for _, r := range pg.Items {
 					out = append(out, &r.Researcher)
 				}
 				return out
 			}),
-		"InstitutionResearcherConnection.edges": follow(irPages, plain(always(same[pageKey])), "InstitutionResearcherEdge",
+		"InstitutionResearcherConnection.edges": follow(irPages, page, "InstitutionResearcherEdge",
 			pageItems[pageKey, *db.InstitutionResearcherRow]),
-		"InstitutionResearcherEdge.node": hop("Researcher", plain(func(r *db.InstitutionResearcherRow) any { return &r.Researcher })),
+		"InstitutionResearcherEdge.node": hop("Researcher", noArgs(func(r *db.InstitutionResearcherRow) any { return &r.Researcher })),
+	}
+}
 
-		"ResearcherEdge.node":  hop("Researcher", plain(sameOf[*db.Researcher])),
-		"InstitutionEdge.node": hop("Institution", plain(sameOf[*db.Institution])),
+// followEach is follow for a field that shows of the value it reads a
+// part that depends on the parent or on the field's arguments: shows
+// makes, from the arguments, the function that appends to out the
+// objects of type next that parent p shows of its value v (an error:
+// arguments the field's resolver refuses, so nothing is read).
+func followEach[P any, K comparable, V any](of func(*Loaders) *loader[K, V], key func(P) (K, bool), next string,
+	shows func(args map[string]any) (func(out []any, p P, v V) []any, error)) step {
+	read := follow(of, noArgs(key), "", nil).read
+	return step{next: next, read: func(ctx context.Context, l *Loaders, parents []any, args map[string]any) ([]any, error) {
+		children, err := shows(args)
+		if err != nil {
+			return nil, nil // the field's resolver reports it
+		}
+		if _, err := read(ctx, l, parents, args); err != nil {
+			return nil, err
+		}
+		var out []any
+		for _, p := range parents {
+			if k, ok := key(p.(P)); ok {
+				v, err := of(l).load(ctx, k) // cached by read
+				if err != nil {
+					return nil, err
+				}
+				out = children(out, p.(P), v)
+			}
+		}
+		return out, nil
+	}}
+}
+
+// The children a field shows of the rows its loader reads, cut as its
+// resolver cuts them (fields.go, model.PaperFacets).
+func shownFacets(out []any, _ paperTotalKey, rows []db.CategoryCount) []any {
+	return pointers(out, firstN(rows, model.MaxFacets))
+}
+
+func primaryOf(out []any, p *db.Paper, cs []db.Category) []any {
+	for i := range firstN(cs, maxPaperCategories) {
+		if cs[i].Code == p.PrimaryCategory {
+			return append(out, &cs[i])
+		}
 	}
-	// Papers of list pages are read without their long text; the fields
-	// that show it read the whole row (see paperTextFields).
-	for _, f := range paperTextFields {
-		t["Paper."+f] = follow(papers, plain(func(p *db.Paper) (int64, bool) { return p.ID, p.Partial }), "", nil)
-	}
-	return t
+	return out
 }
 
 // paperConnection is the step of a paper list field of parents of type

@@ -43,6 +43,16 @@ var rootLists = []rootList{
 		item: "title", want: 4,
 	},
 	{
+		name: "papers institutions",
+		// 1 the papers; 2 their institutions; 3 the other names of those.
+		query: `query($ids: [String!]!) { papers(ids: $ids) { title institutions { name aliases } } }`,
+		vars: func(t *testing.T, bdb bun.IDB) []client.Option {
+			return []client.Option{client.Var("ids", column(t, bdb, `SELECT DISTINCT p.arxiv_id FROM papers AS p
+				JOIN affiliations AS af ON af.paper_id = p.id WHERE af.institution_id IS NOT NULL ORDER BY p.arxiv_id`))}
+		},
+		item: "aliases", want: 3,
+	},
+	{
 		name: "searchResearchers",
 		// 1 the page; 2 researcher_categories; 3 a page of papers each;
 		// 4 authorships of those papers.

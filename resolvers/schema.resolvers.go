@@ -123,6 +123,11 @@ func (r *paperResolver) Categories(ctx context.Context, obj *model.Paper) ([]*db
 	return paperCategories(ctx, obj.Paper.ID)
 }
 
+// Institutions is the resolver for the institutions field.
+func (r *paperResolver) Institutions(ctx context.Context, obj *model.Paper) ([]*model.Institution, error) {
+	return batchedList(ctx, paperInstitutionsField, obj.Paper.ID, maxPaperInstitutions, wrapInstitution)
+}
+
 // PrimaryCategory is the resolver for the primaryCategory field.
 func (r *paperResolver) PrimaryCategory(ctx context.Context, obj *model.Paper) (*db.Category, error) {
 	return primaryCategory(ctx, obj)
@@ -260,7 +265,7 @@ func (r *researcherResolver) Coauthors(ctx context.Context, obj *model.Researche
 
 // Institutions is the resolver for the institutions field.
 func (r *researcherResolver) Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error) {
-	return researcherInstitutions(ctx, obj.Researcher.ID)
+	return batchedList(ctx, researcherInstitutionsField, obj.Researcher.ID, maxResearcherInstitutions, wrapInstitution)
 }
 
 // Network is the resolver for the network field.

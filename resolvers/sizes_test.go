@@ -31,6 +31,7 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"PaperFacets.years":          fixed(model.MaxFacets),
 		"Paper.authors":              {DefaultAuthorsPage, MaxAuthorsPage},
 		"Paper.categories":           fixed(maxPaperCategories),
+		"Paper.institutions":         fixed(maxPaperInstitutions),
 		"Paper.references":           page,
 		"Paper.citations":            page,
 		"Paper.citationNetwork":      {int64(network.DefaultOptions.MaxNodes), network.MaxNodesCap},
