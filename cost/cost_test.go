@@ -43,7 +43,8 @@ func TestCheckFindsGaps(t *testing.T) {
 		{`[Authorship!]! @listSize(assumedSize: 100, slicingArguments: ["first"], requireOneSlicingArgument: false)`, `[Authorship!]!`},
 		{`CoauthorConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false)`,
 			`CoauthorConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges"], requireOneSlicingArgument: false)`},
-		{`[Institution!]! @listSize(assumedSize: 100)`, `[Institution!]! @listSize(assumedSize: 100, slicingArguments: ["first"])`},
+		{`[Institution!]! @listSize(assumedSize: 100) @batched(read: "InstitutionsByResearcherIDs")`,
+			`[Institution!]! @listSize(assumedSize: 100, slicingArguments: ["first"]) @batched(read: "InstitutionsByResearcherIDs")`},
 		{`[ID!]!): [Node]! @listSize(assumedSize: 1000) @listBound(lengthOf: "ids")`, `[ID!]!): [Node]! @listSize(assumedSize: 1000) @listBound(lengthOf: "ids") @cost(weight: "2.5")`},
 	} {
 		if strings.Count(text, cut.old) != 1 {
