@@ -40,13 +40,7 @@ type wsClient struct {
 // handshake.
 func dialWS(t *testing.T, ctx context.Context, srv *httptest.Server) *wsClient {
 	t.Helper()
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql",
-		&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.CloseNow() })
-	c := &wsClient{t: t, ctx: ctx, conn: conn}
+	c := &wsClient{t: t, ctx: ctx, conn: dialRaw(t, ctx, srv)}
 	c.send(wsMessage{Type: "connection_init"})
 	if m := c.read(); m.Type != "connection_ack" {
 		t.Fatalf("got %s, want connection_ack", m.Type)

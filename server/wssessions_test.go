@@ -30,6 +30,8 @@ func closeStatus(t *testing.T, ctx context.Context, c *websocket.Conn) (websocke
 	}
 }
 
+// dialRaw opens a graphql-transport-ws connection to srv, with no
+// handshake.
 func dialRaw(t *testing.T, ctx context.Context, srv *httptest.Server) *websocket.Conn {
 	t.Helper()
 	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql",
