@@ -27,6 +27,8 @@ type serveFlags struct {
 	loadDemo, logJSON                                    *bool
 	rateLimit, maxNodes, maxCost, maxDepth               *int
 	maxAnswer, answerMemory, memoryLimit                 *int
+	clientWebsockets, websockets                         *int
+	websocketIdle                                        *time.Duration
 	replicas                                             repeated
 	maxLag, harvestEvery                                 *time.Duration
 	prod                                                 production
@@ -53,6 +55,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 		"`MiB` of memory for the answers in flight, all requests together (an answer's byte counts four);\n"+
 			"an operation waits up to a second for its share, an answer that cannot grow stops with SERVER_BUSY")
 	f.memoryLimit = fs.Int("memory-limit", 0, "the Go runtime's soft memory limit in `MiB`, past which it collects as often as it must;\n0: GOMEMLIMIT when set, else 1024")
+	f.clientWebsockets = fs.Int("max-client-websockets", server.DefaultMaxClientWebsockets, "WebSocket connections one client may hold open at once; more are closed with 4429")
+	f.websockets = fs.Int("max-websockets", server.DefaultMaxWebsockets, "WebSocket connections the server holds open at once, all clients together")
+	f.websocketIdle = fs.Duration("websocket-idle-timeout", server.DefaultWebsocketIdleTimeout, "close a WebSocket connection that holds no subscription for `DURATION`")
 	f.apiKeys = fs.String("api-keys", "", "API keys clients may send, one a line (the key, or sha256:HEX of it), in `FILE`:\na request with one spends its key's budget, with another is refused")
 	f.proxies = fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For names the client")
 	fs.Var(&f.replicas, "db-replica", "read from the PostgreSQL streaming replica at `DSN` (repeatable); the primary (--db)\nserves reads while no replica keeps up")
@@ -113,6 +118,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.Addr, cfg.Logger, cfg.RateLimiter = *f.addr, logger, limiter
 	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *f.maxNodes, *f.maxCost, *f.maxDepth
 	cfg.MaxAnswerBytes, cfg.MaxAnswerMemory = *f.maxAnswer, int64(*f.answerMemory)<<20
+	cfg.MaxClientWebsockets, cfg.MaxWebsockets, cfg.WebsocketIdleTimeout = *f.clientWebsockets, *f.websockets, *f.websocketIdle
 	var publish bun.IDB = cfg.DB
 	if cfg.Writer != nil {
 		publish = cfg.Writer
