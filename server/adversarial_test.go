@@ -240,16 +240,15 @@ func peakHeap(fn func()) uint64 {
 }
 
 // bombHeapLimit is the most heap the answer bombs may make the process
-// hold: the server's whole resident memory under them is to stay under
-// 600 MB, of which the heap is the larger part. Two hundred root fields of
+// hold, above the suite's heapLimit because two hundred root fields of
 // four requests start together, each with its list of a thousand papers,
 // before the first answer reaches its budget.
 const bombHeapLimit = 384 << 20
 
 // bylineBomb is the answer bomb: aliases copies of `papers(ids: $ids) {
 // byline }`, whose $ids name the 2,832-author paper a thousand times. Its
-// estimate is small (a point, aliases × 1,001 objects); its answer would
-// be about aliases × 36 MB of bylines.
+// estimate is small (a point, aliases × 1,001 objects); its whole answer
+// would repeat the longest byline aliases thousand times.
 func bylineBomb(aliases int) (string, map[string]any) {
 	ids := make([]string, 1000)
 	for i := range ids {

@@ -1,6 +1,6 @@
 // Package funclength holds the test that keeps the hand-written functions
-// of papergraph at most MaxLines lines, so that each reads as one step a
-// reviewer can follow; a longer one is split into named steps.
+// of papergraph at most MaxLines lines, so that each reads as one step;
+// a longer one is split into named steps.
 package funclength
 
 // MaxLines is the most lines a hand-written function (or function
