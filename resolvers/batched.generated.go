@@ -6,13 +6,13 @@ import "github.com/papergraph/papergraph/db"
 
 // The fields declared @batched, each read through its db read.
 var (
-	institutionNamesField       = newBatchedField(db.InstitutionNamesByInstitutionIDs)
-	institutionAliasesField     = newBatchedField(db.InstitutionNamesByInstitutionIDs)
-	institutionAcronymsField    = newBatchedField(db.InstitutionNamesByInstitutionIDs)
-	paperCategoriesField        = newBatchedField(db.CategoriesByPaperIDs)
-	paperInstitutionsField      = newBatchedField(db.InstitutionsByPaperIDs)
-	researcherFieldsField       = newBatchedField(db.ResearcherCategoriesByResearcherIDs)
-	researcherInstitutionsField = newBatchedField(db.InstitutionsByResearcherIDs)
+	institutionNamesField       = newBatchedField(db.InstitutionNamesByInstitutionIDs, 100)
+	institutionAliasesField     = newBatchedField(db.InstitutionNamesByInstitutionIDs, 100)
+	institutionAcronymsField    = newBatchedField(db.InstitutionNamesByInstitutionIDs, 100)
+	paperCategoriesField        = newBatchedField(db.CategoriesByPaperIDs, 50)
+	paperInstitutionsField      = newBatchedField(db.InstitutionsByPaperIDs, 100)
+	researcherFieldsField       = newBatchedField(db.ResearcherCategoriesByResearcherIDs, 200)
+	researcherInstitutionsField = newBatchedField(db.InstitutionsByResearcherIDs, 100)
 )
 
 // batchedSteps are the look-ahead's steps of the fields declared @batched.

@@ -23,10 +23,13 @@ type batchedField[E any] struct {
 	// byValue: the read's rows are values, and the objects of the level
 	// below are pointers to them.
 	byValue bool
+	// most is the field's size in the schema, the most rows its
+	// resolver returns.
+	most int
 }
 
-func newBatchedField[E any](read func(context.Context, bun.IDB, []int64) (map[int64][]E, error)) *batchedField[E] {
-	return &batchedField[E]{read: read, byValue: reflect.TypeFor[E]().Kind() != reflect.Pointer}
+func newBatchedField[E any](read func(context.Context, bun.IDB, []int64) (map[int64][]E, error), most int) *batchedField[E] {
+	return &batchedField[E]{read: read, byValue: reflect.TypeFor[E]().Kind() != reflect.Pointer, most: most}
 }
 
 // loader is the request's loader of the field's read; fields with one
@@ -89,10 +92,10 @@ func parentID(p any) (int64, bool) {
 }
 
 // batchedList is the resolver of a batched field: the rows of parent id,
-// at most limit of them, each made the field's GraphQL object by wrap.
-func batchedList[E, W any](ctx context.Context, f *batchedField[E], id int64, limit int, wrap func(E) W) ([]W, error) {
+// at most the field's size, each made the field's GraphQL object by wrap.
+func batchedList[E, W any](ctx context.Context, f *batchedField[E], id int64, wrap func(E) W) ([]W, error) {
 	rows, err := f.load(ctx, id)
-	rows = firstN(rows, limit)
+	rows = firstN(rows, f.most)
 	out := make([]W, len(rows))
 	for i, r := range rows {
 		out[i] = wrap(r)

@@ -3,7 +3,8 @@ package resolvers
 // The most items of the lists that take no page arguments. Their
 // resolvers cut the lists to these; schema.graphqls states the same sizes
 // with @listSize and @listBound, for the cost calculator and for clients
-// (TestSchemaSizesAreTheResolvers holds the two together).
+// (TestSchemaSizesAreTheResolvers holds the two together). A @batched
+// field's size is generated from the schema (batched.generated.go).
 const (
 	// MaxAuthorsPage is the most byline entries one `authors` returns,
 	// and DefaultAuthorsPage how many when `first` is not given.
@@ -16,10 +17,6 @@ const (
 	MaxFields     = 200
 	DefaultFields = 50
 
-	maxPaperCategories        = 50
-	maxAffiliations           = 20
-	maxResearcherInstitutions = 100
-	maxInstitutionNames       = 100
-	maxStepPapers             = 20
-	maxPaperInstitutions      = 100
+	maxAffiliations = 20
+	maxStepPapers   = 20
 )

@@ -114,7 +114,7 @@ func affiliationInstitutions(ctx context.Context, a *model.Authorship) ([]*model
 }
 
 func paperCategories(ctx context.Context, paperID int64) ([]*db.Category, error) {
-	return batchedList(ctx, paperCategoriesField, paperID, maxPaperCategories, addressOf[db.Category])
+	return batchedList(ctx, paperCategoriesField, paperID, addressOf[db.Category])
 }
 
 // primaryCategory picks the primary out of the paper's categories, which
@@ -158,7 +158,7 @@ func otherNames(ctx context.Context, id int64, kind string) ([]*model.Institutio
 	ns, err := institutionNamesField.load(ctx, id)
 	out := []*model.InstitutionName{}
 	for i := range ns {
-		if (kind == "" || ns[i].Kind == kind) && len(out) < maxInstitutionNames {
+		if (kind == "" || ns[i].Kind == kind) && len(out) < institutionNamesField.most {
 			out = append(out, &model.InstitutionName{InstitutionName: &ns[i]})
 		}
 	}

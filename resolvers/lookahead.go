@@ -390,7 +390,7 @@ func shownFacets(out []any, _ paperTotalKey, rows []db.CategoryCount) []any {
 }
 
 func primaryOf(out []any, p *db.Paper, cs []db.Category) []any {
-	for i := range firstN(cs, maxPaperCategories) {
+	for i := range firstN(cs, paperCategoriesField.most) {
 		if cs[i].Code == p.PrimaryCategory {
 			return append(out, &cs[i])
 		}

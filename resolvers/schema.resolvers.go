@@ -125,7 +125,7 @@ func (r *paperResolver) Categories(ctx context.Context, obj *model.Paper) ([]*db
 
 // Institutions is the resolver for the institutions field.
 func (r *paperResolver) Institutions(ctx context.Context, obj *model.Paper) ([]*model.Institution, error) {
-	return batchedList(ctx, paperInstitutionsField, obj.Paper.ID, maxPaperInstitutions, wrapInstitution)
+	return batchedList(ctx, paperInstitutionsField, obj.Paper.ID, wrapInstitution)
 }
 
 // PrimaryCategory is the resolver for the primaryCategory field.
@@ -265,7 +265,7 @@ func (r *researcherResolver) Coauthors(ctx context.Context, obj *model.Researche
 
 // Institutions is the resolver for the institutions field.
 func (r *researcherResolver) Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error) {
-	return batchedList(ctx, researcherInstitutionsField, obj.Researcher.ID, maxResearcherInstitutions, wrapInstitution)
+	return batchedList(ctx, researcherInstitutionsField, obj.Researcher.ID, wrapInstitution)
 }
 
 // Network is the resolver for the network field.

@@ -30,8 +30,6 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"PaperFacets.categories":     fixed(model.MaxFacets),
 		"PaperFacets.years":          fixed(model.MaxFacets),
 		"Paper.authors":              {DefaultAuthorsPage, MaxAuthorsPage},
-		"Paper.categories":           fixed(maxPaperCategories),
-		"Paper.institutions":         fixed(maxPaperInstitutions),
 		"Paper.references":           page,
 		"Paper.citations":            page,
 		"Paper.citationNetwork":      {int64(network.DefaultOptions.MaxNodes), network.MaxNodesCap},
@@ -44,12 +42,8 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"Researcher.sameName":        {DefaultSameName, MaxSameName},
 		"Researcher.papers":          page,
 		"Researcher.coauthors":       page,
-		"Researcher.institutions":    fixed(maxResearcherInstitutions),
 		"Researcher.network":         {int64(network.DefaultOptions.MaxNodes), network.MaxNodesCap},
 		"Institution.types":          fixed(model.MaxTypes),
-		"Institution.names":          fixed(maxInstitutionNames),
-		"Institution.aliases":        fixed(maxInstitutionNames),
-		"Institution.acronyms":       fixed(maxInstitutionNames),
 		"Institution.researchers":    page,
 		"Institution.papers":         page,
 		"Institution.collaborators":  {10, 100},
@@ -80,7 +74,10 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 	for name, def := range schema.Types {
 		for _, f := range def.Fields {
 			_, listed := want[name+"."+f.Name]
-			if f.Directives.ForName("listSize") != nil && !listed {
+			// A @batched field's resolver is cut to the size its
+			// schema states by generated code.
+			batched := f.Directives.ForName("batched") != nil && f.Directives.ForName("listSize").Arguments.ForName("slicingArguments") == nil
+			if f.Directives.ForName("listSize") != nil && !listed && !batched {
 				t.Errorf("%s.%s has a @listSize this test does not hold to the resolvers", name, f.Name)
 			}
 		}

@@ -23,7 +23,9 @@ import (
 // batchedField (named after the type and the field, such as
 // researcherInstitutionsField), through which its resolver reads, and the
 // look-ahead's step that reads the field for a whole level of parents: the
-// directive is the field's one declaration of how it is read.
+// directive is the field's one declaration of how it is read, and the
+// field's size (@listBound's max, else @listSize's assumedSize) the most
+// rows its resolver returns.
 type batched struct{}
 
 func (batched) Name() string { return "papergraph-batched" }
@@ -51,7 +53,11 @@ func (batched) GenerateCode(data *codegen.Data) error {
 			if def := data.Schema.Types[f.Type.Name()]; def != nil && def.Kind != ast.Scalar && def.Kind != ast.Enum {
 				next = def.Name
 			}
-			fmt.Fprintf(&vars, "\t%s = newBatchedField(db.%s)\n", name, read.Value.Raw)
+			most, err := listSize(f.FieldDefinition)
+			if err != nil {
+				return fmt.Errorf("%s.%s: %w", o.Name, f.Name, err)
+			}
+			fmt.Fprintf(&vars, "\t%s = newBatchedField(db.%s, %d)\n", name, read.Value.Raw, most)
 			fmt.Fprintf(&steps, "\t%q: %s.step(%q),\n", o.Name+"."+f.Name, name, next)
 		}
 	}
@@ -75,4 +81,20 @@ var batchedSteps = map[string]step{
 		return err
 	}
 	return os.WriteFile(filepath.Join(data.Config.Resolver.Dir(), "batched.generated.go"), out, 0o644)
+}
+
+// listSize is the most items of a field: its @listBound max, else its
+// @listSize assumedSize.
+func listSize(f *ast.FieldDefinition) (int64, error) {
+	for _, arg := range [][2]string{{"listBound", "max"}, {"listSize", "assumedSize"}} {
+		d := f.Directives.ForName(arg[0])
+		if d == nil || d.Arguments.ForName(arg[1]) == nil {
+			continue
+		}
+		v, err := d.Arguments.ForName(arg[1]).Value.Value(nil)
+		if n, ok := v.(int64); err == nil && ok && n > 0 {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("@batched needs a size: @listBound(max:) or @listSize(assumedSize:)")
 }

@@ -24,7 +24,6 @@ type walkThrough struct {
 	schemaType, schemaField string // "graphql type=T"
 	dbRead                  string // "go file=db/queries.go"
 	resolverField, resolver string // "go resolver=T.field"
-	rootList                string // "go rootLists"
 }
 
 var fence = regexp.MustCompile("(?ms)^```([^\\n]+)\\n(.*?)^```$")
@@ -45,11 +44,9 @@ func readWalkThrough(t *testing.T) walkThrough {
 			w.dbRead = body
 		case strings.HasPrefix(info, "go resolver="):
 			w.resolverField, w.resolver = strings.TrimPrefix(info, "go resolver="), body
-		case info == "go rootLists":
-			w.rootList = body
 		}
 	}
-	if w.schemaField == "" || w.dbRead == "" || w.resolver == "" || w.rootList == "" {
+	if w.schemaField == "" || w.dbRead == "" || w.resolver == "" {
 		t.Fatalf("CONTRIBUTING.md lacks a block of the walk-through: %+v", w)
 	}
 	return w
@@ -80,7 +77,6 @@ func TestContributingWalkThrough(t *testing.T) {
 	for name, src := range map[string]string{
 		"the read":          "package db\n" + w.dbRead,
 		"the resolver line": "package resolvers\nfunc f() {\n" + w.resolver + "}\n",
-		"the test case":     "package resolvers\nvar _ = []rootList{\n" + w.rootList + "}\n",
 	} {
 		if _, err := parser.ParseFile(fset, name, src, 0); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -91,7 +87,7 @@ func TestContributingWalkThrough(t *testing.T) {
 	}
 	dir := copyRepository(t)
 	apply(t, dir, w)
-	run(t, dir, "go", "test", "./resolvers/", "-count=1", "-run", "TestRootListsDepthNotWidth|TestLookAheadsMatchSchema")
+	run(t, dir, "go", "test", "./resolvers/", "-count=1", "-run", "TestBatchedFieldsDepthNotWidth|TestLookAheadsMatchSchema|TestSchemaSizesAreTheResolvers")
 }
 
 // apply makes the walk-through's edits in the copy dir, running go
@@ -105,7 +101,6 @@ func apply(t *testing.T, dir string, w walkThrough) {
 	stub := `	panic(fmt.Errorf("not implemented: ` + strings.ToUpper(field[:1]) + field[1:] + " - " + field + `"))` + "\n"
 	replace(t, dir, "resolvers/schema.resolvers.go", stub, w.resolver)
 	run(t, dir, "go", "generate", "./graph/") // gqlgen drops the stub's import
-	edit(t, dir, "resolvers/rootlists_test.go", "var rootLists = []rootList{\n", w.rootList)
 }
 
 // edit inserts text after the first after in file (at its end when after
