@@ -68,6 +68,7 @@ func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *tr
 			idle:    cfg.WebsocketIdleTimeout,
 		},
 		KeepAlivePingInterval: wsPingInterval,
+		PingPongInterval:      pongInterval(cfg.WebsocketWriteTimeout),
 		InitTimeout:           wsInitTimeout,
 		ErrorFunc:             closeOnReadError,
 	})
@@ -93,6 +94,16 @@ func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *tr
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(resolvers.Recover)
 	return srv
+}
+
+// pongInterval is how often a graphql-transport-ws connection is pinged
+// for a write timeout of writeTimeout. The client's pong comes after it
+// has read every message sent before the ping, so a connection whose
+// pong is two intervals late has left a write unread for longer than the
+// write timeout allows, and is closed; that holds too when the messages
+// fit in the buffers of the network, where no write ever waits.
+func pongInterval(writeTimeout time.Duration) time.Duration {
+	return writeTimeout / 3
 }
 
 // isUpgrade reports whether r asks for a WebSocket.

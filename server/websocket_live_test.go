@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db/dbtest"
@@ -222,4 +223,67 @@ func TestWebsocketWriteTimeout(t *testing.T) {
 			t.Errorf("the client read all %d papers: the server never gave up on its writes", read)
 		}
 	})
+}
+
+// A client that subscribes and stops reading is closed within the write
+// timeout even when the few messages sent to it fit in the buffers of
+// the network, so that no write of the server ever waits: it does not
+// answer the pings, whose pongs would follow its reading of them.
+func TestWebsocketSilentClientClosed(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		bus := liveBus(t, ctx, dsn, bdb)
+		ts := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus, WebsocketWriteTimeout: 300 * time.Millisecond}).Handler())
+		defer ts.Close()
+		reader := dialWS(t, ctx, ts)
+		defer reader.conn.CloseNow()
+		reader.subscribe("r", `subscription { papersAdded { arxivId } }`)
+		papers := readPapers(ctx, reader)
+		silent := dialWS(t, ctx, ts)
+		defer silent.conn.CloseNow()
+		silent.subscribe("s", `subscription { papersAdded { arxivId } }`)
+		waitSubscribers(t, ctx, bus, 2)
+
+		importLive(t, ctx, bdb, bus, kagglePaper("0705.0001", "hep-th", "A. Writer"))
+		if got := <-papers; got != "0705.0001" {
+			t.Fatalf("the reading client got %q", got)
+		}
+		// The silent client is dropped; the reading one, answering the
+		// pings, keeps its subscription and hears the next paper.
+		waitSubscribers(t, ctx, bus, 1)
+		importLive(t, ctx, bdb, bus, kagglePaper("0705.0002", "hep-th", "A. Writer"))
+		if got := <-papers; got != "0705.0002" {
+			t.Fatalf("the reading client got %q after the silent one was closed", got)
+		}
+	})
+}
+
+// readPapers reads c's messages until its connection ends, answering
+// pings, and sends the arXiv id of each papersAdded event; the channel
+// is closed, and an empty id sent, when the connection ends.
+func readPapers(ctx context.Context, c *wsClient) <-chan string {
+	out := make(chan string, 16)
+	go func() {
+		defer close(out)
+		for {
+			var m wsMessage
+			if err := wsjson.Read(ctx, c.conn, &m); err != nil {
+				return
+			}
+			switch m.Type {
+			case "ping":
+				if wsjson.Write(ctx, c.conn, wsMessage{Type: "pong"}) != nil {
+					return
+				}
+			case "next":
+				var resp struct {
+					Data struct{ PapersAdded struct{ ArxivID string } }
+				}
+				_ = json.Unmarshal(m.Payload, &resp)
+				out <- resp.Data.PapersAdded.ArxivID
+			}
+		}
+	}()
+	return out
 }

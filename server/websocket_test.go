@@ -55,7 +55,8 @@ func (c *wsClient) send(m wsMessage) {
 	}
 }
 
-// read returns the next message that is not a ping.
+// read returns the next message that is neither a ping, which it
+// answers as the protocol asks, nor a pong.
 func (c *wsClient) read() wsMessage {
 	c.t.Helper()
 	for {
@@ -63,7 +64,11 @@ func (c *wsClient) read() wsMessage {
 		if err := wsjson.Read(c.ctx, c.conn, &m); err != nil {
 			c.t.Fatal(err)
 		}
-		if m.Type != "ping" && m.Type != "pong" {
+		switch m.Type {
+		case "ping":
+			c.send(wsMessage{Type: "pong"})
+		case "pong":
+		default:
 			return m
 		}
 	}
