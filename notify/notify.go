@@ -2,9 +2,12 @@
 // import, a harvest, an enrich run) committed: the ids of the papers it
 // wrote and of the researchers whose papers changed.
 //
-// A Bus fans each event out to its subscribers, each through a bounded
-// buffer: a subscriber that falls Buffer events behind is dropped (its
-// channel closed, Err says ErrSlow) rather than buffered without bound.
+// A Bus fans each event out to its subscribers, each through a queue
+// bounded by the ids it holds: events that pile up behind a slow
+// subscriber are merged, so that a subscriber that reads more slowly than
+// a writer commits falls behind by ids, not by events; one more than
+// MaxBehind ids behind, or the one furthest behind when all subscribers
+// together hold more than maxWaiting, is dropped (Next says ErrSlow).
 // NewLocal's bus delivers in process only; NewPostgres's publishes with
 // pg_notify and delivers what its LISTEN connection hears, so that every
 // server instance hears every writer of the database.
@@ -16,12 +19,23 @@ import (
 	"sync"
 )
 
-// Buffer is how many events a subscriber may fall behind before it is
-// dropped.
-const Buffer = 64
+// MaxBehind is how many ids (papers and researchers) one subscriber may
+// have waiting before it is dropped.
+const MaxBehind = 1 << 17
 
-// ErrSlow ends a subscription whose subscriber fell Buffer events behind.
+// maxWaiting is how many ids all of a bus's subscribers together may
+// have waiting; past it, the subscriber furthest behind is dropped.
+const maxWaiting = 1 << 21
+
+// mergeAfter is how many events a subscriber's queue holds before each
+// new one is merged into the last.
+const mergeAfter = 64
+
+// ErrSlow ends a subscription whose subscriber fell too far behind.
 var ErrSlow = errors.New("notify: the subscriber fell too far behind and was dropped")
+
+// ErrClosed ends a subscription that was closed, or whose bus was.
+var ErrClosed = errors.New("notify: the subscription is closed")
 
 // Event is one commit of a writer.
 type Event struct {
@@ -32,10 +46,15 @@ type Event struct {
 	Researchers []int64 `json:"r,omitempty"`
 }
 
+// ids is how many ids e holds.
+func (e Event) ids() int { return len(e.Papers) + len(e.Researchers) }
+
 // Bus fans events out to subscribers.
 type Bus struct {
 	mu   sync.Mutex
 	subs map[*Subscription]struct{}
+	// waiting is how many ids the subscribers' queues hold together.
+	waiting int
 	// publish sends an event to the bus's listeners; nil delivers it in
 	// process.
 	publish func(ctx context.Context, e Event) error
@@ -64,20 +83,36 @@ func (b *Bus) Publish(ctx context.Context, papers, researchers []int64) error {
 	return nil
 }
 
-// deliver hands e to every subscriber, dropping those whose buffer is
-// full. It never blocks.
+// deliver queues e for every subscriber and drops those that fall too
+// far behind. It never blocks.
 func (b *Bus) deliver(e Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {
-		select {
-		case s.c <- e:
-		default:
-			delete(b.subs, s)
-			s.err = ErrSlow
-			close(s.c)
+		s.push(e)
+		if s.waiting > MaxBehind {
+			b.drop(s, ErrSlow)
 		}
 	}
+	for b.waiting > maxWaiting {
+		var furthest *Subscription
+		for s := range b.subs {
+			if furthest == nil || s.waiting > furthest.waiting {
+				furthest = s
+			}
+		}
+		b.drop(furthest, ErrSlow)
+	}
+}
+
+// drop ends s with err, which its Next returns from then on, and lets
+// go of what s had queued; b.mu is held.
+func (b *Bus) drop(s *Subscription, err error) {
+	delete(b.subs, s)
+	b.waiting -= s.waiting
+	s.queue, s.waiting = nil, 0
+	s.err = err
+	s.wake()
 }
 
 // Close stops the listener Start started, if any, and waits for it to
@@ -97,18 +132,17 @@ func (b *Bus) Close() {
 	defer b.mu.Unlock()
 	b.closed = true
 	for s := range b.subs {
-		delete(b.subs, s)
-		close(s.c)
+		b.drop(s, ErrClosed)
 	}
 }
 
 // Subscribe starts a subscription; Close ends it.
 func (b *Bus) Subscribe() *Subscription {
-	s := &Subscription{bus: b, c: make(chan Event, Buffer)}
+	s := &Subscription{bus: b, ready: make(chan struct{}, 1)}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		close(s.c)
+		s.err = ErrClosed
 		return s
 	}
 	b.subs[s] = struct{}{}
@@ -124,29 +158,71 @@ func (b *Bus) Subscribers() int {
 
 // Subscription receives a bus's events.
 type Subscription struct {
-	bus *Bus
-	c   chan Event
-	err error // set, under bus.mu, before c is closed
+	bus   *Bus
+	ready chan struct{} // has a value when the queue or err changed
+	// Under bus.mu:
+	queue   []Event
+	waiting int   // ids in queue
+	err     error // set when the subscription ended
 }
 
-// Events is the channel of the subscription's events. It is closed when
-// the subscriber is dropped (see Err) or the subscription closed.
-func (s *Subscription) Events() <-chan Event { return s.c }
-
-// Err is ErrSlow once Events is closed because the subscriber fell
-// behind, nil otherwise.
-func (s *Subscription) Err() error {
-	s.bus.mu.Lock()
-	defer s.bus.mu.Unlock()
-	return s.err
+// push queues e, merging it into the last event once the queue is long;
+// bus.mu is held.
+func (s *Subscription) push(e Event) {
+	if n := len(s.queue); n >= mergeAfter {
+		last := &s.queue[n-1]
+		last.Papers = append(last.Papers, e.Papers...)
+		last.Researchers = append(last.Researchers, e.Researchers...)
+	} else {
+		s.queue = append(s.queue, e)
+	}
+	s.waiting += e.ids()
+	s.bus.waiting += e.ids()
+	s.wake()
 }
 
-// Close ends the subscription; its channel is closed.
+func (s *Subscription) wake() {
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Next waits for the subscription's next event, in the order published
+// (events that piled up may come merged into one). Once the subscription
+// has ended it returns ErrSlow if the subscriber fell too far behind
+// (what was queued then is dropped with it), ErrClosed otherwise; and
+// ctx's error when ctx ends first.
+func (s *Subscription) Next(ctx context.Context) (Event, error) {
+	for {
+		s.bus.mu.Lock()
+		if len(s.queue) > 0 {
+			e := s.queue[0]
+			s.queue[0] = Event{}
+			s.queue = s.queue[1:]
+			s.waiting -= e.ids()
+			s.bus.waiting -= e.ids()
+			s.bus.mu.Unlock()
+			return e, nil
+		}
+		err := s.err
+		s.bus.mu.Unlock()
+		if err != nil {
+			return Event{}, err
+		}
+		select {
+		case <-s.ready:
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+// Close ends the subscription.
 func (s *Subscription) Close() {
 	s.bus.mu.Lock()
 	defer s.bus.mu.Unlock()
 	if _, ok := s.bus.subs[s]; ok {
-		delete(s.bus.subs, s)
-		close(s.c)
+		s.bus.drop(s, ErrClosed)
 	}
 }

@@ -16,27 +16,54 @@ import (
 	"github.com/papergraph/papergraph/notify"
 )
 
-// A subscriber that falls notify.Buffer events behind is dropped: its
-// channel holds the events it had, then closes, and Err says ErrSlow; a
-// subscriber that keeps up hears every event.
-func TestSlowSubscriberDropped(t *testing.T) {
+// A subscriber that falls behind keeps every id published, in order,
+// its events merged once many wait; one more than MaxBehind ids behind
+// is dropped with ErrSlow, and loses what it had queued; a subscriber
+// that keeps up hears every event as published.
+func TestSlowSubscriberMergedThenDropped(t *testing.T) {
+	ctx := t.Context()
 	bus := notify.NewLocal()
 	slow, fast := bus.Subscribe(), bus.Subscribe()
 	defer fast.Close()
-	for i := range notify.Buffer + 1 {
-		if err := bus.Publish(t.Context(), []int64{int64(i)}, nil); err != nil {
+	const events = 1000
+	for i := range events {
+		if err := bus.Publish(ctx, []int64{int64(i)}, []int64{-int64(i)}); err != nil {
 			t.Fatal(err)
 		}
-		if e := <-fast.Events(); e.Papers[0] != int64(i) {
-			t.Fatalf("fast subscriber: got %v, want [%d]", e.Papers, i)
+		if e, err := fast.Next(ctx); err != nil || !slices.Equal(e.Papers, []int64{int64(i)}) {
+			t.Fatalf("fast subscriber: got %v, %v, want [%d]", e.Papers, err, i)
 		}
 	}
+	var papers []int64
 	n := 0
-	for range slow.Events() {
+	for len(papers) < events {
+		e, err := slow.Next(ctx)
+		if err != nil {
+			t.Fatalf("slow subscriber after %d ids: %v", len(papers), err)
+		}
+		papers = append(papers, e.Papers...)
 		n++
 	}
-	if n != notify.Buffer || !errors.Is(slow.Err(), notify.ErrSlow) {
-		t.Errorf("slow subscriber: got %d events and %v, want %d and ErrSlow", n, slow.Err(), notify.Buffer)
+	if n >= events {
+		t.Errorf("the slow subscriber's %d events were not merged", n)
+	}
+	for i, p := range papers {
+		if p != int64(i) {
+			t.Fatalf("slow subscriber: id %d of %d is %d, want the ids in order", i, events, p)
+		}
+	}
+
+	big := make([]int64, notify.MaxBehind/2)
+	for range 3 {
+		if err := bus.Publish(ctx, big, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fast.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := slow.Next(ctx); !errors.Is(err, notify.ErrSlow) {
+		t.Errorf("a subscriber %d ids behind: got %v, want ErrSlow", 3*len(big), err)
 	}
 	if got := bus.Subscribers(); got != 1 {
 		t.Errorf("subscribers: got %d, want 1", got)
@@ -75,13 +102,12 @@ func TestPostgresNotify(t *testing.T) {
 		}
 		var got notify.Event
 		for len(got.Papers) < len(papers) || len(got.Researchers) < 1 {
-			select {
-			case e := <-sub.Events():
-				got.Papers = append(got.Papers, e.Papers...)
-				got.Researchers = append(got.Researchers, e.Researchers...)
-			case <-ctx.Done():
-				t.Fatalf("heard %d paper ids, want %d: %v", len(got.Papers), len(papers), ctx.Err())
+			e, err := sub.Next(ctx)
+			if err != nil {
+				t.Fatalf("heard %d paper ids, want %d: %v", len(got.Papers), len(papers), err)
 			}
+			got.Papers = append(got.Papers, e.Papers...)
+			got.Researchers = append(got.Researchers, e.Researchers...)
 		}
 		if !slices.Equal(got.Papers, papers) || !slices.Equal(got.Researchers, []int64{7}) {
 			t.Errorf("got %d papers and researchers %v, want the %d published and [7]", len(got.Papers), got.Researchers, len(papers))
@@ -114,14 +140,14 @@ func TestCloseAwaitsListener(t *testing.T) {
 		if listening() {
 			t.Errorf("a listener goroutine is left after Close:\n%s", stacks())
 		}
-		if _, ok := <-sub.Events(); ok || sub.Err() != nil {
-			t.Errorf("the subscription was not ended cleanly by Close (err %v)", sub.Err())
+		if _, err := sub.Next(t.Context()); !errors.Is(err, notify.ErrClosed) {
+			t.Errorf("the subscription was not ended cleanly by Close: %v", err)
 		}
 		if err := bus.Publish(t.Context(), []int64{1}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if late := bus.Subscribe(); func() bool { _, ok := <-late.Events(); return ok }() {
-			t.Error("a subscription to a closed bus heard an event")
+		if _, err := bus.Subscribe().Next(t.Context()); !errors.Is(err, notify.ErrClosed) {
+			t.Errorf("a subscription to a closed bus: got %v, want ErrClosed", err)
 		}
 		bus.Close()
 	})

@@ -77,9 +77,9 @@ func (r *Resolver) researcherUpdated(ctx context.Context, id string) (<-chan *mo
 
 // stream subscribes to bus until ctx ends and sends what read makes of
 // each event. The channel it returns is unbuffered: while the client is
-// slow to take an item, the events wait in the subscription's bounded
-// buffer, and once that is full the subscription ends with
-// CodeSlowConsumer.
+// slow to take an item, the events wait in the subscription's queue,
+// bounded by the ids it holds, and once that is full the subscription
+// ends with CodeSlowConsumer.
 //
 // Each item goes out in an answer of its own, with the fresh loaders
 // EventLoaders gives it: before sending an item, stream takes those
@@ -95,21 +95,15 @@ func stream[T any](ctx context.Context, bus *notify.Bus, read func(context.Conte
 		defer close(out)
 		defer sub.Close()
 		for {
-			var e notify.Event
-			select {
-			case <-ctx.Done():
-				return
-			case got, ok := <-sub.Events():
-				if !ok {
-					if errors.Is(sub.Err(), notify.ErrSlow) {
-						transport.AddSubscriptionError(ctx, &gqlerror.Error{
-							Message:    "the subscription fell too far behind its events and was dropped; subscribe again",
-							Extensions: map[string]any{"code": CodeSlowConsumer},
-						})
-					}
-					return
+			e, err := sub.Next(ctx)
+			if err != nil {
+				if errors.Is(err, notify.ErrSlow) {
+					transport.AddSubscriptionError(ctx, &gqlerror.Error{
+						Message:    "the subscription fell too far behind its events and was dropped; subscribe again",
+						Extensions: map[string]any{"code": CodeSlowConsumer},
+					})
 				}
-				e = got
+				return
 			}
 			items, err := read(ctx, e)
 			if err != nil {

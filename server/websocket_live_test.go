@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -261,9 +262,10 @@ func TestWebsocketSilentClientClosed(t *testing.T) {
 
 // readPapers reads c's messages until its connection ends, answering
 // pings, and sends the arXiv id of each papersAdded event; the channel
-// is closed, and an empty id sent, when the connection ends.
+// is closed when the connection ends. It holds the ids of up to 16,384
+// events for its reader, so that the client keeps answering pings.
 func readPapers(ctx context.Context, c *wsClient) <-chan string {
-	out := make(chan string, 16)
+	out := make(chan string, 1<<14)
 	go func() {
 		defer close(out)
 		for {
@@ -286,4 +288,56 @@ func readPapers(ctx context.Context, c *wsClient) <-chan string {
 		}
 	}()
 	return out
+}
+
+// Twenty-one subscribers that read as fast as the server writes to them
+// each hear every paper of an import committed in many more batches than
+// a subscriber may fall events behind: events that pile up are merged,
+// not counted against the subscriber.
+func TestSubscribersKeepUpWithImport(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		bus := liveBus(t, ctx, dsn, bdb)
+		// Each subscriber is a client of its own, behind a proxy.
+		ts := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus,
+			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}).Handler())
+		defer ts.Close()
+		const clients, batches, perBatch = 21, 100, 20
+		heard := make([]<-chan string, clients)
+		for i := range heard {
+			conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/graphql", &websocket.DialOptions{
+				Subprotocols: []string{"graphql-transport-ws"},
+				HTTPHeader:   http.Header{"X-Forwarded-For": {fmt.Sprintf("203.0.113.%d", i+1)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.CloseNow()
+			c := &wsClient{t: t, ctx: ctx, conn: conn}
+			c.send(wsMessage{Type: "connection_init"})
+			if m := c.read(); m.Type != "connection_ack" {
+				t.Fatalf("got %s, want connection_ack", m.Type)
+			}
+			c.subscribe("all", `subscription { papersAdded { arxivId } }`)
+			heard[i] = readPapers(ctx, c)
+		}
+		waitSubscribers(t, ctx, bus, clients)
+		for b := range batches {
+			records := make([]string, perBatch)
+			for i := range records {
+				records[i] = kagglePaper(fmt.Sprintf("0801.%04d", b*perBatch+i+1), "hep-th", "A. Writer")
+			}
+			importLive(t, ctx, bdb, bus, records...)
+		}
+		for i, papers := range heard {
+			seen := map[string]bool{}
+			for len(seen) < batches*perBatch {
+				id, ok := <-papers
+				if !ok || id == "" {
+					t.Fatalf("subscriber %d: the connection ended after %d of %d papers", i, len(seen), batches*perBatch)
+				}
+				seen[id] = true
+			}
+		}
+	})
 }
