@@ -16,13 +16,13 @@ import (
 // TestRelaxedSearch asks.
 var relaxPapers = []*db.Paper{
 	{ArxivID: "hep-th/9601029", Title: "Microscopic Origin of the Bekenstein-Hawking Entropy",
-		Abstract: "We count the microstates of extremal black holes as bound states of string solitons (D-branes).",
+		Abstract:  "We count the microstates of extremal black holes as bound states of string solitons (D-branes).",
 		Published: time.Date(1996, 1, 9, 0, 0, 0, 0, time.UTC)},
 	{ArxivID: "hep-th/9602001", Title: "Solitons in string theory",
-		Abstract: "String solitons and their bound states, without black holes.",
+		Abstract:  "String solitons and their bound states, without black holes.",
 		Published: time.Date(1996, 2, 1, 0, 0, 0, 0, time.UTC)},
 	{ArxivID: "hep-th/9603001", Title: "Collapsed stars",
-		Abstract: "Gravitational collapse of stars to black holes.",
+		Abstract:  "Gravitational collapse of stars to black holes.",
 		Published: time.Date(1996, 3, 1, 0, 0, 0, 0, time.UTC)},
 	{ArxivID: "hep-th/9604001", Title: "An unrelated paper", Abstract: "Lattice gauge theory of the strong force.",
 		Published: time.Date(1996, 4, 1, 0, 0, 0, 0, time.UTC)},
