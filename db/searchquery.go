@@ -35,9 +35,14 @@ type SearchTerm struct {
 // of its GIN keys.
 const MinPrefix = 2
 
-// maxSearchTerms bounds the terms of a query, each of which costs a
-// posting-list walk.
-const maxSearchTerms = 16
+// maxSearchTerms bounds the terms of a query other than stop words, each
+// of which costs a posting-list walk; a typed sentence may hold as many
+// stop words again (maxQueryTerms in all), which a relaxed query leaves
+// out.
+const (
+	maxSearchTerms = 16
+	maxQueryTerms  = 2 * maxSearchTerms
+)
 
 // ErrSearchQuery is wrapped by the errors of ParseSearchQuery.
 var ErrSearchQuery = errors.New("malformed search query")
@@ -94,10 +99,21 @@ func ParseSearchQuery(s string) (SearchQuery, error) {
 	switch {
 	case len(q.Terms) == 0:
 		return SearchQuery{}, fmt.Errorf("%w: no word to search for", ErrSearchQuery)
-	case len(q.Terms) > maxSearchTerms:
-		return SearchQuery{}, fmt.Errorf("%w: more than %d terms", ErrSearchQuery, maxSearchTerms)
+	case len(q.Terms) > maxQueryTerms || q.wordTerms() > maxSearchTerms:
+		return SearchQuery{}, fmt.Errorf("%w: more than %d terms (or %d with stop words)", ErrSearchQuery, maxSearchTerms, maxQueryTerms)
 	}
 	return q, nil
+}
+
+// wordTerms counts the terms of q that are not stop words.
+func (q SearchQuery) wordTerms() int {
+	n := 0
+	for _, t := range q.Terms {
+		if len(t.Words) != 1 || t.Prefix || !stopWords[t.Words[0]] {
+			n++
+		}
+	}
+	return n
 }
 
 // isWordRune reports whether r belongs to a word of a query: letters and

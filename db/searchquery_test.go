@@ -65,7 +65,7 @@ func TestPrefixQuery(t *testing.T) {
 }
 
 func TestParseSearchQueryRejects(t *testing.T) {
-	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a*", "quantum g*", "a b c d e f g h i j k l m n o p q"} {
+	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a*", "quantum g*", "b c d e f g h j k l m n o p q r s", strings.Repeat("of the ", 17)} {
 		if _, err := ParseSearchQuery(in); !errors.Is(err, ErrSearchQuery) {
 			t.Errorf("ParseSearchQuery(%q): got %v, want ErrSearchQuery", in, err)
 		}
