@@ -73,3 +73,10 @@ var SearchVectorsAgree = searchVectorsAgree
 // SearchWords is the words of s as both indexes hold them, joined by
 // spaces: what PostgreSQL's search_words returns, trimmed.
 func SearchWords(s string) string { return strings.Join(searchText(s), " ") }
+
+// MigrationStatements is the statements of a migration file (its path
+// under migrations/), as split by --bun:split.
+func MigrationStatements(path string) ([]string, error) {
+	text, err := migrationFiles.ReadFile("migrations/" + path)
+	return strings.Split(string(text), "--bun:split"), err
+}

@@ -94,3 +94,69 @@ func TestTexFoldSearch(t *testing.T) {
 		}
 	})
 }
+
+// TestTexFoldReindex: migration 0024 indexes again the papers indexed
+// before it, with their TeX spelled raw: after it a plain query finds
+// them on both databases.
+func TestTexFoldReindex(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx := context.Background()
+		rows := []*db.Paper{{ArxivID: "gr-qc/9302001", Title: `Time and Kucha\v{r}`, Abstract: `G{\"o}del universes`}}
+		if err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			_, err := db.InsertPapers(ctx, tx, rows)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// The paper as the index held it before 0024: TeX split at its
+		// punctuation, "kucha v r" and "g o del".
+		file, old := "sqlite/0024_tex_fold.tx.up.sql", []string{
+			`DELETE FROM papers_fts WHERE rowid IN (SELECT id FROM papers WHERE arxiv_id = 'gr-qc/9302001')`,
+			`INSERT INTO papers_fts (rowid, title, abstract) SELECT id, 'Time and Kucha v r', 'G o del universes' FROM papers WHERE arxiv_id = 'gr-qc/9302001'`,
+		}
+		if db.IsPostgres(bdb) {
+			file, old = "postgres/0024_tex_fold.tx.up.sql", []string{`UPDATE papers SET
+				search_doc = setweight(to_tsvector('simple', 'time and kucha v r'), 'A') || setweight(to_tsvector('simple', 'g o del universes'), 'B'),
+				title_doc = setweight(to_tsvector('simple', 'time and kucha v r'), 'A')`}
+		}
+		found := func() int {
+			n, _, err := db.SearchCount(ctx, bdb, db.PaperSearch{Query: mustQuery(t, "kuchar godel")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		for _, stmt := range old {
+			if _, err := bdb.ExecContext(ctx, stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := found(); n != 0 {
+			t.Fatalf("the index as before 0024 matches %d papers, want 0", n)
+		}
+		stmts, err := db.MigrationStatements(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, stmt := range stmts {
+			if strings.Contains(stmt, "CREATE FUNCTION") {
+				continue // made by the migration already
+			}
+			if _, err := bdb.ExecContext(ctx, stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := found(); n != 1 {
+			t.Errorf("after 0024 %d papers match, want 1", n)
+		}
+	})
+}
+
+func mustQuery(t *testing.T, s string) db.SearchQuery {
+	t.Helper()
+	q, err := db.ParseSearchQuery(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
