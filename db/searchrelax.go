@@ -93,35 +93,34 @@ func (s PaperSearch) relaxedCandidates(ctx context.Context, idb bun.IDB) ([]cand
 	}
 	pg := IsPostgres(idb)
 	var args []any
-	var hits, titles []string
-	for i, t := range optional {
-		term := SearchQuery{Terms: []SearchTerm{t}}
-		n := strconv.Itoa(i)
-		if pg {
-			hits = append(hits, "SELECT p.id, "+n+" AS t FROM papers AS p WHERE p.search_doc @@ to_tsquery('simple', ?)")
-			titles = append(titles, "SELECT p.id, "+n+" AS t FROM papers AS p WHERE p.title_doc @@ to_tsquery('simple', ?)")
-			args = append(args, term.tsquery(""))
-			continue
-		}
-		hits = append(hits, "SELECT rowid AS id, "+n+" AS t FROM papers_fts WHERE papers_fts MATCH ?")
-		titles = append(titles, "SELECT rowid AS id, "+n+" AS t FROM papers_fts WHERE papers_fts MATCH ?")
-		args = append(args, term.fts5())
-	}
-	for _, t := range optional {
-		term := SearchQuery{Terms: []SearchTerm{t}}
-		if pg {
-			args = append(args, term.tsquery(""))
-		} else {
-			args = append(args, "{title} : ("+term.fts5()+")")
+	arms := make([]string, 0, 2*len(optional))
+	for title := range 2 {
+		for i, t := range optional {
+			term := SearchQuery{Terms: []SearchTerm{t}}
+			sel := "SELECT rowid AS id, " + strconv.Itoa(i) + " AS t, " + strconv.Itoa(title) + " AS title FROM papers_fts WHERE papers_fts MATCH ?"
+			arg := term.fts5()
+			switch {
+			case pg:
+				doc := [...]string{"search_doc", "title_doc"}[title]
+				sel = "SELECT p.id, " + strconv.Itoa(i) + " AS t, " + strconv.Itoa(title) + " AS title FROM papers AS p WHERE p." + doc + " @@ to_tsquery('simple', ?)"
+				arg = term.tsquery("")
+			case title == 1:
+				arg = "{title} : (" + arg + ")"
+			}
+			arms = append(arms, sel)
+			args = append(args, arg)
 		}
 	}
-	// sc is the score of a match before its count of words: above 0, so
-	// that hits + sc / (1 + sc) orders by words matched, then by sc.
-	q := "WITH h AS (SELECT id, t, COUNT(*) OVER (PARTITION BY t) AS df FROM (" + strings.Join(hits, " UNION ALL ") + ") AS u),\n" +
-		"ti AS (" + strings.Join(titles, " UNION ALL ") + "),\n" +
+	// u holds a row for each word a paper matches, and another when it
+	// matches in the title (a title match is a match); w one row for each
+	// word a paper matches, with the word's document frequency. sc is the
+	// score of a match before its count of words: above 0, so that hits +
+	// sc / (1 + sc) orders by words matched, then by sc.
+	q := "WITH u AS (" + strings.Join(arms, " UNION ALL ") + "),\n" +
+		"w AS (SELECT id, t, title, COUNT(*) OVER (PARTITION BY t) AS df FROM (SELECT id, t, MAX(title) AS title FROM u GROUP BY id, t) AS g),\n" +
 		"n AS (SELECT CAST(COALESCE(MAX(id), 0) AS DOUBLE PRECISION) AS n FROM papers),\n" +
-		"m AS (SELECT h.id, COUNT(*) AS hits, SUM(ln((n.n - h.df + 0.5) / (h.df + 0.5) + 1) * CASE WHEN ti.id IS NULL THEN 1 ELSE " +
-		strconv.Itoa(relaxTitleWeight) + " END) AS s FROM h CROSS JOIN n LEFT JOIN ti ON ti.id = h.id AND ti.t = h.t GROUP BY h.id HAVING COUNT(*) >= ?)\n"
+		"m AS (SELECT w.id, COUNT(*) AS hits, SUM(ln((n.n - w.df + 0.5) / (w.df + 0.5) + 1) * CASE WHEN w.title = 1 THEN " +
+		strconv.Itoa(relaxTitleWeight) + " ELSE 1 END) AS s FROM w CROSS JOIN n GROUP BY w.id HAVING COUNT(*) >= ?)\n"
 	args = append(args, minShould)
 	cond, cargs := s.conditions(idb)
 	if !required.IsZero() {
