@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -68,3 +69,14 @@ var SearchVectors = searchVectors
 // SearchVectorsAgree is searchVectorsAgree: whether the database builds
 // the probe text's documents as SearchVectors does.
 var SearchVectorsAgree = searchVectorsAgree
+
+// SearchWords is the words of s as both indexes hold them, joined by
+// spaces: what PostgreSQL's search_words returns, trimmed.
+func SearchWords(s string) string { return strings.Join(searchText(s), " ") }
+
+// MigrationStatements is the statements of a migration file (its path
+// under migrations/), as split by --bun:split.
+func MigrationStatements(path string) ([]string, error) {
+	text, err := migrationFiles.ReadFile("migrations/" + path)
+	return strings.Split(string(text), "--bun:split"), err
+}

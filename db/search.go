@@ -49,6 +49,9 @@ type Candidates struct {
 	IDs []int64
 	// More reports that the search matches more papers than IDs holds.
 	More bool
+	// Relaxed reports that the candidates are those of the relaxed query
+	// (see RelaxBelow), best first: too few papers matched every term.
+	Relaxed bool
 	// rows are the candidates in IDs' order.
 	rows []candidate
 	// scored tells that the rows carry their relevance score.
@@ -63,7 +66,7 @@ type candidate struct {
 }
 
 // SearchCandidates reads the candidates of s, which has a query, in one
-// statement: its RelevanceCandidates most cited matches, whether there are
+// statement (two when scored and relaxed, see RelaxBelow): its RelevanceCandidates most cited matches, whether there are
 // more, their dates and, when scored, their relevance. It reads them band
 // by band of citations (see citedBands), most cited first, and stops at
 // the band that completes them: a common word's candidates come from the
@@ -77,6 +80,15 @@ func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bo
 		return Candidates{}, err
 	}
 	c := Candidates{scored: scored}
+	if scored && len(rows) < RelaxBelow {
+		relaxed, ok, err := s.relaxedCandidates(ctx, idb)
+		if err != nil {
+			return Candidates{}, err
+		}
+		if ok {
+			rows, c.Relaxed = relaxed, true
+		}
+	}
 	if len(rows) > RelevanceCandidates {
 		rows, c.More = rows[:RelevanceCandidates], true
 	}
@@ -312,15 +324,7 @@ func (s PaperSearch) WithCandidates(c Candidates) PaperSearch {
 // statement (none when the page is empty).
 func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) (Page[*Paper], error) {
 	rows := slices.Clone(c.rows)
-	less := func(x, y candidate) int { // relevance order: -1 when x comes first
-		if x.Score != y.Score {
-			if x.Score > y.Score {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(x.ID, y.ID)
-	}
+	less := relevanceLess
 	slices.SortFunc(rows, less)
 	if a.After.Set {
 		at := candidate{ID: a.After.ID, Score: keyScore(a.After.Key)}
@@ -358,6 +362,18 @@ func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) 
 		}
 	}
 	return searchPage(ordered, a), nil
+}
+
+// relevanceLess is the relevance order of candidates: -1 when x comes
+// first (higher score, then lower id).
+func relevanceLess(x, y candidate) int {
+	if x.Score != y.Score {
+		if x.Score > y.Score {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(x.ID, y.ID)
 }
 
 // relevanceKeyset orders by the score searchFrom computes, best first.

@@ -55,14 +55,15 @@ var folds = func() map[rune]rune {
 	return m
 }()
 
-// searchFold is search_fold in Go: lowercase, then the fold table.
+// searchFold is search_fold in Go, after tex_fold: TeX markup folded
+// (texFold), lowercase, then the fold table.
 func searchFold(s string) string {
 	return strings.Map(func(r rune) rune {
 		if f, ok := folds[r]; ok {
 			return f
 		}
 		return r
-	}, strings.ToLower(s))
+	}, strings.ToLower(texFold(s)))
 }
 
 // isIndexRune reports whether r belongs to an indexed word: letters and
@@ -81,10 +82,11 @@ func searchText(s string) []string {
 // splits ASCII text at every character other than a letter or digit and
 // folds the case of ASCII letters itself, so plain ASCII text (most titles
 // and abstracts) goes to it as it is, and only other text is folded and
-// split here. That spares a bulk import a copy of every text.
+// split here, as is text with TeX markup (texFold), which needs a
+// backslash. That spares a bulk import a copy of every text.
 func indexFold(s string) string {
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		if s[i] >= utf8.RuneSelf || s[i] == '\\' {
 			return strings.Join(searchText(s), " ")
 		}
 	}

@@ -8,20 +8,25 @@ import (
 	"unicode/utf8"
 )
 
-// SearchQuery is a full-text query taken apart: terms that a paper must
-// all match in its title or abstract. It is built only by
-// ParseSearchQuery, so that no user text reaches MATCH or to_tsquery
-// other than as words of letters and digits.
+// SearchQuery is a full-text query taken apart: terms that a paper
+// matches in its title or abstract. A paper matching them all matches the
+// query; when few do, a relevance order relaxes it (see relaxed), and then
+// only the Required terms must all match. It is built only by
+// ParseSearchQuery, so that no user text reaches MATCH or to_tsquery other
+// than as words of letters and digits.
 type SearchQuery struct {
 	Terms []SearchTerm
 }
 
 // SearchTerm is one word, or a phrase of words that must appear in order;
 // the words are folded and split as the indexes hold them (searchText).
-// Prefix makes the (single) word match every word it begins.
+// Prefix makes the (single) word match every word it begins. Required
+// terms (a quoted phrase, a +word) must match even when the query is
+// relaxed.
 type SearchTerm struct {
-	Words  []string
-	Prefix bool
+	Words    []string
+	Prefix   bool
+	Required bool
 }
 
 // MinPrefix is the fewest characters a prefix (word*) has: a shorter one
@@ -30,21 +35,28 @@ type SearchTerm struct {
 // of its GIN keys.
 const MinPrefix = 2
 
-// maxSearchTerms bounds the terms of a query, each of which costs a
-// posting-list walk.
-const maxSearchTerms = 16
+// maxSearchTerms bounds the terms of a query other than stop words, each
+// of which costs a posting-list walk; a typed sentence may hold as many
+// stop words again (maxQueryTerms in all), which a relaxed query leaves
+// out.
+const (
+	maxSearchTerms = 16
+	maxQueryTerms  = 2 * maxSearchTerms
+)
 
 // ErrSearchQuery is wrapped by the errors of ParseSearchQuery.
 var ErrSearchQuery = errors.New("malformed search query")
 
 // ParseSearchQuery reads a user's query: words, "quoted phrases" and
-// prefixes (word*), all of which must match. Punctuation between words
-// separates them; a stray quote or star is an error wrapping
-// ErrSearchQuery, as is a query with no word at all.
+// prefixes (word*); phrases and words written +word are Required. TeX
+// markup is folded first (texFold), as the index folds it. Punctuation
+// between words separates them; a stray quote or star is an error
+// wrapping ErrSearchQuery, as is a query with no word at all.
 func ParseSearchQuery(s string) (SearchQuery, error) {
 	var q SearchQuery
-	rs := []rune(s)
+	rs := []rune(texFold(s))
 	for i := 0; i < len(rs); {
+		plus := i > 0 && rs[i-1] == '+' && (i == 1 || unicode.IsSpace(rs[i-2])) // a + starting a word
 		switch r := rs[i]; {
 		case r == '"':
 			end := i + 1
@@ -55,7 +67,7 @@ func ParseSearchQuery(s string) (SearchQuery, error) {
 				return SearchQuery{}, fmt.Errorf("%w: unbalanced quote", ErrSearchQuery)
 			}
 			if ws := searchWords(rs[i+1 : end]); len(ws) > 0 {
-				q.Terms = append(q.Terms, SearchTerm{Words: ws})
+				q.Terms = append(q.Terms, SearchTerm{Words: ws, Required: true})
 			}
 			i = end + 1
 			if i < len(rs) && rs[i] == '*' {
@@ -68,7 +80,7 @@ func ParseSearchQuery(s string) (SearchQuery, error) {
 			for end < len(rs) && isWordRune(rs[end]) {
 				end++
 			}
-			t := SearchTerm{Words: searchWords(rs[i:end])}
+			t := SearchTerm{Words: searchWords(rs[i:end]), Required: plus}
 			if end < len(rs) && rs[end] == '*' {
 				if n := len(t.Words); n > 0 && utf8.RuneCountInString(t.Words[n-1]) < MinPrefix {
 					return SearchQuery{}, fmt.Errorf("%w: a prefix needs at least %d letters or digits before the *", ErrSearchQuery, MinPrefix)
@@ -87,10 +99,21 @@ func ParseSearchQuery(s string) (SearchQuery, error) {
 	switch {
 	case len(q.Terms) == 0:
 		return SearchQuery{}, fmt.Errorf("%w: no word to search for", ErrSearchQuery)
-	case len(q.Terms) > maxSearchTerms:
-		return SearchQuery{}, fmt.Errorf("%w: more than %d terms", ErrSearchQuery, maxSearchTerms)
+	case len(q.Terms) > maxQueryTerms || q.wordTerms() > maxSearchTerms:
+		return SearchQuery{}, fmt.Errorf("%w: more than %d terms (or %d with stop words)", ErrSearchQuery, maxSearchTerms, maxQueryTerms)
 	}
 	return q, nil
+}
+
+// wordTerms counts the terms of q that are not stop words.
+func (q SearchQuery) wordTerms() int {
+	n := 0
+	for _, t := range q.Terms {
+		if len(t.Words) != 1 || t.Prefix || !stopWords[t.Words[0]] {
+			n++
+		}
+	}
+	return n
 }
 
 // isWordRune reports whether r belongs to a word of a query: letters and
@@ -161,7 +184,7 @@ func (q SearchQuery) tsquery(weight string) string {
 // letter).
 func PrefixQuery(s string) SearchQuery {
 	var q SearchQuery
-	words := searchWords([]rune(s))
+	words := searchWords([]rune(texFold(s)))
 	short := len(words) > 0 && utf8.RuneCountInString(words[len(words)-1]) < MinPrefix
 	if short {
 		words = words[:len(words)-1]

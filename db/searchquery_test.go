@@ -65,7 +65,7 @@ func TestPrefixQuery(t *testing.T) {
 }
 
 func TestParseSearchQueryRejects(t *testing.T) {
-	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a*", "quantum g*", "a b c d e f g h i j k l m n o p q"} {
+	for _, in := range []string{"", "  ;; ", `"unbalanced`, "*", "a * b", `"phrase"*`, "\u0301", "a*", "quantum g*", "b c d e f g h j k l m n o p q r s", strings.Repeat("of the ", 17)} {
 		if _, err := ParseSearchQuery(in); !errors.Is(err, ErrSearchQuery) {
 			t.Errorf("ParseSearchQuery(%q): got %v, want ErrSearchQuery", in, err)
 		}
@@ -134,5 +134,28 @@ func TestCitedBandsMatchMigration(t *testing.T) {
 	}
 	if !strings.Contains(string(sq), "citation_count >= "+strconv.Itoa(citedBands[len(citedBands)-1])) {
 		t.Error("SQLite's migration does not keep the papers of the lowest band")
+	}
+}
+
+// TestTexRulesMatchMigration: PostgreSQL's tex_fold (migration 0024)
+// applies texRules, in their order, as Go does.
+func TestTexRulesMatchMigration(t *testing.T) {
+	text, err := migrationFiles.ReadFile("migrations/postgres/0024_tex_fold.tx.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)\$f\$ SELECT CASE WHEN strpos\(t, '\\'\) = 0 THEN t ELSE\s*((?:regexp_replace\()*)t,(.*) END \$f\$`).FindSubmatch(text)
+	if m == nil {
+		t.Fatal("no tex_fold in 0024_tex_fold")
+	}
+	if got := strings.Count(string(m[1]), "regexp_replace("); got != len(texRules) {
+		t.Errorf("tex_fold applies %d rules, want %d", got, len(texRules))
+	}
+	want := make([]string, len(texRules))
+	for i, r := range texRules {
+		want[i] = fmt.Sprintf("\n\t\t\t\t'%s', '%s', 'g')", strings.ReplaceAll(r.pattern, "'", "''"), strings.ReplaceAll(r.replacement, "$1", `\1`))
+	}
+	if got := string(m[2]); got != strings.Join(want, ",") {
+		t.Errorf("tex_fold's rules:\n%s\nwant texRules:\n%s", got, strings.Join(want, ","))
 	}
 }

@@ -2105,12 +2105,16 @@ type Query {
   """
   searchPapers(
     """
-    Words that must all appear, in any order (case and accents ignored:
-    e.g. "Grobner" finds "Gröbner"); "a quoted phrase" whose words must follow one
-    another; a word ending in * matches every word it begins (e.g. "chromo*").
-    Other punctuation separates words. A prefix has at least 2 letters or
-    digits before the * ("a*" is refused). Null or absent lists papers by
-    the filters alone.
+    Words that must all appear, in any order (case, accents and TeX markup
+    ignored: e.g. "Grobner" finds "Gröbner", "Kuchar" finds "Kucha\v{r}");
+    "a quoted phrase" whose words must follow one another; a word ending in *
+    matches every word it begins (e.g. "chromo*"). Other punctuation
+    separates words. A prefix has at least 2 letters or digits before the *
+    ("a*" is refused). In the RELEVANCE order, when fewer than 10 papers
+    hold every word, the query is relaxed: papers holding its phrases, its
+    words written +word, and at least half (up to 4) of its other words
+    (stop words aside) are ranked, those holding the most words first.
+    Null or absent lists papers by the filters alone.
     """
     query: String
     "Conditions every paper must meet."

@@ -538,7 +538,8 @@ func TestFacetStatements(t *testing.T) {
 // then the categories facet over their ids, then the page's papers (by id
 // in relevance order, which is sorted from the candidates; by the
 // citation order's own statement otherwise). A query matching nothing
-// needs no statement past the candidates. The candidates are one
+// needs no statement past the candidates; a relevance order relaxing its
+// query reads the relaxed candidates in one more. The candidates are one
 // statement on both databases, read band by band of citations
 // (db.SearchCandidates; TestCitedBandsRankAsTheStatement).
 func TestSearchStatements(t *testing.T) {
@@ -556,6 +557,12 @@ func TestSearchStatements(t *testing.T) {
 			{"field", "MOST_CITED", 3},
 			{"xyzzyplugh", "RELEVANCE", 1},
 			{"xyzzyplugh", "NEWEST", 2},
+			// No paper holds both words: relevance relaxes the query
+			// (db.RelaxBelow), a second statement for the candidates,
+			// which then serve the count, the facets and the page; the
+			// citation order keeps it strict, matching nothing.
+			{"field xyzzyplugh", "RELEVANCE", 4},
+			{"field xyzzyplugh", "MOST_CITED", 2},
 		}
 		for _, tt := range tests {
 			var resp struct {
@@ -574,22 +581,28 @@ func TestSearchStatements(t *testing.T) {
 				t.Errorf("%s by %s: %d statements, want %d", tt.query, tt.sort, got, tt.want)
 			}
 			got := resp.SearchPapers
-			if matched := tt.query == "field"; matched != (got.TotalCount > 3 && len(got.Nodes) == 3 && len(got.Facets.Years) > 0) || !got.TotalCountIsExact {
+			if matched := tt.query == "field" || tt.sort == "RELEVANCE" && tt.query == "field xyzzyplugh"; matched != (got.TotalCount > 3 && len(got.Nodes) == 3 && len(got.Facets.Years) > 0) || !got.TotalCountIsExact {
 				t.Errorf("%s by %s: got %+v", tt.query, tt.sort, got)
 			}
 			// The facets counted from the candidates are those of every
-			// match (fewer than db.RelevanceCandidates here).
+			// match (fewer than db.RelevanceCandidates here), relaxed in
+			// the relevance order as db.KeywordRanked ranks them.
 			sq, err := db.ParseSearchQuery(tt.query)
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := db.SearchPapers(context.Background(), bdb, db.PaperSearch{Query: sq}, db.PageArgs{First: db.RelevanceCandidates, Order: db.MostCited})
+			var ids []int64
+			if tt.sort == "RELEVANCE" {
+				ids, err = db.KeywordRanked(context.Background(), bdb, db.PaperSearch{Query: sq}, db.RelevanceCandidates)
+			} else {
+				var all db.Page[*db.Paper]
+				all, err = db.SearchPapers(context.Background(), bdb, db.PaperSearch{Query: sq}, db.PageArgs{First: db.RelevanceCandidates, Order: db.MostCited})
+				for _, p := range all.Items {
+					ids = append(ids, p.ID)
+				}
+			}
 			if err != nil {
 				t.Fatal(err)
-			}
-			var ids []int64
-			for _, p := range all.Items {
-				ids = append(ids, p.ID)
 			}
 			checkFacets(t, tt.query+" by "+tt.sort, facetsResp{got.TotalCount, got.Facets}, facts, ids)
 		}
