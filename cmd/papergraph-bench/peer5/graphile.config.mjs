@@ -15,7 +15,9 @@ const preset = {
       name: "PapergraphBenchListsPlugin",
       version: "0.0.0",
       schema: {
-        globalBehavior: ["connection", "resource:connection", "list", "resource:list"],
+        globalBehavior(behavior) {
+          return [behavior, "connection", "resource:connection", "list", "resource:list"];
+        },
       },
     },
   ],
