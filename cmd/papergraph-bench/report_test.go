@@ -15,9 +15,14 @@ func TestPerformancePageMatchesJSON(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no run files in docs/perf (%v)", err)
 	}
-	runs, err := readRuns(files)
+	runFiles, peerJSON := splitReportFiles(files)
+	runs, err := readRuns(runFiles)
 	if err != nil {
 		t.Fatal(err)
+	}
+	peers, err := readPeers(peerJSON)
+	if err != nil || len(peers) == 0 {
+		t.Fatalf("no peer files in docs/perf (%v)", err)
 	}
 	page, err := os.ReadFile("../../docs/performance.md")
 	if err != nil {
@@ -25,6 +30,9 @@ func TestPerformancePageMatchesJSON(t *testing.T) {
 	}
 	want, err := replaceReport(page, reportTables(runs))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err = replaceBetween(want, peerReportBegin, peerReportEnd, peerTables(peers)); err != nil {
 		t.Fatal(err)
 	}
 	if string(page) != string(want) {
