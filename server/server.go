@@ -165,6 +165,15 @@ type Config struct {
 	// validate.
 	TrustedDocuments map[string]string
 
+	// SiteURL is the base URL of the front end whose pages /sitemap.xml
+	// lists (see ParseSiteURL); empty: /sitemap.xml and /sitemaps/ answer
+	// 404, saying so.
+	SiteURL string
+	// sitemapSize and sitemapBatch are the URLs of one sitemap file and
+	// of one statement reading it (sitemapMaxURLs and sitemapBatch when
+	// zero).
+	sitemapSize, sitemapBatch int
+
 	// guards are the bounds the handlers share, which New makes.
 	guards *guards
 }
@@ -203,6 +212,11 @@ func New(cfg Config) (*Server, error) {
 	cors, err := newCORSPolicy(cfg.CORSOrigins)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	if cfg.SiteURL != "" {
+		if cfg.SiteURL, err = ParseSiteURL(cfg.SiteURL); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
 	}
 	es := resolvers.NewSchema(cfg.DB)
 	switch {
@@ -283,6 +297,8 @@ func (cfg *Config) setDefaults() {
 	orDefault(&cfg.MaxClientWebsockets, DefaultMaxClientWebsockets)
 	orDefault(&cfg.MaxWebsockets, DefaultMaxWebsockets)
 	orDefault(&cfg.WebsocketIdleTimeout, DefaultWebsocketIdleTimeout)
+	orDefault(&cfg.sitemapSize, sitemapMaxURLs)
+	orDefault(&cfg.sitemapBatch, sitemapBatch)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -317,6 +333,9 @@ func routes(cfg Config, es graphql.ExecutableSchema, api http.Handler) *http.Ser
 	exports.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
 	mux.Handle("/export/", rateHeaders(cfg.RateLimiter, exports))
 	mux.Handle("GET /feeds/latest.atom", rateHeaders(cfg.RateLimiter, withTimeout(queryTimeout, latestFeed(cfg.DB, cfg.Logger))))
+	sm := &sitemaps{db: cfg.DB, log: cfg.Logger, site: cfg.SiteURL, size: cfg.sitemapSize, batch: cfg.sitemapBatch}
+	mux.Handle("GET /sitemap.xml", rateHeaders(cfg.RateLimiter, withTimeout(queryTimeout, http.HandlerFunc(sm.index))))
+	mux.Handle("GET /sitemaps/{file}", rateHeaders(cfg.RateLimiter, http.HandlerFunc(sm.file)))
 	return mux
 }
 
