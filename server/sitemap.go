@@ -91,9 +91,10 @@ func (s *sitemaps) index(w http.ResponseWriter, r *http.Request) {
 }
 
 // file serves GET /sitemaps/{file}: papers-N.xml or researchers-N.xml,
-// streamed batch by batch. A file the index does not list is a 404. An
-// error after the first batch cuts the connection, so that a crawler
-// never takes a truncated file for a whole one.
+// streamed: each batch is sent before the next is read. A file the index
+// does not list is a 404. An error after the first batch cuts the
+// connection, so that a crawler never takes a truncated file for a whole
+// one.
 func (s *sitemaps) file(w http.ResponseWriter, r *http.Request) {
 	if s.noSite(w) {
 		return
@@ -127,6 +128,10 @@ func (s *sitemaps) file(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(batch) < s.batch {
 			break
+		}
+		// Each batch reaches the client before the next is read.
+		if bw.Flush() != nil || http.NewResponseController(w).Flush() != nil {
+			return
 		}
 		if batch, err = db.SitemapEntries(r.Context(), s.db, kind, batch[len(batch)-1].ID, hi, s.batch); err != nil {
 			failure(r, s.log, "sitemap", err)

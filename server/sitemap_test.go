@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"encoding/xml"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -177,4 +180,53 @@ func TestParseSiteURL(t *testing.T) {
 		!strings.Contains(err.Error(), "papers.example.org") {
 		t.Errorf("New with a site URL without a scheme: %v, want an error naming it", err)
 	}
+}
+
+// failAfter is a query hook that lets n statements through and cancels
+// the ones after them, as a database lost in the middle of a file would.
+type failAfter struct{ n *atomic.Int64 }
+
+func (f failAfter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	if f.n.Add(-1) >= 0 {
+		return ctx
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	cancel()
+	return ctx
+}
+
+func (failAfter) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestSitemapCutShort: a sitemap file whose read fails after its first
+// batch has been sent ends with a cut connection, never with a closing
+// tag that would make a crawler take the part for the whole.
+func TestSitemapCutShort(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Kaggle, Paths: []string{"../ingest/testdata/kaggle.jsonl"}})
+		if err != nil || !sum.OK() {
+			t.Fatalf("import: %+v, %v", sum, err)
+		}
+		left := &atomic.Int64{}
+		srv := httptest.NewServer(newTestServer(t, bdb.WithQueryHook(failAfter{left}), Config{
+			SiteURL: "https://papers.example.org", sitemapBatch: 2,
+		}).Handler())
+		defer srv.Close()
+		for _, c := range []struct {
+			statements int64
+			whole      bool
+		}{{3, true}, {1, false}} {
+			left.Store(c.statements)
+			resp, err := http.Get(srv.URL + "/sitemaps/papers-1.xml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			closed := strings.HasSuffix(string(body), "</urlset>\n")
+			if resp.StatusCode != http.StatusOK || closed != c.whole || (err == nil) != c.whole {
+				t.Errorf("%d statements allowed: status %d, closing tag %v, read error %v; want a whole file: %v\n%s",
+					c.statements, resp.StatusCode, closed, err, c.whole, body)
+			}
+		}
+	})
 }
