@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -129,8 +130,12 @@ func (s *sitemaps) file(w http.ResponseWriter, r *http.Request) {
 		if len(batch) < s.batch {
 			break
 		}
-		// Each batch reaches the client before the next is read.
-		if bw.Flush() != nil || http.NewResponseController(w).Flush() != nil {
+		// Each batch reaches the client before the next is read; a write
+		// that fails means the client is gone.
+		if err := bw.Flush(); err != nil {
+			return
+		}
+		if err := http.NewResponseController(w).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return
 		}
 		if batch, err = db.SitemapEntries(r.Context(), s.db, kind, batch[len(batch)-1].ID, hi, s.batch); err != nil {
