@@ -119,7 +119,7 @@ const exportPoints = 1
 // handleExports adds the export routes to mux. Old-style arXiv ids and
 // DOIs hold slashes, so the paper route takes the rest of the path and
 // splits the file name off its end.
-func handleExports(mux *http.ServeMux, bdb *bun.DB, log *slog.Logger) {
+func handleExports(mux *routeMux, bdb *bun.DB, log *slog.Logger) {
 	serve := func(s exportSubject, split func(*http.Request) (ref, file string)) http.Handler {
 		return withTimeout(queryTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ref, file := split(r)

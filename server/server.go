@@ -165,6 +165,15 @@ type Config struct {
 	// validate.
 	TrustedDocuments map[string]string
 
+	// SiteURL is the base URL of the front end whose pages /sitemap.xml
+	// lists (see ParseSiteURL); empty: /sitemap.xml and /sitemaps/ answer
+	// 404, saying so.
+	SiteURL string
+	// sitemapSize and sitemapBatch are the URLs of one sitemap file and
+	// of one statement reading it (sitemapMaxURLs and sitemapBatch when
+	// zero).
+	sitemapSize, sitemapBatch int
+
 	// guards are the bounds the handlers share, which New makes.
 	guards *guards
 }
@@ -180,6 +189,8 @@ type Server struct {
 	// SQL.
 	base  context.Context
 	abort context.CancelCauseFunc
+	// routes are the patterns handler serves (see routeMux).
+	routes []string
 	// metricsAddr and metrics are the separate /metrics listener, if any.
 	metricsAddr string
 	metrics     http.Handler
@@ -203,6 +214,11 @@ func New(cfg Config) (*Server, error) {
 	cors, err := newCORSPolicy(cfg.CORSOrigins)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	if cfg.SiteURL != "" {
+		if cfg.SiteURL, err = ParseSiteURL(cfg.SiteURL); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
 	}
 	es := resolvers.NewSchema(cfg.DB)
 	switch {
@@ -250,6 +266,7 @@ func New(cfg Config) (*Server, error) {
 		profiles(metrics)
 		s.metrics = secureHeaders(metrics)
 	}
+	s.routes = mux.patterns
 	s.handler = traceRequests(observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.DB, cfg.Writer, cfg.TrustedProxies, withShare(sched, mux)))), cfg.TracerProvider)
 	return s, nil
 }
@@ -283,6 +300,8 @@ func (cfg *Config) setDefaults() {
 	orDefault(&cfg.MaxClientWebsockets, DefaultMaxClientWebsockets)
 	orDefault(&cfg.MaxWebsockets, DefaultMaxWebsockets)
 	orDefault(&cfg.WebsocketIdleTimeout, DefaultWebsocketIdleTimeout)
+	orDefault(&cfg.sitemapSize, sitemapMaxURLs)
+	orDefault(&cfg.sitemapBatch, sitemapBatch)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -296,8 +315,8 @@ func orDefault[T ~int | ~int64](v *T, def T) {
 }
 
 // routes are the server's paths but /metrics; api answers /graphql.
-func routes(cfg Config, es graphql.ExecutableSchema, api http.Handler) *http.ServeMux {
-	mux := http.NewServeMux()
+func routes(cfg Config, es graphql.ExecutableSchema, api http.Handler) *routeMux {
+	mux := newRouteMux()
 	if cfg.DisableGraphiQL {
 		mux.HandleFunc("GET /{$}", noGraphiQL)
 	} else {
@@ -310,13 +329,17 @@ func routes(cfg Config, es graphql.ExecutableSchema, api http.Handler) *http.Ser
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("GET /schema.graphql", schemaSDL(es.Schema(), !cfg.DisableIntrospection))
 	mux.Handle("GET /llms.txt", llms(cfg))
+	mux.HandleFunc("GET /openapi.json", openAPI)
 	mux.Handle("GET /readyz", readyz(cfg.ReadyDB, cfg.Replicas, cfg.Logger))
 	// Exports spend the budgets GraphQL requests do (see spendPoints).
-	exports := http.NewServeMux()
+	exports := newRouteMux()
 	handleExports(exports, cfg.DB, cfg.Logger)
 	exports.Handle("GET /export/search", searchExport(cfg.DB, cfg.Logger))
-	mux.Handle("/export/", rateHeaders(cfg.RateLimiter, exports))
+	mux.mount("/export/", rateHeaders(cfg.RateLimiter, exports), exports)
 	mux.Handle("GET /feeds/latest.atom", rateHeaders(cfg.RateLimiter, withTimeout(queryTimeout, latestFeed(cfg.DB, cfg.Logger))))
+	sm := &sitemaps{db: cfg.DB, log: cfg.Logger, site: cfg.SiteURL, size: cfg.sitemapSize, batch: cfg.sitemapBatch}
+	mux.Handle("GET /sitemap.xml", rateHeaders(cfg.RateLimiter, withTimeout(queryTimeout, http.HandlerFunc(sm.index))))
+	mux.Handle("GET /sitemaps/{file}", rateHeaders(cfg.RateLimiter, http.HandlerFunc(sm.file)))
 	return mux
 }
 

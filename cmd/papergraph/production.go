@@ -12,6 +12,7 @@ import (
 type production struct {
 	introspection, graphiql  *bool
 	metricsAddr, trustedDocs *string
+	siteURL                  *string
 }
 
 func productionFlags(fs *flag.FlagSet) production {
@@ -19,7 +20,9 @@ func productionFlags(fs *flag.FlagSet) production {
 		introspection: fs.Bool("introspection", true, "answer introspection (__schema, __type); false refuses it with INTROSPECTION_DISABLED"),
 		graphiql:      fs.Bool("graphiql", true, "serve GraphiQL at /; false answers / with a 404 pointing at /graphql"),
 		metricsAddr:   fs.String("metrics-addr", "", "serve /metrics on this address only, not on --addr\n(empty: /metrics on --addr)"),
-		trustedDocs:   fs.String("trusted-documents", "", "run only the operations in this persisted-documents file\n(JSON {\"sha256:HASH\": \"query …\"} or an Apollo persisted query manifest)"),
+		siteURL: fs.String("site-url", "", "the front end's base `URL` (https://papers.example.org), whose paper and researcher pages\n"+
+			"/sitemap.xml lists; empty: no sitemap"),
+		trustedDocs: fs.String("trusted-documents", "", "run only the operations in this persisted-documents file\n(JSON {\"sha256:HASH\": \"query …\"} or an Apollo persisted query manifest)"),
 	}
 }
 
@@ -28,6 +31,13 @@ func (p production) apply(cfg *server.Config, stderr io.Writer) error {
 	cfg.DisableIntrospection = !*p.introspection
 	cfg.DisableGraphiQL = !*p.graphiql
 	cfg.MetricsAddr = *p.metricsAddr
+	if *p.siteURL != "" {
+		site, err := server.ParseSiteURL(*p.siteURL)
+		if err != nil {
+			return fmt.Errorf("%w: --site-url: %v", errUsage, err)
+		}
+		cfg.SiteURL = site
+	}
 	if *p.trustedDocs != "" {
 		docs, err := server.ReadTrustedDocuments(*p.trustedDocs)
 		if err != nil {
