@@ -31,6 +31,7 @@ var common = strings.Fields(`model analysis data measurement framework theory ex
 type corpusPaper struct {
 	ID, Title, Abstract string
 	Topic               int
+	Revised             bool // a second version, a day later
 }
 
 // corpus makes n papers, round the topics, the same for the same seed.
@@ -61,10 +62,15 @@ func writeKaggle(t *testing.T, ps []corpusPaper) string {
 	path := filepath.Join(t.TempDir(), "papers.jsonl")
 	var b strings.Builder
 	for _, p := range ps {
+		versions := []map[string]string{{"version": "v1", "created": "Tue, 5 Jan 2021 10:00:00 GMT"}}
+		updated := "2021-01-05"
+		if p.Revised {
+			versions = append(versions, map[string]string{"version": "v2", "created": "Wed, 6 Jan 2021 10:00:00 GMT"})
+			updated = "2021-01-06"
+		}
 		line, err := json.Marshal(map[string]any{
 			"id": p.ID, "title": p.Title, "abstract": p.Abstract, "authors": "A. Author",
-			"categories": "hep-ph", "update_date": "2021-01-05",
-			"versions": []map[string]string{{"version": "v1", "created": "Tue, 5 Jan 2021 10:00:00 GMT"}},
+			"categories": "hep-ph", "update_date": updated, "versions": versions,
 		})
 		if err != nil {
 			t.Fatal(err)
