@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/embed"
 )
 
@@ -54,7 +57,8 @@ func cmdEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"queries are embedded with. Without --embeddings-url it uses the built-in model, learned from the archive\n"+
 		"when it has none (or has doubled since), and kept in the database.", stderr)
 	ef := addEmbedFlags(fs, false)
-	retrain := fs.Bool("retrain", false, "learn the built-in model again from the archive, and embed every paper with it")
+	retrain := fs.Bool("retrain", false, "learn the built-in model again from the archive (as learning is deterministic, an archive\n"+
+		"unchanged since gives the same model, whose vectors stand)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -78,14 +82,25 @@ func cmdEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // runEmbed brings the papers' embeddings up to date, drawing a progress
 // line on a terminal and printing a summary.
 func runEmbed(ctx context.Context, bdb *bun.DB, cfg embed.Config, o embed.BuiltinOptions, stdout, stderr io.Writer) error {
+	var e embed.Embedder
+	var err error
 	start := time.Now()
-	e, err := embed.Open(ctx, bdb, cfg, o)
+	if cfg.URL == "" {
+		m, learned, berr := embed.Builtin(ctx, bdb, o)
+		if learned {
+			fmt.Fprintf(stdout, "embeddings: built-in model of %d words in %d dimensions, learned from %d papers in %s\n",
+				m.Words(), m.Dim(), m.Docs(), roundDuration(time.Since(start)))
+		}
+		e, err = m, berr
+	} else {
+		e, err = embed.NewProvider(ctx, cfg)
+	}
+	if errors.Is(err, embed.ErrTooLittleText) {
+		fmt.Fprintf(stdout, "embeddings: skipped for now: %v\n", err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("embeddings: %w", err)
-	}
-	if m, ok := e.(*embed.Model); ok && time.Since(start) > time.Second {
-		fmt.Fprintf(stdout, "embeddings: built-in model of %d words in %d dimensions, learned from %d papers in %s\n",
-			m.Words(), m.Dim(), m.Docs(), roundDuration(time.Since(start)))
 	}
 	bar := &progressLine{w: stderr, label: "embedding"}
 	var so embed.SyncOptions
@@ -118,4 +133,35 @@ func (p *progressLine) drawEmbed(pr embed.SyncProgress) {
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.drawn = true
+}
+
+// embedLogged brings the embeddings up to date after a harvest, under the
+// import lock, logging what it did; a harvest or import writing meanwhile
+// leaves it to that one's end.
+func embedLogged(ctx context.Context, bdb *bun.DB, cfg embed.Config, logger *slog.Logger) error {
+	release, err := db.LockImport(ctx, bdb)
+	var running *db.ImportRunningError
+	if errors.As(err, &running) {
+		logger.Info("embeddings: skipped, another harvest or import is writing", "holder", running.Holder.String())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	e, err := embed.Open(ctx, bdb, cfg, embed.BuiltinOptions{})
+	if errors.Is(err, embed.ErrTooLittleText) {
+		logger.Info("embeddings: skipped for now", "reason", err.Error())
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("embeddings: %w", err)
+	}
+	sum, err := embed.Sync(ctx, bdb, e, embed.SyncOptions{})
+	if err != nil {
+		return fmt.Errorf("embeddings: %w", err)
+	}
+	logger.Info("embeddings up to date", "model", sum.Model, "embedded", sum.Embedded, "unchanged", sum.Unchanged,
+		"elapsed", sum.Elapsed.Round(time.Millisecond))
+	return nil
 }
