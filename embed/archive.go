@@ -30,10 +30,10 @@ func (o BuiltinOptions) maxDocs() int {
 
 // Builtin returns the built-in model the archive keeps, learning it first
 // (and storing it, which drops the vectors the old one made) when the
-// archive has none, when asked to, or when it was learned from fewer than
-// MaxDocs papers and the archive has since doubled: a model learned from
-// a first small import would know too few words. learned says whether it
-// learned.
+// archive has none, when asked to, or when it was learned from the whole
+// archive, then smaller than MaxDocs, and the archive has since doubled:
+// a model learned from a first small import would know too few words. A
+// model learned from a sample is kept. learned says whether it learned.
 func Builtin(ctx context.Context, idb bun.IDB, o BuiltinOptions) (m *Model, learned bool, err error) {
 	papers, err := db.CountPapers(ctx, idb)
 	if err != nil {
@@ -50,7 +50,7 @@ func Builtin(ctx context.Context, idb bun.IDB, o BuiltinOptions) (m *Model, lear
 			if err != nil {
 				return nil, false, err
 			}
-			if m.docs >= o.maxDocs() || papers < 2*int64(m.docs) {
+			if m.archive >= o.maxDocs() || papers < 2*int64(m.archive) {
 				return m, false, nil
 			}
 		}
@@ -87,7 +87,12 @@ func LearnArchive(ctx context.Context, idb bun.IDB, o BuiltinOptions) (*Model, e
 	for i, p := range sample {
 		texts[i] = PaperText(p.Title, p.Abstract)
 	}
-	return Learn(ctx, texts, o.Learn)
+	m, err := Learn(ctx, texts, o.Learn)
+	if err != nil {
+		return nil, err
+	}
+	m.archive = int(papers)
+	return m, nil
 }
 
 // Open returns the embedder cfg chooses: a provider when cfg.URL is set,

@@ -18,12 +18,15 @@ const BuiltinName = "builtin"
 // frequency. A text's vector is the normalised sum of its words' vectors,
 // each weighed by its idf; words outside the vocabulary add nothing.
 type Model struct {
-	dim   int
-	docs  int // the documents the model was learned from
-	vocab []string
-	index map[string]int32
-	idf   []float32
-	vecs  []float32 // len(vocab) rows of dim
+	dim  int
+	docs int // the documents the model was learned from
+	// archive is the number of papers in the archive it was learned from
+	// (0: not learned from an archive).
+	archive int
+	vocab   []string
+	index   map[string]int32
+	idf     []float32
+	vecs    []float32 // len(vocab) rows of dim
 }
 
 var _ Embedder = (*Model)(nil)
@@ -93,12 +96,12 @@ func normalised(v []float64) []float32 {
 var modelMagic = []byte("PGEMB\x01")
 
 // MarshalBinary writes the model as embedding_models keeps it: the magic,
-// dim, docs and vocabulary size as uint32s, the words (uvarint length,
+// dim, docs, archive and vocabulary size as uint32s, the words (uvarint length,
 // bytes), then the idfs and the word vectors as little-endian float32s.
 func (m *Model) MarshalBinary() ([]byte, error) {
 	var b bytes.Buffer
 	b.Write(modelMagic)
-	for _, n := range []int{m.dim, m.docs, len(m.vocab)} {
+	for _, n := range []int{m.dim, m.docs, m.archive, len(m.vocab)} {
 		b.Write(binary.LittleEndian.AppendUint32(nil, uint32(n)))
 	}
 	for _, w := range m.vocab {
@@ -120,13 +123,14 @@ var errModelData = errors.New("embed: the stored built-in model is damaged or fr
 
 // UnmarshalModel reads a model MarshalBinary wrote.
 func UnmarshalModel(data []byte) (*Model, error) {
-	if !bytes.HasPrefix(data, modelMagic) || len(data) < len(modelMagic)+12 {
+	if !bytes.HasPrefix(data, modelMagic) || len(data) < len(modelMagic)+16 {
 		return nil, errModelData
 	}
 	p := data[len(modelMagic):]
-	m := &Model{dim: int(binary.LittleEndian.Uint32(p)), docs: int(binary.LittleEndian.Uint32(p[4:]))}
-	n := int(binary.LittleEndian.Uint32(p[8:]))
-	p = p[12:]
+	m := &Model{dim: int(binary.LittleEndian.Uint32(p)), docs: int(binary.LittleEndian.Uint32(p[4:])),
+		archive: int(binary.LittleEndian.Uint32(p[8:]))}
+	n := int(binary.LittleEndian.Uint32(p[12:]))
+	p = p[16:]
 	if m.dim == 0 || n > len(p) {
 		return nil, errModelData
 	}

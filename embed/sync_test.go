@@ -198,3 +198,46 @@ func arxivIDs(t *testing.T, bdb *bun.DB) map[string]int64 {
 	}
 	return out
 }
+
+// TestBuiltinRelearnsAfterTheArchiveDoubles: a model learned from a whole
+// small archive is learned again once the archive has doubled, and the
+// papers embedded again with it; a model learned from a sample is kept.
+func TestBuiltinRelearnsAfterTheArchiveDoubles(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		ps := corpus(300, 8)
+		importPapers(t, bdb, ps[:100])
+		whole := embed.BuiltinOptions{MaxDocs: 1000, Learn: embed.LearnOptions{Dim: 16}}
+		sampled := embed.BuiltinOptions{MaxDocs: 40, Learn: embed.LearnOptions{Dim: 16}}
+		learns := func(o embed.BuiltinOptions, want bool) *embed.Model {
+			t.Helper()
+			m, learned, err := embed.Builtin(ctx, bdb, o)
+			if err != nil || learned != want {
+				t.Fatalf("Builtin = learned %v, %v; want learned %v", learned, err, want)
+			}
+			return m
+		}
+		m := learns(whole, true)
+		if _, err := embed.Sync(ctx, bdb, m, embed.SyncOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		learns(whole, false)
+		importPapers(t, bdb, ps[100:190]) // 190 papers: not yet doubled
+		learns(whole, false)
+		importPapers(t, bdb, ps[190:])
+		m = learns(whole, true)
+		if m.Docs() != 300 {
+			t.Errorf("relearned from %d papers, want 300", m.Docs())
+		}
+		sum, err := embed.Sync(ctx, bdb, m, embed.SyncOptions{})
+		if err != nil || sum.Embedded != 300 {
+			t.Errorf("Sync after relearning = %+v, %v; want every paper embedded again", sum, err)
+		}
+		m = learns(embed.BuiltinOptions{Retrain: true, MaxDocs: 40, Learn: embed.LearnOptions{Dim: 16}}, true)
+		if m.Docs() > 40 {
+			t.Errorf("learned from %d papers, want a sample of at most 40", m.Docs())
+		}
+		importPapers(t, bdb, corpus(700, 9)[300:])
+		learns(sampled, false)
+	})
+}
