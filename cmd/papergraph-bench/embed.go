@@ -66,7 +66,11 @@ func cmdEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		r.Synthetic = man.Synthetic
 		*dsn = filepath.Join(*corpus, fmt.Sprintf("embed-bench-%d.db", time.Now().UnixNano()))
-		defer os.Remove(*dsn)
+		defer func(path string) {
+			for _, p := range []string{path, path + "-wal", path + "-shm"} {
+				os.Remove(p)
+			}
+		}(*dsn)
 	}
 	bdb, err := db.Open(*dsn)
 	if err != nil {
