@@ -3,13 +3,15 @@
 // running server with a fixed mix of operations, plot draws the latencies
 // of run's outputs against archive size, report renders them as the
 // tables of docs/performance.md, and peer measures papergraph against
-// PostGraphile on the README's first query.
+// PostGraphile on the README's first query; embed measures the
+// built-in embedding model's cost.
 //
 //	papergraph-bench synth --papers N [--seed S] [--increment N --revised N] --out DIR
 //	papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--label NAME] [--one-client]
 //	papergraph-bench plot [--clients 10] [--metric p50|p99] [--skip OP,...] --out FILE.svg RUN.json...
 //	papergraph-bench report [--write FILE.md] RUN.json...
 //	papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3]
+//	papergraph-bench embed --corpus DIR | --db DSN
 package main
 
 import (
@@ -58,12 +60,15 @@ const usage = `usage:
       builds papergraph, loads the demo set into PostgreSQL and SQLite, sets up PostGraphile 4.14.1
       on a copy of the PostgreSQL database, checks the servers answer alike, then measures the README's
       first query on all three and prints a table and JSON with the ratios
+  papergraph-bench embed --corpus DIR | --db DSN
+      imports synth's papers into a new SQLite database (or takes an imported one), learns the built-in
+      embedding model and embeds every paper, and prints the time, peak heap and bytes per paper as JSON
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth, run, plot, report or peer")
+		return errors.New("a subcommand is needed: synth, run, plot, report, peer or embed")
 	}
 	switch args[0] {
 	case "synth":
@@ -76,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdReport(args[1:], stdout, stderr)
 	case "peer":
 		return cmdPeer(ctx, args[1:], stdout, stderr)
+	case "embed":
+		return cmdEmbed(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

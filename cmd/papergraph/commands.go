@@ -15,6 +15,7 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/demo"
+	"github.com/papergraph/papergraph/embed"
 	"github.com/papergraph/papergraph/ingest"
 )
 
@@ -157,7 +158,11 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var prof profiles
 	fs.StringVar(&prof.cpu, "cpuprofile", "", "write a pprof CPU profile of the import to `FILE`")
 	fs.StringVar(&prof.mem, "memprofile", "", "write a pprof heap profile to `FILE` at the Go heap's highest")
+	ef := addEmbedFlags(fs, true)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := ef.check(); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -191,6 +196,11 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err := stopProfiles(); err != nil {
 		return err
+	}
+	if !*ef.skip {
+		if err := runEmbed(ctx, bdb, ef.config(), embed.BuiltinOptions{}, stdout, stderr); err != nil {
+			return err
+		}
 	}
 	if failed {
 		return errReported

@@ -37,6 +37,7 @@ type harvestFlags struct {
 	url   *string
 	sets  setList
 	delay *time.Duration
+	embed *embedFlags // brings the embeddings up to date after a harvest
 }
 
 func addHarvestFlags(fs *flag.FlagSet) *harvestFlags {
@@ -44,6 +45,7 @@ func addHarvestFlags(fs *flag.FlagSet) *harvestFlags {
 	f.url = fs.String("oai-url", ingest.DefaultOAIURL, "the OAI-PMH repository to harvest arXivRaw records from")
 	fs.Var(&f.sets, "set", "harvest the OAI-PMH `SET` (cs, math, physics:hep-th, ...); repeat for more; none: all of arXiv")
 	f.delay = fs.Duration("harvest-delay", ingest.DefaultHarvestDelay, "pause between two requests to the repository (arXiv asks for 3 s at least)")
+	f.embed = addEmbedFlags(fs, true)
 	return f
 }
 
@@ -66,6 +68,9 @@ func cmdHarvest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: harvest takes no arguments, got %q", errUsage, fs.Arg(0))
 	}
+	if err := hf.embed.check(); err != nil {
+		return err
+	}
 	bdb, err := openDB(ctx, *dsn)
 	if err != nil {
 		return err
@@ -75,7 +80,7 @@ func cmdHarvest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	o.From, o.Until, o.MaxErrors = *from, *until, *maxErrors
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	o.OnCommit = publisher(ctx, writerBus(*dsn, bdb), logger)
-	sum, err := runHarvest(ctx, bdb, o, logger, nil)
+	sum, err := runHarvest(ctx, bdb, o, hf.embed, logger, nil)
 	if errors.Is(err, ingest.ErrHarvestOptions) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -96,8 +101,8 @@ func cmdHarvest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // runHarvest runs one harvest, logging its progress and counting it in m
-// (when not nil).
-func runHarvest(ctx context.Context, bdb *bun.DB, o ingest.HarvestOptions, logger *slog.Logger, m *harvestMetrics) (ingest.HarvestSummary, error) {
+// (when not nil), and then brings the embeddings up to date as ef says.
+func runHarvest(ctx context.Context, bdb *bun.DB, o ingest.HarvestOptions, ef *embedFlags, logger *slog.Logger, m *harvestMetrics) (ingest.HarvestSummary, error) {
 	o.Bad = func(e *ingest.RecordError) {
 		logger.Warn("harvest: skipped a malformed record", "at", e.Pos.String(), "reason", e.Reason)
 		m.malformed()
@@ -114,15 +119,18 @@ func runHarvest(ctx context.Context, bdb *bun.DB, o ingest.HarvestOptions, logge
 	m.started()
 	sum, err := ingest.Harvest(ctx, bdb, o)
 	m.finished(sum, err)
+	if err == nil && !*ef.skip {
+		err = embedLogged(ctx, bdb, ef.config(), logger)
+	}
 	return sum, err
 }
 
 // harvestEvery runs a harvest now and then every interval until ctx ends.
 // A run that finds another harvest or import holding the database (on
 // another instance, say) skips its turn.
-func harvestEvery(ctx context.Context, bdb *bun.DB, every time.Duration, o ingest.HarvestOptions, logger *slog.Logger, m *harvestMetrics) {
+func harvestEvery(ctx context.Context, bdb *bun.DB, every time.Duration, o ingest.HarvestOptions, ef *embedFlags, logger *slog.Logger, m *harvestMetrics) {
 	for {
-		sum, err := runHarvest(ctx, bdb, o, logger, m)
+		sum, err := runHarvest(ctx, bdb, o, ef, logger, m)
 		var running *db.ImportRunningError
 		switch {
 		case errors.As(err, &running):

@@ -6,6 +6,7 @@
 //	papergraph import [--db DSN] demo
 //	papergraph harvest [--db DSN] [--oai-url URL] [--set SET]... [--from DATE] [--until DATE]
 //	papergraph stats  [--db DSN] [--json]
+//	papergraph embed  [--db DSN] [--retrain] [--embeddings-url URL --embeddings-model NAME]
 //	papergraph migrate [--db DSN]
 //	papergraph apikey create --name NAME [--db DSN]
 //	papergraph apikey list [--db DSN]
@@ -68,6 +69,7 @@ Commands:
   migrate  bring the schema up to date, and end an import that was stopped
   apikey   create, list and revoke the API keys users sign in with
   enrich   fill external ids and figures from the OpenAlex and Semantic Scholar APIs
+  embed    bring the papers' embeddings (vectors for similarity search) up to date
 
 Every command takes --db DSN: a SQLite file (default papergraph.db, or
 $PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`
@@ -84,6 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"migrate": cmdMigrate,
 		"apikey":  cmdAPIKey,
 		"enrich":  cmdEnrich,
+		"embed":   cmdEmbed,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/demo"
+	"github.com/papergraph/papergraph/embed"
 	"github.com/papergraph/papergraph/notify"
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/server"
@@ -78,6 +79,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	}
 	if err := f.harvest.options().Check(); *f.harvestEvery > 0 && err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := f.harvest.embed.check(); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -214,7 +218,7 @@ func (f *serveFlags) startHarvest(ctx context.Context, bus *notify.Bus, logger *
 		defer close(harvested)
 		o := f.harvest.options()
 		o.OnCommit = publisher(hctx, bus, logger)
-		harvestEvery(hctx, writer, *f.harvestEvery, o, logger, hm)
+		harvestEvery(hctx, writer, *f.harvestEvery, o, f.harvest.embed, logger, hm)
 	}()
 	return func() {
 		stop()
@@ -388,7 +392,7 @@ func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer)
 			return err
 		}
 	}
-	return nil
+	return runEmbed(ctx, bdb, embed.Config{}, embed.BuiltinOptions{}, stdout, stderr)
 }
 
 // playgroundHost turns a listen address into a host:port to browse to.

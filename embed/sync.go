@@ -1,0 +1,133 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
+)
+
+// SyncOptions shape a Sync.
+type SyncOptions struct {
+	// Batch is the number of papers embedded and written a transaction
+	// (default 512).
+	Batch int
+	// Progress, when set, hears after each batch written.
+	Progress func(SyncProgress)
+}
+
+// SyncProgress is how far a Sync has come.
+type SyncProgress struct {
+	Model    string
+	Scanned  int64 // papers read
+	Total    int64 // papers in the archive when the Sync began
+	Embedded int64 // papers embedded so far
+	Elapsed  time.Duration
+}
+
+// SyncSummary is what a Sync did.
+type SyncSummary struct {
+	Model     string
+	Embedded  int64 // papers new or changed, now embedded
+	Unchanged int64 // papers whose vector was current
+	Elapsed   time.Duration
+}
+
+// Sync embeds with e every paper without a vector under e's model or
+// whose title or abstract changed since it got one, Batch papers a
+// transaction, and then makes e's model the active one. It reads the
+// archive in paper id order once; a Sync stopped part way keeps the
+// batches written, and the next one embeds only the rest.
+func Sync(ctx context.Context, idb bun.IDB, e Embedder, o SyncOptions) (SyncSummary, error) {
+	start := time.Now()
+	sum := SyncSummary{Model: e.Name()}
+	if err := ensureModel(ctx, idb, e); err != nil {
+		return sum, err
+	}
+	total, err := db.CountPapers(ctx, idb)
+	if err != nil {
+		return sum, err
+	}
+	batch := o.Batch
+	if batch <= 0 {
+		batch = 512
+	}
+	var after, scanned int64
+	for {
+		page, err := db.PaperTexts(ctx, idb, e.Name(), after, batch)
+		if err != nil || len(page) == 0 {
+			if err == nil {
+				break
+			}
+			return sum, err
+		}
+		after, scanned = page[len(page)-1].ID, scanned+int64(len(page))
+		n, err := embedPage(ctx, idb, e, page)
+		if err != nil {
+			return sum, err
+		}
+		sum.Embedded += int64(n)
+		sum.Unchanged += int64(len(page) - n)
+		if o.Progress != nil {
+			o.Progress(SyncProgress{Model: e.Name(), Scanned: scanned, Total: max(total, scanned),
+				Embedded: sum.Embedded, Elapsed: time.Since(start)})
+		}
+	}
+	if err := db.ActivateEmbeddingModel(ctx, idb, e.Name()); err != nil {
+		return sum, err
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// ensureModel records a provider's model, whose row holds no data; a
+// provider whose vectors changed length drops the old ones.
+func ensureModel(ctx context.Context, idb bun.IDB, e Embedder) error {
+	row, err := db.GetEmbeddingModel(ctx, idb, e.Name())
+	if err == nil && row.Dim == e.Dim() {
+		return nil
+	}
+	if _, builtin := e.(*Model); builtin {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("embed: the stored built-in model is not the one embedding: run papergraph embed --retrain")
+	}
+	return db.PutEmbeddingModel(ctx, idb, &db.EmbeddingModel{Name: e.Name(), Dim: e.Dim(), CreatedAt: time.Now().UTC()})
+}
+
+// embedPage embeds the papers of page whose text changed, in one call to
+// e, and writes their vectors; it returns how many it embedded.
+func embedPage(ctx context.Context, idb bun.IDB, e Embedder, page []db.PaperText) (int, error) {
+	var texts []string
+	var rows []db.PaperEmbedding
+	for _, p := range page {
+		text := PaperText(p.Title, p.Abstract)
+		h := TextHash(text)
+		if p.Stored && p.Hash == h {
+			continue
+		}
+		texts = append(texts, text)
+		rows = append(rows, db.PaperEmbedding{PaperID: p.ID, Model: e.Name(), TextHash: h})
+	}
+	if len(texts) == 0 {
+		return 0, nil
+	}
+	vs, err := e.Embed(ctx, texts)
+	if err != nil {
+		return 0, err
+	}
+	if len(vs) != len(texts) {
+		return 0, fmt.Errorf("embed: %s returned %d vectors for %d texts", e.Name(), len(vs), len(texts))
+	}
+	for i, v := range vs {
+		if len(v) != e.Dim() {
+			return 0, fmt.Errorf("embed: %s returned a vector of %d, not %d, numbers", e.Name(), len(v), e.Dim())
+		}
+		rows[i].Vector = db.EncodeVector(v)
+	}
+	return len(rows), db.PutPaperVectors(ctx, idb, rows)
+}
