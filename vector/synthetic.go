@@ -7,11 +7,12 @@ import (
 )
 
 // Synthetic is a Source of n vectors of dimension dim shaped like text
-// embeddings: topics (one per 500 vectors, at least 8) are random unit
-// directions; a vector is its topic's direction plus Gaussian noise whose
-// norm is spread times the direction's, so papers of a topic are near
-// each other and far from the rest. ids are 1 to n. The same seed gives
-// the same vectors.
+// embeddings of an archive: fields (one per 50,000 vectors, at least 4)
+// are random unit directions; topics (one per 500 vectors, at least 8)
+// are a field's direction plus Gaussian noise of norm 0.8; a vector is
+// its topic's direction plus Gaussian noise whose norm is spread. Papers
+// of a topic are then nearest each other, then those of its field. ids
+// are 1 to n. The same seed gives the same vectors.
 func Synthetic(n, dim int, spread float64, seed uint64) Source {
 	return synthetic(n, n, dim, spread, seed, 1)
 }
@@ -20,13 +21,8 @@ func Synthetic(n, dim int, spread float64, seed uint64) Source {
 // of a corpus of the given size.
 func synthetic(n, corpus, dim int, spread float64, seed, stream uint64) Source {
 	return func(ctx context.Context, fn func(id int64, v []float32) error) error {
-		trng := rand.New(rand.NewPCG(seed, 0))
+		topics := topicsOf(corpus, dim, seed)
 		rng := rand.New(rand.NewPCG(seed, stream))
-		topics := make([][]float32, max(8, corpus/500))
-		for i := range topics {
-			topics[i] = gaussian(trng, dim, 1)
-			normalize(topics[i])
-		}
 		sd := spread / math.Sqrt(float64(dim))
 		v := make([]float32, dim)
 		for i := range n {
@@ -43,6 +39,28 @@ func synthetic(n, corpus, dim int, spread float64, seed, stream uint64) Source {
 		}
 		return nil
 	}
+}
+
+// topicsOf is the unit topic directions of a Synthetic corpus of n.
+func topicsOf(n, dim int, seed uint64) [][]float32 {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	fields := make([][]float32, max(4, n/50_000))
+	for i := range fields {
+		fields[i] = gaussian(rng, dim, 1)
+		normalize(fields[i])
+	}
+	topics := make([][]float32, max(8, n/500))
+	sd := 0.8 / math.Sqrt(float64(dim))
+	for i := range topics {
+		f := fields[i%len(fields)]
+		t := gaussian(rng, dim, sd)
+		for j := range t {
+			t[j] += f[j]
+		}
+		normalize(t)
+		topics[i] = t
+	}
+	return topics
 }
 
 // Queries are n query vectors for a Synthetic source of the same dim,
