@@ -93,10 +93,21 @@ func SearchArgs(ctx context.Context, idb bun.IDB, query *string, filter *model.P
 	return s, db.Newest, nil
 }
 
-func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error) {
+func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string, modeArg *model.SearchMode) (*model.PaperConnection, error) {
 	s, order, err := SearchArgs(ctx, r.db, query, filter, sort)
 	if err != nil {
 		return nil, err
+	}
+	mode, text := ModeOf(modeArg), ""
+	if query != nil {
+		text = *query
+	}
+	if order != db.Relevance {
+		// SEMANTIC's nearest papers, listed by the filters alone: no
+		// statement here.
+		if s, err = SemanticSearch(ctx, r.db, s, text, order, mode); err != nil {
+			return nil, err
+		}
 	}
 	args, err := pageArgs(paperCursors, first, last, after, before, nil, order)
 	if err != nil {
@@ -108,6 +119,12 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	withCandidates := sync.OnceValues(func() (db.PaperSearch, error) {
 		if s.Query.IsZero() {
 			return s, nil
+		}
+		if order == db.Relevance && mode != model.SearchModeKeyword {
+			ranked, err := SemanticSearch(ctx, r.db, s, text, order, mode)
+			if err != nil || ranked.HasCandidates() {
+				return ranked, err
+			}
 		}
 		c, err := db.SearchCandidates(ctx, r.db, s, order == db.Relevance)
 		return s.WithCandidates(c), err
