@@ -3117,8 +3117,9 @@ extend type Paper {
 extend type Researcher {
   """
   Researchers whose papers are nearest this researcher's: the authors of
-  the papers nearest the mean embedding of this researcher's papers, most
-  similar first. Empty while no paper has an embedding.
+  the 100 papers nearest the mean embedding of this researcher's 50 most
+  cited papers, ranked by the nearest paper each wrote (bylines of more
+  than 100 authors left out). Empty while no paper has an embedding.
   """
   similar("How many researchers to return (0 to 50)." first: Int = 10): [Researcher!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 50)
 }

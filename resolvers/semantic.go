@@ -180,8 +180,9 @@ func (l *Loaders) readRelated(ctx context.Context, idb bun.IDB, ids []int64, n i
 // papers (a statement), the papers nearest the mean embedding of each
 // one's (from the index), the authors of those (a statement), then the
 // researchers (a statement, through the researchers loader). A
-// researcher scores the sum of the similarities of the near papers they
-// wrote. No statement while the index is not ready.
+// researcher scores the similarity of the nearest paper they wrote: a sum
+// over their papers would put the prolific first, whatever they write.
+// No statement while the index is not ready.
 func (l *Loaders) readSimilar(ctx context.Context, idb bun.IDB, ids []int64, n int) (map[int64][]*db.Researcher, error) {
 	live := vectorsFrom(ctx)
 	if n == 0 || !live.Ready() {
@@ -218,8 +219,8 @@ func (l *Loaders) readSimilar(ctx context.Context, idb bun.IDB, ids []int64, n i
 		score := map[int64]float32{}
 		for _, h := range hits {
 			for _, a := range authors[h.ID] {
-				if a != id {
-					score[a] += h.Score
+				if old, ok := score[a]; a != id && (!ok || h.Score > old) {
+					score[a] = h.Score
 				}
 			}
 		}
