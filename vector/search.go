@@ -46,6 +46,17 @@ func (x *Index) Search(q []float32, k int) ([]Hit, error) {
 	return hits[:min(k, len(hits))], nil
 }
 
+// SetScan sets Options.Scan of later searches: the fewest vectors a
+// search scans (DefaultScan when n <= 0).
+func (x *Index) SetScan(n int) {
+	if n <= 0 {
+		n = DefaultScan
+	}
+	x.mu.Lock()
+	x.scan = n
+	x.mu.Unlock()
+}
+
 // rerankFactor and rerankMin size the pool a search re-ranks: the int8
 // query's rounding moves a score by about 1/127 of it, which reorders
 // neighbours of near scores only, so a pool a few times k holds the k

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/json"
@@ -11,6 +12,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,19 +22,20 @@ import (
 
 // vectorsResult is what `papergraph-bench vectors` measures.
 type vectorsResult struct {
-	Papers        int     `json:"papers"`
-	Dim           int     `json:"dim"`
-	Lists         int     `json:"lists"`
-	Scan          int     `json:"scan"`
-	BuildSeconds  float64 `json:"buildSeconds"`
-	BytesPerPaper float64 `json:"bytesPerPaper"`
-	HeapPerPaper  float64 `json:"heapBytesPerPaper"`
-	Queries       int     `json:"queries"`
-	P50ms         float64 `json:"p50Ms"`
-	P99ms         float64 `json:"p99Ms"`
-	CPUms         float64 `json:"cpuMsPerSearch"`
-	RecallAt100   float64 `json:"recallAt100"`
-	LoadAverage   string  `json:"loadAverage"`
+	Papers          int     `json:"papers"`
+	Dim             int     `json:"dim"`
+	Lists           int     `json:"lists"`
+	Scan            int     `json:"scan"`
+	BuildSeconds    float64 `json:"buildSeconds"`
+	BuildCPUSeconds float64 `json:"buildCpuSeconds"`
+	BytesPerPaper   float64 `json:"bytesPerPaper"`
+	HeapPerPaper    float64 `json:"heapBytesPerPaper"`
+	Queries         int     `json:"queries"`
+	P50ms           float64 `json:"p50Ms"`
+	P99ms           float64 `json:"p99Ms"`
+	CPUms           float64 `json:"cpuMsPerSearch"`
+	RecallAt100     float64 `json:"recallAt100"`
+	LoadAverage     string  `json:"loadAverage"`
 }
 
 func cmdVectors(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,7 +46,7 @@ func cmdVectors(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	spread := fs.Float64("spread", 1.2, "a vector's distance from its topic, relative to the topic's norm")
 	queries := fs.Int("queries", 200, "queries to time")
 	truth := fs.Int("truth", 50, "of which the first N are checked against brute force for recall")
-	scan := fs.Int("scan", 0, "vectors a search scans (0: the index's default)")
+	scans := fs.String("scan", "0", "comma-separated numbers of vectors a search scans, each measured on the one build (0: the index's default)")
 	lists := fs.Int("lists", 0, "inverted lists (0: the index's default)")
 	seed := fs.Uint64("seed", 1, "seed of the vectors and the build")
 	if err := fs.Parse(args); err != nil {
@@ -55,38 +59,74 @@ func cmdVectors(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	res := vectorsResult{Papers: *n, Dim: *dim, LoadAverage: loadAverage("/proc")}
 	before := heapInUse()
 	start := time.Now()
-	x, err := vector.Build(ctx, src, *dim, vector.Options{Lists: *lists, Scan: *scan, Seed: *seed})
+	scanList, err := intList(*scans)
+	if err != nil {
+		return fmt.Errorf("--scan: %w", err)
+	}
+	cpu0 := cpuTime()
+	x, err := vector.Build(ctx, src, *dim, vector.Options{Lists: *lists, Seed: *seed})
 	if err != nil {
 		return err
 	}
 	res.BuildSeconds = time.Since(start).Seconds()
+	res.BuildCPUSeconds = (cpuTime() - cpu0).Seconds()
 	res.HeapPerPaper = float64(heapInUse()-before) / float64(*n)
 	res.BytesPerPaper = float64(x.Bytes()) / float64(*n)
-	res.Lists, res.Scan = x.Lists(), *scan
-	if res.Scan == 0 {
-		res.Scan = vector.DefaultScan
-	}
+	res.Lists = x.Lists()
 	qs := vector.Queries(*queries, *n, *dim, *spread, *seed)
 	res.Queries = len(qs)
+	var want []map[int64]bool
+	if t := min(*truth, len(qs)); t > 0 {
+		if want, err = bruteForce(ctx, src, qs[:t], 100); err != nil {
+			return err
+		}
+	}
+	enc := json.NewEncoder(stdout)
+	for _, sc := range scanList {
+		x.SetScan(sc)
+		res.Scan = cmp.Or(sc, vector.DefaultScan)
+		if err := measureSearches(x, qs, want, &res); err != nil {
+			return err
+		}
+		res.LoadAverage = loadAverage("/proc")
+		fmt.Fprintf(stderr, "%d papers, dim %d, %d lists, scan %d: build %.1f s (CPU %.1f s), %.0f B/paper (heap %.0f), top-100 p50 %.2f ms p99 %.2f ms (CPU %.2f ms), recall@100 %.3f, load average %s\n",
+			res.Papers, res.Dim, res.Lists, res.Scan, res.BuildSeconds, res.BuildCPUSeconds, res.BytesPerPaper, res.HeapPerPaper, res.P50ms, res.P99ms, res.CPUms, res.RecallAt100, res.LoadAverage)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measureSearches times qs' top-100 searches on x into res, and their
+// recall against want, the true neighbours of qs' first queries.
+func measureSearches(x *vector.Index, qs [][]float32, want []map[int64]bool, res *vectorsResult) error {
 	cpu0 := cpuTime()
 	got, lat, err := timeSearches(x, qs)
-	res.CPUms = float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(len(qs))
 	if err != nil {
 		return err
 	}
+	res.CPUms = float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(len(qs))
 	slices.Sort(lat)
 	res.P50ms = float64(percentile(lat, 0.5).Microseconds()) / 1000
 	res.P99ms = float64(percentile(lat, 0.99).Microseconds()) / 1000
-	if t := min(*truth, len(qs)); t > 0 {
-		want, err := bruteForce(ctx, src, qs[:t], 100)
-		if err != nil {
-			return err
-		}
-		res.RecallAt100 = meanRecall(got[:t], want)
+	if len(want) > 0 {
+		res.RecallAt100 = meanRecall(got[:len(want)], want)
 	}
-	fmt.Fprintf(stderr, "%d papers, dim %d, %d lists, scan %d: build %.1f s, %.0f B/paper (heap %.0f), top-100 p50 %.2f ms p99 %.2f ms (CPU %.2f ms), recall@100 %.3f, load average %s\n",
-		res.Papers, res.Dim, res.Lists, res.Scan, res.BuildSeconds, res.BytesPerPaper, res.HeapPerPaper, res.P50ms, res.P99ms, res.CPUms, res.RecallAt100, res.LoadAverage)
-	return json.NewEncoder(stdout).Encode(res)
+	return nil
+}
+
+// intList is a comma-separated list of integers.
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // timeSearches runs each query's top-100 search in turn and returns the
