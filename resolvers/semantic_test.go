@@ -2,13 +2,11 @@ package resolvers_test
 
 import (
 	"context"
-	"hash/fnv"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/99designs/gqlgen/client"
 	"github.com/uptrace/bun"
@@ -22,29 +20,10 @@ import (
 // testDim is the dimension of hashedEmbedding's vectors.
 const testDim = 256
 
-// hashedEmbedding is a deterministic stand-in for a text embedding model:
-// the sum of one pseudo-random ±1 vector per word (lower-cased, split at
-// anything not a letter or digit), so texts sharing words are near and
-// the same text is the same vector.
-func hashedEmbedding(text string) []float32 {
-	v := make([]float32, testDim)
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		h := fnv.New64a()
-		h.Write([]byte(w))
-		x := h.Sum64()
-		for i := range v {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			v[i] += float32(int(x&1)*2 - 1)
-		}
-	}
-	return v
-}
+// hashedEmbedding is the test embedding model.
+func hashedEmbedding(text string) []float32 { return vector.HashedWords(text, testDim) }
 
-func hashedQuery(_ context.Context, text string) ([]float32, error) {
-	return hashedEmbedding(text), nil
-}
+var hashedQuery = vector.HashedEmbedder(testDim)
 
 // paperTexts is every arXiv paper's title and abstract, by id.
 func paperTexts(t *testing.T, bdb bun.IDB) map[int64]string {
