@@ -107,7 +107,9 @@ func TestPaperRelated(t *testing.T) {
 			for _, n := range []int{2, 15} {
 				before := counter.Count()
 				var resp struct {
-					SearchPapers struct{ Nodes []struct{ Related []struct{ Title string } } }
+					SearchPapers struct {
+						Nodes []struct{ Related []struct{ Title string } }
+					}
 				}
 				c.MustPost(`query($n: Int) { searchPapers(sort: MOST_CITED, first: $n) { nodes { related(first: 3) { title } } } }`, &resp, client.Var("n", n))
 				if got := counter.Count() - before; got != 3 || len(resp.SearchPapers.Nodes) != n {
