@@ -113,22 +113,7 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	if err != nil {
 		return nil, err
 	}
-	// A query's candidates (its most cited matches, db.SearchCandidates)
-	// are read once, when the first of a relevance page, the count and the
-	// facets needs them, and serve all three.
-	withCandidates := sync.OnceValues(func() (db.PaperSearch, error) {
-		if s.Query.IsZero() {
-			return s, nil
-		}
-		if order == db.Relevance && mode != model.SearchModeKeyword {
-			ranked, err := SemanticSearch(ctx, r.db, s, text, order, mode)
-			if err != nil || ranked.HasCandidates() {
-				return ranked, err
-			}
-		}
-		c, err := db.SearchCandidates(ctx, r.db, s, order == db.Relevance)
-		return s.WithCandidates(c), err
-	})
+	withCandidates := r.candidatesOnce(ctx, s, text, order, mode)
 	// totalCount and totalCountIsExact share one count, read when either
 	// is asked for.
 	count := sync.OnceValues(func() (searchCount, error) {
@@ -187,6 +172,26 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	}
 	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg, paperCursor(order), wrapPaper, paperEdge)
 	return conn, lookAheadPage(ctx, "PaperConnection", "Paper", "PaperEdge", pg.Items)
+}
+
+// candidatesOnce reads a query's candidates (its most cited matches,
+// db.SearchCandidates, or those mode ranks, SemanticSearch) once, when the
+// first of a relevance page, the count and the facets needs them, and
+// serves all three.
+func (r *Resolver) candidatesOnce(ctx context.Context, s db.PaperSearch, text string, order db.PaperOrder, mode model.SearchMode) func() (db.PaperSearch, error) {
+	return sync.OnceValues(func() (db.PaperSearch, error) {
+		if s.Query.IsZero() {
+			return s, nil
+		}
+		if order == db.Relevance && mode != model.SearchModeKeyword {
+			ranked, err := SemanticSearch(ctx, r.db, s, text, order, mode)
+			if err != nil || ranked.HasCandidates() {
+				return ranked, err
+			}
+		}
+		c, err := db.SearchCandidates(ctx, r.db, s, order == db.Relevance)
+		return s.WithCandidates(c), err
+	})
 }
 
 // searchCount is a search's count of its matches, up to a cap (see

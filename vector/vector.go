@@ -65,7 +65,7 @@ type Options struct {
 const listTarget = 1000
 
 // DefaultScan is Options.Scan's default.
-const DefaultScan = 100_000
+const DefaultScan = 50_000
 
 // ErrDim is the error of a vector whose dimension is not the index's.
 var ErrDim = errors.New("vector: dimension mismatch")
