@@ -240,6 +240,7 @@ type ComplexityRoot struct {
 		PrimaryCategory      func(childComplexity int) int
 		Published            func(childComplexity int) int
 		References           func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
+		Related              func(childComplexity int, first *int) int
 		ReportNo             func(childComplexity int) int
 		Slug                 func(childComplexity int) int
 		Title                func(childComplexity int) int
@@ -277,7 +278,7 @@ type ComplexityRoot struct {
 		RateLimit          func(childComplexity int, dryRun *bool) int
 		Researcher         func(childComplexity int, id string) int
 		SearchInstitutions func(childComplexity int, query string, first *int, after *string, last *int, before *string) int
-		SearchPapers       func(childComplexity int, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) int
+		SearchPapers       func(childComplexity int, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string, mode *model.SearchMode) int
 		SearchResearchers  func(childComplexity int, query string, first *int, after *string, last *int, before *string) int
 		Suggest            func(childComplexity int, prefix string, types []model.SuggestType, first *int) int
 		Viewer             func(childComplexity int) int
@@ -313,6 +314,7 @@ type ComplexityRoot struct {
 		ResearcherID            func(childComplexity int) int
 		SameName                func(childComplexity int, first *int) int
 		SemanticScholarID       func(childComplexity int) int
+		Similar                 func(childComplexity int, first *int) int
 		Slug                    func(childComplexity int) int
 		WorksCount              func(childComplexity int) int
 	}
@@ -420,6 +422,7 @@ type PaperResolver interface {
 	References(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	CitationNetwork(ctx context.Context, obj *model.Paper, depth *int, maxNodes *int) (*model.CitationNetwork, error)
+	Related(ctx context.Context, obj *model.Paper, first *int) ([]*model.Paper, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -429,7 +432,7 @@ type QueryResolver interface {
 	Researcher(ctx context.Context, id string) (*model.Researcher, error)
 	Institution(ctx context.Context, id string) (*model.Institution, error)
 	Category(ctx context.Context, code string) (*db.Category, error)
-	SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error)
+	SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string, mode *model.SearchMode) (*model.PaperConnection, error)
 	SearchResearchers(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.ResearcherConnection, error)
 	SearchInstitutions(ctx context.Context, query string, first *int, after *string, last *int, before *string) (*model.InstitutionConnection, error)
 	Suggest(ctx context.Context, prefix string, types []model.SuggestType, first *int) ([]*model.Suggestion, error)
@@ -445,6 +448,7 @@ type ResearcherResolver interface {
 	Coauthors(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error)
 	Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error)
 	Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error)
+	Similar(ctx context.Context, obj *model.Researcher, first *int) ([]*model.Researcher, error)
 }
 type SubscriptionResolver interface {
 	PapersAdded(ctx context.Context, filter *model.PaperFilter) (<-chan *model.Paper, error)
@@ -1259,6 +1263,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.References(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["sort"].(*model.PaperSort)), true
+	case "Paper.related":
+		if e.ComplexityRoot.Paper.Related == nil {
+			break
+		}
+
+		args, err := ec.field_Paper_related_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Paper.Related(childComplexity, args["first"].(*int)), true
 	case "Paper.reportNo":
 		if e.ComplexityRoot.Paper.ReportNo == nil {
 			break
@@ -1474,7 +1489,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.SearchPapers(childComplexity, args["query"].(*string), args["filter"].(*model.PaperFilter), args["sort"].(*model.PaperSearchSort), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.SearchPapers(childComplexity, args["query"].(*string), args["filter"].(*model.PaperFilter), args["sort"].(*model.PaperSearchSort), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["mode"].(*model.SearchMode)), true
 	case "Query.searchResearchers":
 		if e.ComplexityRoot.Query.SearchResearchers == nil {
 			break
@@ -1686,6 +1701,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.SemanticScholarID(childComplexity), true
+	case "Researcher.similar":
+		if e.ComplexityRoot.Researcher.Similar == nil {
+			break
+		}
+
+		args, err := ec.field_Researcher_similar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Researcher.Similar(childComplexity, args["first"].(*int)), true
 	case "Researcher.slug":
 		if e.ComplexityRoot.Researcher.Slug == nil {
 			break
@@ -2129,6 +2155,8 @@ type Query {
     last: Int
     "Return papers before this cursor."
     before: String
+    "How the query matches and ranks papers (see SearchMode)."
+    mode: SearchMode = HYBRID
   ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100) @cost(weight: "10")
 
   """
@@ -3051,6 +3079,54 @@ type FiguresSource {
   """
   updatedAt: Time!
 }
+
+# --- semantic search ---
+
+"""
+How ` + "`" + `searchPapers` + "`" + ` matches a query and ranks its papers. A search without
+a query lists papers by its filters alone, whatever the mode.
+"""
+enum SearchMode {
+  """
+  The papers whose title or abstract has the query's words, ranked by text
+  score times the citation prior.
+  """
+  KEYWORD
+  """
+  The 1,000 papers whose embeddings are nearest the query's, those the
+  filters keep, most similar first. An error while no paper has an
+  embedding or while the index is being built.
+  """
+  SEMANTIC
+  """
+  The keyword matches and the nearest papers together, ranked by
+  reciprocal rank fusion of the keyword ranking (which carries the
+  citation prior) and the similarity ranking. The keyword search alone
+  while no paper has an embedding or the index is being built, and for
+  the orders other than RELEVANCE.
+  """
+  HYBRID
+}
+
+extend type Paper {
+  """
+  Papers like this one, most alike first: the papers whose embeddings are
+  nearest this one's, the papers cited together with it (co-citation) and
+  those citing the same papers (bibliographic coupling), ranked by
+  reciprocal rank fusion of the three. Without embeddings, the last two.
+  """
+  related("How many papers to return (0 to 50)." first: Int = 10): [Paper!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 50)
+}
+
+extend type Researcher {
+  """
+  Researchers whose papers are nearest this researcher's: the authors of
+  the 100 papers nearest the mean embedding of this researcher's 50 most
+  cited papers, ranked by the nearest paper each wrote (bylines of more
+  than 100 authors left out). Empty while no paper has an embedding.
+  """
+  similar("How many researchers to return (0 to 50)." first: Int = 10): [Researcher!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 50)
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3443,6 +3519,8 @@ func (ec *executionContext) childFields_Paper(ctx context.Context, field graphql
 		return ec.fieldContext_Paper_citations(ctx, field)
 	case "citationNetwork":
 		return ec.fieldContext_Paper_citationNetwork(ctx, field)
+	case "related":
+		return ec.fieldContext_Paper_related(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Paper", field.Name)
 }
@@ -3549,6 +3627,8 @@ func (ec *executionContext) childFields_Researcher(ctx context.Context, field gr
 		return ec.fieldContext_Researcher_institutions(ctx, field)
 	case "network":
 		return ec.fieldContext_Researcher_network(ctx, field)
+	case "similar":
+		return ec.fieldContext_Researcher_similar(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Researcher", field.Name)
 }
@@ -4145,6 +4225,20 @@ func (ec *executionContext) field_Paper_references_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Paper_related_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4406,6 +4500,14 @@ func (ec *executionContext) field_Query_searchPapers_args(ctx context.Context, r
 		return nil, err
 	}
 	args["before"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (*model.SearchMode, error) {
+			return ec.unmarshalOSearchMode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSearchMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg7
 	return args, nil
 }
 
@@ -4622,6 +4724,20 @@ func (ec *executionContext) field_Researcher_papers_args(ctx context.Context, ra
 }
 
 func (ec *executionContext) field_Researcher_sameName_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Researcher_similar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -8119,6 +8235,50 @@ func (ec *executionContext) fieldContext_Paper_citationNetwork(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Paper_related(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_related(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Paper().Related(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
+			return ec.marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_related(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Paper",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Paper(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Paper_related_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PaperConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.PaperConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8730,7 +8890,7 @@ func (ec *executionContext) _Query_searchPapers(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().SearchPapers(ctx, fc.Args["query"].(*string), fc.Args["filter"].(*model.PaperFilter), fc.Args["sort"].(*model.PaperSearchSort), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Query().SearchPapers(ctx, fc.Args["query"].(*string), fc.Args["filter"].(*model.PaperFilter), fc.Args["sort"].(*model.PaperSearchSort), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["mode"].(*model.SearchMode))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperConnection) graphql.Marshaler {
@@ -9871,6 +10031,50 @@ func (ec *executionContext) fieldContext_Researcher_network(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Researcher_network_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Researcher_similar(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Researcher_similar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Researcher().Similar(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Researcher_similar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Researcher",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Researcher_similar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13207,6 +13411,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "related":
+			out.Values[i] = ec._Paper_related(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13668,6 +13877,11 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 			}
 		case "network":
 			out.Values[i] = ec._Researcher_network(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "similar":
+			out.Values[i] = ec._Researcher_similar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15593,6 +15807,22 @@ func (ec *executionContext) marshalOResearcher2ᚖgithubᚗcomᚋpapergraphᚋpa
 		return graphql.Null
 	}
 	return ec._Researcher(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSearchMode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSearchMode(ctx context.Context, v any) (*model.SearchMode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.SearchMode)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSearchMode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSearchMode(ctx context.Context, sel ast.SelectionSet, v *model.SearchMode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

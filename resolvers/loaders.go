@@ -226,6 +226,8 @@ type Loaders struct {
 	topResearchers              *loader[countKey[string], []*db.ResearcherCount]
 	collaborators               *loader[countKey[int64], []network.Weighted]
 	following                   *loader[int64, *db.Following]
+	related                     *loader[countKey[int64], []*db.Paper]
+	similar                     *loader[countKey[int64], []*db.Researcher]
 
 	// reads are the loaders of the batch reads of lists by parent id,
 	// keyed by the read (see readLoader).
@@ -285,6 +287,8 @@ func NewLoaders(idb bun.IDB) *Loaders {
 		reads:                       map[uintptr]any{},
 	}
 	l.bylines = bylineLoader(idb, l.readBylines)
+	l.related = countLoader(idb, l.readRelated)
+	l.similar = countLoader(idb, l.readSimilar)
 	l.paperTotals = newLoader(paperListFetch(
 		func(ctx context.Context, g paperTotalKey, ids []int64) (map[int64]int, error) {
 			return db.PaperTotals(ctx, idb, g.list, ids, g.category)

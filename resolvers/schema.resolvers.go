@@ -168,6 +168,11 @@ func (r *paperResolver) CitationNetwork(ctx context.Context, obj *model.Paper, d
 	return r.citationNetwork(ctx, obj.Paper.ID, depth, maxNodes)
 }
 
+// Related is the resolver for the related field.
+func (r *paperResolver) Related(ctx context.Context, obj *model.Paper, first *int) ([]*model.Paper, error) {
+	return paperRelated(ctx, obj.Paper.ID, first)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
 	return r.node(ctx, id)
@@ -204,8 +209,8 @@ func (r *queryResolver) Category(ctx context.Context, code string) (*db.Category
 }
 
 // SearchPapers is the resolver for the searchPapers field.
-func (r *queryResolver) SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error) {
-	return r.searchPapers(ctx, query, filter, sort, first, after, last, before)
+func (r *queryResolver) SearchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string, mode *model.SearchMode) (*model.PaperConnection, error) {
+	return r.searchPapers(ctx, query, filter, sort, first, after, last, before, mode)
 }
 
 // SearchResearchers is the resolver for the searchResearchers field.
@@ -271,6 +276,11 @@ func (r *researcherResolver) Institutions(ctx context.Context, obj *model.Resear
 // Network is the resolver for the network field.
 func (r *researcherResolver) Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error) {
 	return r.researcherNetwork(ctx, obj.Researcher.ID, depth, maxNodes, minWeight)
+}
+
+// Similar is the resolver for the similar field.
+func (r *researcherResolver) Similar(ctx context.Context, obj *model.Researcher, first *int) ([]*model.Researcher, error) {
+	return researcherSimilar(ctx, obj.Researcher.ID, first)
 }
 
 // PapersAdded is the resolver for the papersAdded field.

@@ -93,25 +93,27 @@ func SearchArgs(ctx context.Context, idb bun.IDB, query *string, filter *model.P
 	return s, db.Newest, nil
 }
 
-func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string) (*model.PaperConnection, error) {
+func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string, modeArg *model.SearchMode) (*model.PaperConnection, error) {
 	s, order, err := SearchArgs(ctx, r.db, query, filter, sort)
 	if err != nil {
 		return nil, err
+	}
+	mode, text := ModeOf(modeArg), ""
+	if query != nil {
+		text = *query
+	}
+	if order != db.Relevance {
+		// SEMANTIC's nearest papers, listed by the filters alone: no
+		// statement here.
+		if s, err = SemanticSearch(ctx, r.db, s, text, order, mode); err != nil {
+			return nil, err
+		}
 	}
 	args, err := pageArgs(paperCursors, first, last, after, before, nil, order)
 	if err != nil {
 		return nil, err
 	}
-	// A query's candidates (its most cited matches, db.SearchCandidates)
-	// are read once, when the first of a relevance page, the count and the
-	// facets needs them, and serve all three.
-	withCandidates := sync.OnceValues(func() (db.PaperSearch, error) {
-		if s.Query.IsZero() {
-			return s, nil
-		}
-		c, err := db.SearchCandidates(ctx, r.db, s, order == db.Relevance)
-		return s.WithCandidates(c), err
-	})
+	withCandidates := r.candidatesOnce(ctx, s, text, order, mode)
 	// totalCount and totalCountIsExact share one count, read when either
 	// is asked for.
 	count := sync.OnceValues(func() (searchCount, error) {
@@ -170,6 +172,26 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	}
 	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg, paperCursor(order), wrapPaper, paperEdge)
 	return conn, lookAheadPage(ctx, "PaperConnection", "Paper", "PaperEdge", pg.Items)
+}
+
+// candidatesOnce reads a query's candidates (its most cited matches,
+// db.SearchCandidates, or those mode ranks, SemanticSearch) once, when the
+// first of a relevance page, the count and the facets needs them, and
+// serves all three.
+func (r *Resolver) candidatesOnce(ctx context.Context, s db.PaperSearch, text string, order db.PaperOrder, mode model.SearchMode) func() (db.PaperSearch, error) {
+	return sync.OnceValues(func() (db.PaperSearch, error) {
+		if s.Query.IsZero() {
+			return s, nil
+		}
+		if order == db.Relevance && mode != model.SearchModeKeyword {
+			ranked, err := SemanticSearch(ctx, r.db, s, text, order, mode)
+			if err != nil || ranked.HasCandidates() {
+				return ranked, err
+			}
+		}
+		c, err := db.SearchCandidates(ctx, r.db, s, order == db.Relevance)
+		return s.WithCandidates(c), err
+	})
 }
 
 // searchCount is a search's count of its matches, up to a cap (see

@@ -51,6 +51,8 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"Viewer.feed":                page,
 		"Following.researchers":      fixed(db.MaxFollows),
 		"Following.categories":       fixed(db.MaxFollows),
+		"Paper.related":              {DefaultRelated, MaxRelated},
+		"Researcher.similar":         {DefaultSimilar, MaxSimilar},
 	}
 	for key, w := range want {
 		f := fieldDef(schema, key)

@@ -141,6 +141,9 @@ func searchExport(bdb bun.IDB, log *slog.Logger) http.Handler {
 			s, order, err = resolvers.SearchArgs(r.Context(), bdb, query, filter, sort)
 			s.RankAll = true
 		}
+		if err == nil {
+			s, err = modeSearch(r.Context(), bdb, q, s, deref(query), order)
+		}
 		if answerError(w, r, log, "search export could not start", err) {
 			return
 		}
@@ -164,6 +167,25 @@ func searchExport(bdb bun.IDB, log *slog.Logger) http.Handler {
 		}
 		setTrailers(w.Header(), complete, rows)
 	})
+}
+
+// modeSearch applies the mode parameter (a SearchMode value, any case;
+// HYBRID when absent) to s as searchPapers does (resolvers.SemanticSearch).
+// A search whose relevance order ranks candidates (SEMANTIC, HYBRID)
+// exports them, not every keyword match.
+func modeSearch(ctx context.Context, bdb bun.IDB, q map[string][]string, s db.PaperSearch, text string, order db.PaperOrder) (db.PaperSearch, error) {
+	mode := model.SearchModeHybrid
+	if vs := q["mode"]; len(vs) > 0 && vs[0] != "" {
+		mode = model.SearchMode(strings.ToUpper(vs[0]))
+		if !mode.IsValid() {
+			return s, &resolvers.InputError{Arg: "mode", Msg: "must be keyword, semantic or hybrid, got " + resolvers.QuoteInput(vs[0])}
+		}
+	}
+	s, err := resolvers.SemanticSearch(ctx, bdb, s, text, order, mode)
+	if s.HasCandidates() {
+		s.RankAll = false
+	}
+	return s, err
 }
 
 // searchParams reads the search's parameters as searchPapers' arguments.

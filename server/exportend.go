@@ -14,6 +14,7 @@ import (
 
 	"github.com/papergraph/papergraph/reqid"
 	"github.com/papergraph/papergraph/resolvers"
+	"github.com/papergraph/papergraph/vector"
 )
 
 // How an export says whether it is whole. An export that cannot start
@@ -60,6 +61,10 @@ func failure(r *http.Request, log *slog.Logger, doing string, err error) exportF
 		f.Code, f.Message, f.status = "CANCELLED", "the request was cancelled", http.StatusServiceUnavailable
 	case unavailable(err):
 		f.Code, f.Message, f.status = "SERVICE_UNAVAILABLE", "the database is unavailable", http.StatusServiceUnavailable
+	case errors.Is(err, vector.ErrBuilding):
+		f.Code, f.Message, f.status = resolvers.CodeSemanticUnavailable, "mode: "+vector.ErrBuilding.Error(), http.StatusServiceUnavailable
+	case errors.Is(err, vector.ErrNoVectors):
+		f.Code, f.Message, f.status = resolvers.CodeSemanticUnavailable, "mode: "+vector.ErrNoVectors.Error(), http.StatusServiceUnavailable
 	}
 	log.WarnContext(r.Context(), doing, "request_id", id, "code", f.Code, "err", err)
 	return f

@@ -32,7 +32,7 @@ const (
 
 // feedParams are the parameters /feeds/latest.atom takes: the filters of
 // /export/search. Its order is always newest first.
-var feedParams = []string{"query", "categories", "from", "to", "researcher", "institution", "hasDoi"}
+var feedParams = []string{"query", "categories", "from", "to", "researcher", "institution", "hasDoi", "mode"}
 
 // Atom 1.0 (RFC 4287) as the feed writes it.
 type (
@@ -78,7 +78,7 @@ type (
 
 // latestFeed serves GET /feeds/latest.atom: the newest papers matching the
 // filters of /export/search (query, categories, from, to, researcher,
-// institution, hasDoi), as an Atom 1.0 feed. It answers If-None-Match and
+// institution, hasDoi, mode), as an Atom 1.0 feed. It answers If-None-Match and
 // If-Modified-Since with 304 when the feed has not changed. Each request
 // spends one rate-limit point, like an export, 304 or not.
 func latestFeed(bdb bun.IDB, log *slog.Logger) http.Handler {
@@ -94,7 +94,7 @@ func latestFeed(bdb bun.IDB, log *slog.Logger) http.Handler {
 		var feed *atomFeed
 		var updated time.Time
 		if err == nil {
-			feed, updated, err = buildFeed(r.Context(), bdb, query, filter, feedSelf(r))
+			feed, updated, err = buildFeed(r.Context(), bdb, q, query, filter, feedSelf(r))
 		}
 		if answerError(w, r, log, "feed", err) {
 			return
@@ -151,10 +151,15 @@ func feedSelf(r *http.Request) string {
 // buildFeed reads the newest papers that match and makes the feed, and
 // returns with it when it last changed: its newest entry's update. It
 // takes four statements whatever the filters: the search, the papers,
-// their categories and the first authors of their bylines.
-func buildFeed(ctx context.Context, bdb bun.IDB, query *string, filter *model.PaperFilter, self string) (*atomFeed, time.Time, error) {
+// their categories and the first authors of their bylines. Its mode
+// parameter (q's) is that of the export: SEMANTIC's newest are those of
+// the query's nearest papers, HYBRID's those of its keyword matches.
+func buildFeed(ctx context.Context, bdb bun.IDB, q map[string][]string, query *string, filter *model.PaperFilter, self string) (*atomFeed, time.Time, error) {
 	newest := model.PaperSearchSortNewest
 	s, order, err := resolvers.SearchArgs(ctx, bdb, query, filter, &newest)
+	if err == nil {
+		s, err = modeSearch(ctx, bdb, q, s, deref(query), order)
+	}
 	if err != nil {
 		return nil, time.Time{}, err
 	}

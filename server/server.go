@@ -22,6 +22,7 @@ import (
 	"github.com/papergraph/papergraph/notify"
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
+	"github.com/papergraph/papergraph/vector"
 )
 
 // Defaults for the Config fields left zero.
@@ -53,6 +54,11 @@ const (
 // Config is what New needs. DB is required; zero values of the other
 // fields take the defaults above.
 type Config struct {
+	// Vectors is the vector index of paper embeddings that SEMANTIC and
+	// HYBRID searches, exports and feeds, Paper.related and
+	// Researcher.similar read; nil when there are none (HYBRID is then
+	// the keyword search).
+	Vectors *vector.Live
 	// DB is the migrated database the API reads, in production
 	// db.OpenReader's pool: the server never writes. The server counts
 	// the statements it sends through it for /metrics (New leaves DB's
@@ -267,8 +273,15 @@ func New(cfg Config) (*Server, error) {
 		s.metrics = secureHeaders(metrics)
 	}
 	s.routes = mux.patterns
-	s.handler = traceRequests(observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.DB, cfg.Writer, cfg.TrustedProxies, withShare(sched, mux)))), cfg.TracerProvider)
+	s.handler = traceRequests(observe(cfg.Logger, secureHeaders(identify(cfg.APIKeys, cfg.DB, cfg.Writer, cfg.TrustedProxies, withShare(sched, withVectors(cfg.Vectors, mux))))), cfg.TracerProvider)
 	return s, nil
+}
+
+// withVectors gives every request the vector index live.
+func withVectors(live *vector.Live, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(resolvers.WithVectors(r.Context(), live)))
+	})
 }
 
 // setDefaults fills in the fields left zero.

@@ -63,12 +63,15 @@ const usage = `usage:
   papergraph-bench embed --corpus DIR | --db DSN
       imports synth's papers into a new SQLite database (or takes an imported one), learns the built-in
       embedding model and embeds every paper, and prints the time, peak heap and bytes per paper as JSON
+  papergraph-bench vectors --papers N [--dim 256] [--scan N] [--lists N] [--queries 200] [--truth 50]
+      builds the vector index of N SYNTHETIC clustered vectors and prints its build time, bytes per
+      paper, p50/p99 latency of a top-100 search and recall@100 against brute force, as JSON
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth, run, plot, report, peer or embed")
+		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed or vectors")
 	}
 	switch args[0] {
 	case "synth":
@@ -83,6 +86,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdPeer(ctx, args[1:], stdout, stderr)
 	case "embed":
 		return cmdEmbed(ctx, args[1:], stdout, stderr)
+	case "vectors":
+		return cmdVectors(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

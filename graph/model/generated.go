@@ -590,6 +590,75 @@ func (e PaperSort) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// How `searchPapers` matches a query and ranks its papers. A search without
+// a query lists papers by its filters alone, whatever the mode.
+type SearchMode string
+
+const (
+	// The papers whose title or abstract has the query's words, ranked by text
+	// score times the citation prior.
+	SearchModeKeyword SearchMode = "KEYWORD"
+	// The 1,000 papers whose embeddings are nearest the query's, those the
+	// filters keep, most similar first. An error while no paper has an
+	// embedding or while the index is being built.
+	SearchModeSemantic SearchMode = "SEMANTIC"
+	// The keyword matches and the nearest papers together, ranked by
+	// reciprocal rank fusion of the keyword ranking (which carries the
+	// citation prior) and the similarity ranking. The keyword search alone
+	// while no paper has an embedding or the index is being built, and for
+	// the orders other than RELEVANCE.
+	SearchModeHybrid SearchMode = "HYBRID"
+)
+
+var AllSearchMode = []SearchMode{
+	SearchModeKeyword,
+	SearchModeSemantic,
+	SearchModeHybrid,
+}
+
+func (e SearchMode) IsValid() bool {
+	switch e {
+	case SearchModeKeyword, SearchModeSemantic, SearchModeHybrid:
+		return true
+	}
+	return false
+}
+
+func (e SearchMode) String() string {
+	return string(e)
+}
+
+func (e *SearchMode) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SearchMode(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SearchMode", str)
+	}
+	return nil
+}
+
+func (e SearchMode) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SearchMode) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SearchMode) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // The kinds of suggestion.
 type SuggestType string
 

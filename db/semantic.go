@@ -1,0 +1,191 @@
+package db
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/uptrace/bun"
+)
+
+// SemanticCandidates are the papers of ids, a vector index's nearest to a
+// query (nearest first, sims their similarities), that s's filters keep,
+// read in one statement with their dates: Candidates in ids' order,
+// scored by similarity, for a semantic relevance page, its count and its
+// facets (see WithCandidates). s's query is not matched.
+func SemanticCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, ids []int64, sims []float32) (Candidates, error) {
+	c := Candidates{scored: true}
+	if len(ids) == 0 {
+		return c, nil
+	}
+	s.IDs = ids
+	cond, args := s.conditions(idb)
+	var rows []candidate
+	err := idb.NewRaw("SELECT p.id, p.published, 0.0 AS score FROM papers AS p WHERE 1 = 1"+cond, args...).Scan(ctx, &rows)
+	if err != nil {
+		return c, err
+	}
+	kept := make(map[int64]candidate, len(rows))
+	for _, r := range rows {
+		kept[r.ID] = r
+	}
+	for i, id := range ids {
+		if r, ok := kept[id]; ok {
+			r.Score = float64(sims[i])
+			c.rows = append(c.rows, r)
+			c.IDs = append(c.IDs, id)
+		}
+	}
+	return c, nil
+}
+
+// HasCandidates reports whether s reads its candidates from those
+// WithCandidates gave it.
+func (s PaperSearch) HasCandidates() bool { return s.cand != nil }
+
+// FusionK is reciprocal rank fusion's constant: a paper ranked r in a
+// list scores 1 / (FusionK + r), so that the first few places of a list
+// do not outweigh a paper ranked well in every list.
+const FusionK = 60
+
+// FuseCandidates fuses the rankings of scored candidates (best score
+// first, lower id first among equals) by reciprocal rank fusion: a paper
+// scores the sum over the lists that hold it of 1 / (FusionK + its rank),
+// ranks counted from 1. The fused candidates are the union of the lists,
+// best first, scored by their fused score; More when any list has more.
+func FuseCandidates(lists ...Candidates) Candidates {
+	out := Candidates{scored: true}
+	at := map[int64]int{}
+	for _, l := range lists {
+		out.More = out.More || l.More
+		ranked := slices.Clone(l.rows)
+		slices.SortStableFunc(ranked, func(a, b candidate) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+		})
+		for r, c := range ranked {
+			i, ok := at[c.ID]
+			if !ok {
+				i = len(out.rows)
+				at[c.ID] = i
+				out.rows = append(out.rows, candidate{ID: c.ID, Published: c.Published})
+			}
+			out.rows[i].Score += 1 / float64(FusionK+r+1)
+		}
+	}
+	slices.SortStableFunc(out.rows, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+	})
+	out.IDs = make([]int64, len(out.rows))
+	for i, r := range out.rows {
+		out.IDs[i] = r.ID
+	}
+	return out
+}
+
+// Related is what a paper's citations say of the papers like it, most
+// alike first: the papers cited together with it (co-citation, by the
+// number of papers citing both) and those sharing its references
+// (bibliographic coupling, by the number shared).
+type Related struct {
+	CoCited, Coupled []int64
+}
+
+// relatedCiting is the most citing papers of a paper whose references
+// co-citation reads, the newest; relatedShared is the most citations a
+// reference may have to couple the papers citing it. They bound the rows
+// RelatedByPaperIDs reads per paper to relatedCiting times a reference
+// list, and a reference list times relatedShared: a paper cited
+// thousands of times, and a reference every paper of a field cites, would
+// otherwise read their whole neighbourhood.
+const (
+	relatedCiting = 200
+	relatedShared = 1000
+)
+
+// RelatedByPaperIDs reads the co-cited and the coupled papers of each of
+// ids, at most n of each kind, in one statement.
+func RelatedByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64, n int) (map[int64]Related, error) {
+	b := binding(idb)
+	cited, args1 := in(b, "cited_id", ids)
+	citing, args2 := in(b, "m.citing_id", ids)
+	q := `SELECT parent, other, kind FROM (
+	  SELECT parent, other, kind, ROW_NUMBER() OVER (PARTITION BY parent, kind ORDER BY n DESC, other) AS rk FROM (
+	    SELECT c.cited_id AS parent, r.cited_id AS other, 0 AS kind, COUNT(*) AS n
+	    FROM (SELECT cited_id, citing_id, ROW_NUMBER() OVER (PARTITION BY cited_id ORDER BY citing_published DESC, citing_id DESC) AS cn
+	          FROM paper_references WHERE ` + cited + `) AS c
+	    JOIN paper_references AS r ON r.citing_id = c.citing_id
+	    WHERE c.cn <= ? AND r.cited_id IS NOT NULL AND r.cited_id <> c.cited_id
+	    GROUP BY c.cited_id, r.cited_id
+	    UNION ALL
+	    SELECT m.citing_id, r.citing_id, 1, COUNT(*)
+	    FROM paper_references AS m
+	    JOIN papers AS ref ON ref.id = m.cited_id AND ref.citation_count <= ?
+	    JOIN paper_references AS r ON r.cited_id = m.cited_id
+	    WHERE ` + citing + ` AND r.citing_id <> m.citing_id
+	    GROUP BY m.citing_id, r.citing_id
+	  ) AS t
+	) AS x WHERE rk <= ? ORDER BY parent, kind, rk`
+	args := append(append(append(args1, relatedCiting), relatedShared), args2...)
+	args = append(args, n)
+	var rows []struct {
+		Parent int64 `bun:"parent"`
+		Other  int64 `bun:"other"`
+		Kind   int   `bun:"kind"`
+	}
+	if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
+		return nil, err
+	}
+	out := map[int64]Related{}
+	for _, r := range rows {
+		rel := out[r.Parent]
+		if r.Kind == 0 {
+			rel.CoCited = append(rel.CoCited, r.Other)
+		} else {
+			rel.Coupled = append(rel.Coupled, r.Other)
+		}
+		out[r.Parent] = rel
+	}
+	return out, nil
+}
+
+// PaperIDsByResearcherIDs reads the ids of researchers' papers, at most
+// n of each, their most cited first, in one statement.
+func PaperIDsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n int) (map[int64][]int64, error) {
+	b := binding(idb)
+	cond, args := in(b, "a.researcher_id", ids)
+	var rows []struct {
+		Parent int64 `bun:"parent"`
+		Paper  int64 `bun:"paper"`
+	}
+	err := idb.NewRaw(`SELECT parent, paper FROM (
+	  SELECT a.researcher_id AS parent, a.paper_id AS paper,
+	    ROW_NUMBER() OVER (PARTITION BY a.researcher_id ORDER BY p.citation_count DESC, p.id) AS rk
+	  FROM authorships AS a JOIN papers AS p ON p.id = a.paper_id WHERE `+cond+`
+	) AS x WHERE rk <= ? ORDER BY parent, rk`, append(args, n)...).Scan(b.ctx(ctx), &rows)
+	out := map[int64][]int64{}
+	for _, r := range rows {
+		out[r.Parent] = append(out[r.Parent], r.Paper)
+	}
+	return out, err
+}
+
+// ResearcherIDsByPaperIDs reads the researchers of papers' bylines, in
+// one statement; a byline of more than maxAuthors is left out, as a
+// collaboration's papers say little of whom each member works like.
+func ResearcherIDsByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64, maxAuthors int) (map[int64][]int64, error) {
+	b := binding(idb)
+	cond, args := in(b, "a.paper_id", ids)
+	var rows []struct {
+		Paper      int64 `bun:"paper_id"`
+		Researcher int64 `bun:"researcher_id"`
+	}
+	err := idb.NewRaw(`SELECT a.paper_id, a.researcher_id FROM authorships AS a
+	  WHERE `+cond+` AND a.researcher_id IS NOT NULL
+	  AND (SELECT COUNT(*) FROM authorships AS o WHERE o.paper_id = a.paper_id) <= ?
+	  ORDER BY a.paper_id, a.position`, append(args, maxAuthors)...).Scan(b.ctx(ctx), &rows)
+	out := map[int64][]int64{}
+	for _, r := range rows {
+		out[r.Paper] = append(out[r.Paper], r.Researcher)
+	}
+	return out, err
+}
