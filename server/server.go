@@ -147,6 +147,10 @@ type Config struct {
 	// DisableGraphiQL answers / with a 404 that points at /graphql
 	// instead of GraphiQL.
 	DisableGraphiQL bool
+	// DisableMCP turns the MCP endpoint at /mcp off (see newMCP). It is
+	// off as well with TrustedDocuments, whose list its tools' documents
+	// are not on.
+	DisableMCP bool
 	// MetricsAddr, when set, is the address Run serves /metrics on, and
 	// the API's address does not serve it; Go's profiles are served there
 	// too, under /debug/pprof/, and never on Addr. Empty: /metrics on
@@ -236,6 +240,9 @@ func New(cfg Config) (*Server, error) {
 		api = upgradeOr(cors, newWSSessions(cfg), rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
 	}
 	mux := routes(cfg, es, api)
+	if !cfg.DisableMCP && docs == nil {
+		mux.Handle("/mcp", newMCP(api, cfg.MaxBodyBytes))
+	}
 
 	base, abort := context.WithCancelCause(context.Background())
 	s := &Server{
