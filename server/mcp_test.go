@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -246,4 +247,54 @@ func mcpRefusals(t *testing.T, bdb *bun.DB, srv *httptest.Server) {
 	if !slices.Equal(codes, []string{"ok", "ok", "ok", "RATE_LIMITED"}) {
 		t.Errorf("calls on a budget of 3 points: %v, want three answers and then RATE_LIMITED", codes)
 	}
+}
+
+// The npm MCP SDK's client, as agents use it, lists the tools, calls each
+// one and reads a paper by URI.
+func TestMCPNodeClient(t *testing.T) {
+	script := nodePackage(t, "mcpclient", "client.mjs")
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importDemo(t, bdb)
+		srv := mcpServer(t, bdb, 10_000)
+		s := findSubjects(t, mcpSession(t, srv, mcpKey))
+		calls, _ := json.Marshal(map[string]any{
+			"search_papers":      map[string]any{"query": "string", "first": 3},
+			"get_paper":          map[string]any{"id": s.paper},
+			"get_researcher":     map[string]any{"id": s.author},
+			"coauthor_network":   map[string]any{"id": s.author, "maxNodes": 5},
+			"collaboration_path": map[string]any{"from": s.author, "to": s.coauthor},
+			"citations":          map[string]any{"id": s.paper, "first": 2},
+		})
+		node := exec.CommandContext(t.Context(), "node", script, srv.URL+"/mcp", mcpKey, string(calls), paperURIPrefix+s.paper)
+		var stderr strings.Builder
+		node.Stderr = &stderr
+		out, err := node.Output()
+		if err != nil {
+			t.Fatalf("node client.mjs: %v\n%s", err, stderr.String())
+		}
+		var called []string
+		for line := range strings.Lines(string(out)) {
+			var step struct {
+				Step, Name, Text string
+				Names            []string
+				IsError          bool
+			}
+			if err := json.Unmarshal([]byte(line), &step); err != nil {
+				t.Fatalf("client.mjs printed %q: %v", line, err)
+			}
+			switch {
+			case step.Step == "tools" && len(step.Names) != 6:
+				t.Errorf("the npm client listed tools %v", step.Names)
+			case step.Step == "call" && (step.IsError || !json.Valid([]byte(step.Text))):
+				t.Errorf("the npm client's %s call: %s", step.Name, step.Text)
+			case step.Step == "call":
+				called = append(called, step.Name)
+			case step.Step == "resource" && !strings.Contains(step.Text, s.title):
+				t.Errorf("the npm client read %s as %s, want the title %q", paperURIPrefix+s.paper, step.Text, s.title)
+			}
+		}
+		if len(called) != 6 {
+			t.Errorf("the npm client called %v, want all six tools", called)
+		}
+	})
 }

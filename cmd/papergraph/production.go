@@ -11,6 +11,7 @@ import (
 // production holds serve's switches for a server exposed to the internet.
 type production struct {
 	introspection, graphiql  *bool
+	mcp                      *bool
 	metricsAddr, trustedDocs *string
 }
 
@@ -18,6 +19,7 @@ func productionFlags(fs *flag.FlagSet) production {
 	return production{
 		introspection: fs.Bool("introspection", true, "answer introspection (__schema, __type); false refuses it with INTROSPECTION_DISABLED"),
 		graphiql:      fs.Bool("graphiql", true, "serve GraphiQL at /; false answers / with a 404 pointing at /graphql"),
+		mcp:           fs.Bool("mcp", true, "serve the Model Context Protocol endpoint at /mcp for AI agents (off with --trusted-documents)"),
 		metricsAddr:   fs.String("metrics-addr", "", "serve /metrics on this address only, not on --addr\n(empty: /metrics on --addr)"),
 		trustedDocs:   fs.String("trusted-documents", "", "run only the operations in this persisted-documents file\n(JSON {\"sha256:HASH\": \"query …\"} or an Apollo persisted query manifest)"),
 	}
@@ -27,6 +29,7 @@ func productionFlags(fs *flag.FlagSet) production {
 func (p production) apply(cfg *server.Config, stderr io.Writer) error {
 	cfg.DisableIntrospection = !*p.introspection
 	cfg.DisableGraphiQL = !*p.graphiql
+	cfg.DisableMCP = !*p.mcp
 	cfg.MetricsAddr = *p.metricsAddr
 	if *p.trustedDocs != "" {
 		docs, err := server.ReadTrustedDocuments(*p.trustedDocs)
