@@ -103,8 +103,9 @@ func Passages(ctx context.Context, idb bun.IDB, question string, s db.PaperSearc
 
 // candidates are the ids of the papers the passages come from, best
 // match first: the search's own relevance ranking of the papers with all
-// the words, or, when none has them all, of those with each word alone
-// (the words in the question's order). It is the one place that chooses
+// the words, and, while they are fewer than searchPapers, of those with
+// each word alone (the words in the question's order): a statement per
+// word at most. It is the one place that chooses
 // the papers, so that a ranked any-word search can take its place.
 func candidates(ctx context.Context, idb bun.IDB, words []string, s db.PaperSearch) ([]int64, error) {
 	tries := [][]string{words}
@@ -114,7 +115,7 @@ func candidates(ctx context.Context, idb bun.IDB, words []string, s db.PaperSear
 		}
 	}
 	var ids []int64
-	for i, try := range tries {
+	for _, try := range tries {
 		q, err := db.ParseSearchQuery(strings.Join(try, "* ") + "*")
 		if err != nil {
 			continue
@@ -129,7 +130,7 @@ func candidates(ctx context.Context, idb bun.IDB, words []string, s db.PaperSear
 				ids = append(ids, p.ID)
 			}
 		}
-		if i == 0 && len(ids) > 0 || len(ids) >= searchPapers {
+		if len(ids) >= searchPapers {
 			break
 		}
 	}

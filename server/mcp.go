@@ -174,14 +174,18 @@ func newMCP(api http.Handler, maxBody int64) http.Handler {
 	s := newMCPServer(g)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxBody})
+	return knownKey(h)
+}
+
+// knownKey refuses a request with an API key the server did not issue
+// with 401, as /graphql does, before next sees it.
+func knownKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if exchangeFrom(r.Context()).unknownKey {
-			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="papergraph"`)
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"unknown API key: send one the server issued, or none"}}` + "\n"))
+			http.Error(w, "unknown API key: send one the server issued, or none", http.StatusUnauthorized)
 			return
 		}
-		h.ServeHTTP(w, r)
+		next.ServeHTTP(w, r)
 	})
 }

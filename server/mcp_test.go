@@ -132,7 +132,7 @@ func TestMCP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		want := []string{"citations", "coauthor_network", "collaboration_path", "get_paper", "get_researcher", "search_papers"}
+		want := []string{"ask", "citations", "coauthor_network", "collaboration_path", "get_paper", "get_researcher", "search_papers"}
 		if !slices.Equal(names, want) {
 			t.Fatalf("tools %v, want %v", names, want)
 		}
@@ -283,7 +283,7 @@ func TestMCPNodeClient(t *testing.T) {
 				t.Fatalf("client.mjs printed %q: %v", line, err)
 			}
 			switch {
-			case step.Step == "tools" && len(step.Names) != 6:
+			case step.Step == "tools" && len(step.Names) != 7:
 				t.Errorf("the npm client listed tools %v", step.Names)
 			case step.Step == "call" && (step.IsError || !json.Valid([]byte(step.Text))):
 				t.Errorf("the npm client's %s call: %s", step.Name, step.Text)

@@ -1,6 +1,12 @@
 package server
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/papergraph/papergraph/resolvers"
+)
 
 // The MCP tools' GraphQL documents. Each is priced by the cost model as
 // any client's query is; their lists are small so that a call costs few
@@ -50,7 +56,18 @@ const (
     references(first: $first, sort: MOST_CITED) { totalCount nodes { arxivId title published citationCount } }
   }
 }`
+	mcpAskDoc = `query McpAsk($question: String!, $first: Int) {
+  ask(question: $question, first: $first) {
+    passages { number text position score paper { arxivId title } }
+    answer { text citations removedCitations model tokens }
+  }
+}`
 )
+
+type mcpAskIn struct {
+	Question string `json:"question" jsonschema:"the question, in plain words (at most 500 characters)"`
+	First    *int   `json:"first,omitempty" jsonschema:"how many passages (1 to 20; 5 when absent)"`
+}
 
 type mcpSearchIn struct {
 	Query      string   `json:"query" jsonschema:"words that must all appear in a paper's title or abstract; \"a quoted phrase\"; a word ending in * matches every word it begins"`
@@ -96,4 +113,25 @@ func addMCPTools(s *mcp.Server, g gqlRunner) {
 			"Null when there is none within maxDepth hops.", mcpPathDoc)
 	mcpTool[mcpCitationsIn](s, g, "citations",
 		"The papers of the archive citing a paper and those it cites, most cited first.", mcpCitationsDoc)
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the papers: the sentences of arXiv abstracts that answer a question " +
+		"best, numbered, each with its paper, and, when the server has a language model, an answer citing them as [n]. " +
+		"The model's tokens cost budget points."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpAskIn) (*mcp.CallToolResult, any, error) {
+			return askResult(g.run(ctx, mcpAskDoc, in))
+		})
+}
+
+// askResult is the ask tool's answer: the passages stand when the model
+// gave no answer (LLM_UNAVAILABLE), with a second text that says why.
+func askResult(a *gqlAnswer, err error) (*mcp.CallToolResult, any, error) {
+	if err != nil || len(a.Errors) == 0 || string(a.Data) == "null" || len(a.Data) == 0 {
+		return toolResult(a, err)
+	}
+	for _, e := range a.Errors {
+		if e.Extensions.Code != resolvers.CodeLLMUnavailable {
+			return toolResult(a, nil)
+		}
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(a.Data)},
+		&mcp.TextContent{Text: "No answer: " + a.errorText()}}}, nil, nil
 }
