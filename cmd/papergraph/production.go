@@ -4,6 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"time"
+
+	"github.com/papergraph/papergraph/ask"
 
 	"github.com/papergraph/papergraph/server"
 )
@@ -12,6 +16,8 @@ import (
 type production struct {
 	introspection, graphiql  *bool
 	mcp                      *bool
+	llmURL, llmModel         *string
+	llmTimeout               *time.Duration
 	metricsAddr, trustedDocs *string
 }
 
@@ -20,6 +26,9 @@ func productionFlags(fs *flag.FlagSet) production {
 		introspection: fs.Bool("introspection", true, "answer introspection (__schema, __type); false refuses it with INTROSPECTION_DISABLED"),
 		graphiql:      fs.Bool("graphiql", true, "serve GraphiQL at /; false answers / with a 404 pointing at /graphql"),
 		mcp:           fs.Bool("mcp", true, "serve the Model Context Protocol endpoint at /mcp for AI agents (off with --trusted-documents)"),
+		llmURL:        fs.String("llm-url", "", "answer ask from its passages with the OpenAI-compatible chat-completions API at `URL`\n(http://host:8000/v1; key in PAPERGRAPH_LLM_KEY); empty: ask gives passages alone"),
+		llmModel:      fs.String("llm-model", "", "the `MODEL` --llm-url answers with"),
+		llmTimeout:    fs.Duration("llm-timeout", ask.DefaultTimeout, "bound one answer of the model to `DURATION`"),
 		metricsAddr:   fs.String("metrics-addr", "", "serve /metrics on this address only, not on --addr\n(empty: /metrics on --addr)"),
 		trustedDocs:   fs.String("trusted-documents", "", "run only the operations in this persisted-documents file\n(JSON {\"sha256:HASH\": \"query …\"} or an Apollo persisted query manifest)"),
 	}
@@ -30,6 +39,9 @@ func (p production) apply(cfg *server.Config, stderr io.Writer) error {
 	cfg.DisableIntrospection = !*p.introspection
 	cfg.DisableGraphiQL = !*p.graphiql
 	cfg.DisableMCP = !*p.mcp
+	if *p.llmURL != "" {
+		cfg.LLM = &ask.LLM{URL: *p.llmURL, Model: *p.llmModel, Key: os.Getenv("PAPERGRAPH_LLM_KEY"), Timeout: *p.llmTimeout}
+	}
 	cfg.MetricsAddr = *p.metricsAddr
 	if *p.trustedDocs != "" {
 		docs, err := server.ReadTrustedDocuments(*p.trustedDocs)
