@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"github.com/papergraph/papergraph/ask"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -51,6 +52,9 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"Viewer.feed":                page,
 		"Following.researchers":      fixed(db.MaxFollows),
 		"Following.categories":       fixed(db.MaxFollows),
+		"Query.ask":                  {ask.DefaultPassages, ask.MaxPassages},
+		"AskAnswer.citations":        fixed(ask.MaxPassages),
+		"AskAnswer.removedCitations": fixed(ask.MaxPassages),
 	}
 	for key, w := range want {
 		f := fieldDef(schema, key)
