@@ -243,6 +243,11 @@ func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return r.viewer(ctx), nil
 }
 
+// Ask is the resolver for the ask field.
+func (r *queryResolver) Ask(ctx context.Context, question string, filter *model.PaperFilter, first *int) (*model.AskResult, error) {
+	return r.askResult(ctx, question, filter, first)
+}
+
 // Fields is the resolver for the fields field.
 func (r *researcherResolver) Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error) {
 	return researcherFields(ctx, obj.Researcher.ID, first)

@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"github.com/papergraph/papergraph/ask"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -53,6 +54,9 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"Following.categories":       fixed(db.MaxFollows),
 		"Paper.related":              {DefaultRelated, MaxRelated},
 		"Researcher.similar":         {DefaultSimilar, MaxSimilar},
+		"Query.ask":                  {ask.DefaultPassages, ask.MaxPassages},
+		"AskAnswer.citations":        fixed(ask.MaxPassages),
+		"AskAnswer.removedCitations": fixed(ask.MaxPassages),
 	}
 	for key, w := range want {
 		f := fieldDef(schema, key)

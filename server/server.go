@@ -18,6 +18,7 @@ import (
 	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/papergraph/papergraph/ask"
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/notify"
 	"github.com/papergraph/papergraph/ratelimit"
@@ -153,6 +154,14 @@ type Config struct {
 	// DisableGraphiQL answers / with a 404 that points at /graphql
 	// instead of GraphiQL.
 	DisableGraphiQL bool
+	// LLM, when set, is the language model that answers the ask field
+	// from its passages, and /ask (see askStream); nil: ask gives
+	// passages alone.
+	LLM *ask.LLM
+	// DisableMCP turns the MCP endpoint at /mcp off (see newMCP). It is
+	// off as well with TrustedDocuments, whose list its tools' documents
+	// are not on.
+	DisableMCP bool
 	// MetricsAddr, when set, is the address Run serves /metrics on, and
 	// the API's address does not serve it; Go's profiles are served there
 	// too, under /debug/pprof/, and never on Addr. Empty: /metrics on
@@ -251,13 +260,19 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: Collectors: %w", err)
 		}
 	}
-	gql := resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs))
+	gql := withAsker(cfg.LLM, resolvers.Middleware(cfg.DB)(newGraphQL(es, cfg, docs)))
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
 	if cfg.Bus != nil {
 		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts(cfg.MaxServerSubscriptions, cfg.WebsocketIdleTimeout))
 		api = upgradeOr(cors, newWSSessions(cfg), rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
 	}
 	mux := routes(cfg, es, api)
+	if !cfg.DisableMCP && docs == nil {
+		mux.Handle("/mcp", newMCP(api, cfg.MaxBodyBytes))
+	}
+	if docs == nil {
+		mux.Handle("GET /ask", knownKey(askStream(api, cfg.LLM)))
+	}
 
 	base, abort := context.WithCancelCause(context.Background())
 	s := &Server{

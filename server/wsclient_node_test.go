@@ -22,13 +22,21 @@ import (
 
 // nodeClient installs the graphql-ws client of testdata/wsclient (the
 // versions its package-lock.json pins) into a temporary directory and
-// returns the path of its subscribe.mjs. Without PAPERGRAPH_TEST_NODE=1
-// the test is skipped; with it, a missing node or npm, or an install
-// that fails, fails the test.
+// returns the path of its subscribe.mjs (see nodePackage).
 func nodeClient(t *testing.T) string {
 	t.Helper()
+	return nodePackage(t, "wsclient", "subscribe.mjs")
+}
+
+// nodePackage installs the npm package of testdata/pkg (the versions its
+// package-lock.json pins) into a temporary directory and returns the path
+// of its script there. Without PAPERGRAPH_TEST_NODE=1 the test is
+// skipped; with it, a missing node or npm, or an install that fails,
+// fails the test.
+func nodePackage(t *testing.T, pkg, script string) string {
+	t.Helper()
 	if os.Getenv("PAPERGRAPH_TEST_NODE") != "1" {
-		t.Skip("set PAPERGRAPH_TEST_NODE=1 to test with the npm graphql-ws client (needs node and npm)")
+		t.Skip("set PAPERGRAPH_TEST_NODE=1 to test with the npm client of testdata/" + pkg + " (needs node and npm)")
 	}
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -36,8 +44,8 @@ func nodeClient(t *testing.T) string {
 		}
 	}
 	dir := t.TempDir()
-	for _, name := range []string{"package.json", "package-lock.json", "subscribe.mjs"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "wsclient", name))
+	for _, name := range []string{"package.json", "package-lock.json", script} {
+		b, err := os.ReadFile(filepath.Join("testdata", pkg, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,9 +58,9 @@ func nodeClient(t *testing.T) string {
 	install := exec.CommandContext(ctx, "npm", "ci", "--silent", "--no-audit", "--no-fund")
 	install.Dir = dir
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci of testdata/wsclient: %v\n%s", err, out)
+		t.Fatalf("npm ci of testdata/%s: %v\n%s", pkg, err, out)
 	}
-	return filepath.Join(dir, "subscribe.mjs")
+	return filepath.Join(dir, script)
 }
 
 // The npm graphql-ws client, as browsers and Node programs use it,

@@ -39,7 +39,7 @@ type serveFlags struct {
 // parseServeFlags reads serve's command line and checks the harvest flags.
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs, dsn := newFlags("serve", "serve [--db DSN] [--addr :8080] [--cors-origins LIST] [--rate-limit N] [--redis URL] [--demo=false]\n"+
-		"       [--introspection=false] [--graphiql=false] [--metrics-addr ADDR] [--trusted-documents FILE]\n"+
+		"       [--introspection=false] [--graphiql=false] [--mcp=false] [--metrics-addr ADDR] [--trusted-documents FILE]\n"+
 		"       [--db-replica DSN]... [--replica-max-lag 10s] [--otlp-endpoint URL]", stderr)
 	f := &serveFlags{dsn: dsn}
 	f.addr = fs.String("addr", server.DefaultAddr, "listen address")

@@ -10,6 +10,30 @@ import (
 	"time"
 )
 
+// A language model's answer from the passages of `ask`.
+type AskAnswer struct {
+	// The answer; it cites passages as [n] (numbers outside the passages are removed).
+	Text string `json:"text"`
+	// The passage numbers the answer cites, in order of first citation (at most 20).
+	Citations []int `json:"citations"`
+	// Numbers the model cited that name no passage, removed from the text (at most 20 kept).
+	RemovedCitations []int `json:"removedCitations"`
+	// The model that answered.
+	Model string `json:"model"`
+	// The tokens of the prompt and the answer together, which the budget is charged for.
+	Tokens int `json:"tokens"`
+}
+
+// An answer to a question from the archive's abstracts.
+type AskResult struct {
+	// The question as asked.
+	Question string `json:"question"`
+	// The passages that answer it best, best first, numbered from 1 as the answer cites them.
+	Passages []*Passage `json:"passages"`
+	// The model's answer from the passages; null without a model or when it failed.
+	Answer *AskAnswer `json:"answer,omitempty"`
+}
+
 // The number of a researcher's papers with one author role.
 type AuthorPositionCount struct {
 	// The role on the byline.
@@ -140,6 +164,20 @@ type PaperFilter struct {
 	Institution *string `json:"institution,omitempty"`
 	// Only papers with (true) or without (false) a DOI.
 	HasDoi *bool `json:"hasDoi,omitempty"`
+}
+
+// A sentence (or part of a long one) of a paper's abstract.
+type Passage struct {
+	// Its number in the list of passages, from 1: the answer cites it as [number].
+	Number int `json:"number"`
+	// The passage.
+	Text string `json:"text"`
+	// The paper whose abstract holds it.
+	Paper *Paper `json:"paper"`
+	// Its place among the abstract's sentences, 0 for the first.
+	Position int `json:"position"`
+	// How well it answers the question (BM25 over the passages read).
+	Score float64 `json:"score"`
 }
 
 // The entry points into the scholarly graph. Lookups of a single object return

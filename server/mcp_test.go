@@ -1,0 +1,300 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/ratelimit"
+)
+
+// mcpKey is the API key the MCP tests send.
+const mcpKey = "agent-0123456789abcdef"
+
+// keyTransport sends an API key with every request.
+type keyTransport struct{ key string }
+
+func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+k.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// mcpServer serves the demo set on bdb with the key mcpKey and a budget
+// of limit points.
+func mcpServer(t *testing.T, bdb *bun.DB, limit int) *httptest.Server {
+	t.Helper()
+	keys, err := ratelimit.LoadKeys(strings.NewReader(mcpKey + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter, err := ratelimit.NewMemory(limit, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(newTestServer(t, bdb, Config{RateLimiter: limiter, APIKeys: keys}).Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// mcpSession connects the SDK's client to srv's /mcp with key.
+func mcpSession(t *testing.T, srv *httptest.Server, key string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "papergraph-test", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: keyTransport{key}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callJSON calls a tool and decodes its text answer into out; a tool
+// error fails the test.
+func callJSON(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, out any) {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.IsError {
+		t.Fatalf("%s %v: tool error %s", tool, args, text)
+	}
+	if err := json.Unmarshal([]byte(text), out); err != nil {
+		t.Fatalf("%s: %v in %s", tool, err, text)
+	}
+}
+
+// demoSubjects are a paper of the demo set with citations and two of its
+// authors, found through GraphQL.
+type demoSubjects struct {
+	paper, title, author, coauthor string
+}
+
+func findSubjects(t *testing.T, cs *mcp.ClientSession) demoSubjects {
+	t.Helper()
+	var found struct {
+		SearchPapers struct {
+			Nodes []struct {
+				ArxivID, Title string
+				CitationCount  int
+			}
+		}
+	}
+	callJSON(t, cs, "search_papers", map[string]any{"query": "string", "first": 20}, &found)
+	var paper struct {
+		Paper struct {
+			Title   string
+			Authors []struct{ Researcher *struct{ Slug string } }
+		}
+	}
+	for _, n := range found.SearchPapers.Nodes {
+		callJSON(t, cs, "get_paper", map[string]any{"id": n.ArxivID}, &paper)
+		var slugs []string
+		for _, a := range paper.Paper.Authors {
+			if a.Researcher != nil {
+				slugs = append(slugs, a.Researcher.Slug)
+			}
+		}
+		if n.CitationCount > 0 && len(slugs) >= 2 && paper.Paper.Title == n.Title {
+			return demoSubjects{paper: n.ArxivID, title: n.Title, author: slugs[0], coauthor: slugs[len(slugs)-1]}
+		}
+	}
+	t.Fatalf("no cited paper of two profiled authors among %d search results", len(found.SearchPapers.Nodes))
+	return demoSubjects{}
+}
+
+// An MCP client (the official Go SDK's) lists papergraph's tools and
+// calls each one on the demo set, reads papers and researchers as
+// resources, is refused with 401 for an unknown key and gets a
+// RATE_LIMITED tool error once its budget is spent.
+func TestMCP(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importDemo(t, bdb)
+		srv := mcpServer(t, bdb, 10_000)
+		cs := mcpSession(t, srv, mcpKey)
+		tools, err := cs.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range tools.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		want := []string{"ask", "citations", "coauthor_network", "collaboration_path", "get_paper", "get_researcher", "search_papers"}
+		if !slices.Equal(names, want) {
+			t.Fatalf("tools %v, want %v", names, want)
+		}
+		s := findSubjects(t, cs)
+		mcpToolsAnswer(t, cs, s)
+		mcpResources(t, cs, s)
+		mcpRefusals(t, bdb, srv)
+	})
+}
+
+// mcpToolsAnswer calls the tools past search and get_paper on s.
+func mcpToolsAnswer(t *testing.T, cs *mcp.ClientSession, s demoSubjects) {
+	var person struct{ Researcher struct{ Slug, Name string } }
+	callJSON(t, cs, "get_researcher", map[string]any{"id": s.author}, &person)
+	if person.Researcher.Slug != s.author {
+		t.Errorf("get_researcher %s gave %+v", s.author, person)
+	}
+	var net struct {
+		Researcher struct {
+			Coauthors struct{ TotalCount int }
+			Network   struct{ Nodes []struct{ Depth int } }
+		}
+	}
+	callJSON(t, cs, "coauthor_network", map[string]any{"id": s.author, "maxNodes": 10}, &net)
+	if net.Researcher.Coauthors.TotalCount == 0 || len(net.Researcher.Network.Nodes) < 2 || len(net.Researcher.Network.Nodes) > 10 {
+		t.Errorf("coauthor_network of %s: %+v, want co-authors and 2 to 10 nodes", s.author, net)
+	}
+	var path struct {
+		CollaborationPath *struct {
+			Length int
+			Steps  []struct{ Researcher struct{ Slug string } }
+		}
+	}
+	callJSON(t, cs, "collaboration_path", map[string]any{"from": s.author, "to": s.coauthor}, &path)
+	if p := path.CollaborationPath; p == nil || p.Length != 1 || p.Steps[0].Researcher.Slug != s.author || p.Steps[1].Researcher.Slug != s.coauthor {
+		t.Errorf("collaboration_path %s → %s: %+v, want one hop", s.author, s.coauthor, p)
+	}
+	var cites struct {
+		Paper struct {
+			CitationCount int
+			Citations     struct{ Nodes []struct{ ArxivID string } }
+		}
+	}
+	callJSON(t, cs, "citations", map[string]any{"id": s.paper, "first": 3}, &cites)
+	if n := len(cites.Paper.Citations.Nodes); n == 0 || n > 3 {
+		t.Errorf("citations of %s: %d, want 1 to 3 (of %d)", s.paper, n, cites.Paper.CitationCount)
+	}
+	var missing struct{ Paper *struct{ Title string } }
+	callJSON(t, cs, "get_paper", map[string]any{"id": "2101.00001"}, &missing)
+	if missing.Paper != nil {
+		t.Errorf("get_paper of an unknown id: %+v, want null", missing.Paper)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "coauthor_network", Arguments: map[string]any{"id": s.author, "depth": 9}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "BAD_USER_INPUT") {
+		t.Errorf("coauthor_network with depth 9: %v %+v, want a BAD_USER_INPUT tool error", err, res)
+	}
+}
+
+// mcpResources reads s's paper and author by URI, and an unknown paper.
+func mcpResources(t *testing.T, cs *mcp.ClientSession, s demoSubjects) {
+	templates, err := cs.ListResourceTemplates(t.Context(), nil)
+	if err != nil || len(templates.ResourceTemplates) != 2 {
+		t.Fatalf("resource templates: %v %+v", err, templates)
+	}
+	res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: paperURIPrefix + s.paper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paper struct{ Title string }
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &paper); err != nil || paper.Title != s.title {
+		t.Errorf("resource of paper %s: %s (%v), want its title %q", s.paper, res.Contents[0].Text, err, s.title)
+	}
+	res, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: researcherURIPrefix + s.author})
+	if err != nil || !strings.Contains(res.Contents[0].Text, `"slug":"`+s.author+`"`) {
+		t.Errorf("resource of researcher %s: %v %+v", s.author, err, res)
+	}
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: paperURIPrefix + "2101.00001"})
+	if err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("resource of an unknown paper: %v, want not found", err)
+	}
+}
+
+// mcpRefusals: an unknown key is refused with 401 before any tool runs;
+// a client whose budget is spent gets RATE_LIMITED tool errors.
+func mcpRefusals(t *testing.T, bdb *bun.DB, srv *httptest.Server) {
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := keyTransport{"agent-not-issued"}.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("unknown key: status %d, want 401", resp.StatusCode)
+	}
+	small := mcpSession(t, mcpServer(t, bdb, 3), mcpKey)
+	var codes []string
+	for range 4 {
+		res, err := small.CallTool(t.Context(), &mcp.CallToolParams{Name: "get_paper", Arguments: map[string]any{"id": "hep-th/9407087"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		code := "ok"
+		if res.IsError {
+			code, _, _ = strings.Cut(text, ":")
+		}
+		codes = append(codes, code)
+	}
+	if !slices.Equal(codes, []string{"ok", "ok", "ok", "RATE_LIMITED"}) {
+		t.Errorf("calls on a budget of 3 points: %v, want three answers and then RATE_LIMITED", codes)
+	}
+}
+
+// The npm MCP SDK's client, as agents use it, lists the tools, calls each
+// one and reads a paper by URI.
+func TestMCPNodeClient(t *testing.T) {
+	script := nodePackage(t, "mcpclient", "client.mjs")
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importDemo(t, bdb)
+		srv := mcpServer(t, bdb, 10_000)
+		s := findSubjects(t, mcpSession(t, srv, mcpKey))
+		calls, _ := json.Marshal(map[string]any{
+			"search_papers":      map[string]any{"query": "string", "first": 3},
+			"get_paper":          map[string]any{"id": s.paper},
+			"get_researcher":     map[string]any{"id": s.author},
+			"coauthor_network":   map[string]any{"id": s.author, "maxNodes": 5},
+			"collaboration_path": map[string]any{"from": s.author, "to": s.coauthor},
+			"citations":          map[string]any{"id": s.paper, "first": 2},
+		})
+		node := exec.CommandContext(t.Context(), "node", script, srv.URL+"/mcp", mcpKey, string(calls), paperURIPrefix+s.paper)
+		var stderr strings.Builder
+		node.Stderr = &stderr
+		out, err := node.Output()
+		if err != nil {
+			t.Fatalf("node client.mjs: %v\n%s", err, stderr.String())
+		}
+		var called []string
+		for line := range strings.Lines(string(out)) {
+			var step struct {
+				Step, Name, Text string
+				Names            []string
+				IsError          bool
+			}
+			if err := json.Unmarshal([]byte(line), &step); err != nil {
+				t.Fatalf("client.mjs printed %q: %v", line, err)
+			}
+			switch {
+			case step.Step == "tools" && len(step.Names) != 7:
+				t.Errorf("the npm client listed tools %v", step.Names)
+			case step.Step == "call" && (step.IsError || !json.Valid([]byte(step.Text))):
+				t.Errorf("the npm client's %s call: %s", step.Name, step.Text)
+			case step.Step == "call":
+				called = append(called, step.Name)
+			case step.Step == "resource" && !strings.Contains(step.Text, s.title):
+				t.Errorf("the npm client read %s as %s, want the title %q", paperURIPrefix+s.paper, step.Text, s.title)
+			}
+		}
+		if len(called) != 6 {
+			t.Errorf("the npm client called %v, want all six tools", called)
+		}
+	})
+}
