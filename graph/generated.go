@@ -46,6 +46,11 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AnalysisSource struct {
+		Model         func(childComplexity int) int
+		PromptVersion func(childComplexity int) int
+	}
+
 	AuthorPositionCount struct {
 		Count func(childComplexity int) int
 		Role  func(childComplexity int) int
@@ -218,6 +223,7 @@ type ComplexityRoot struct {
 	Paper struct {
 		AbsURL               func(childComplexity int) int
 		Abstract             func(childComplexity int) int
+		Analysis             func(childComplexity int) int
 		ArchiveCitationCount func(childComplexity int) int
 		ArxivID              func(childComplexity int) int
 		AuthorCount          func(childComplexity int) int
@@ -245,6 +251,17 @@ type ComplexityRoot struct {
 		Title                func(childComplexity int) int
 		Updated              func(childComplexity int) int
 		Version              func(childComplexity int) int
+	}
+
+	PaperAnalysis struct {
+		AnalysedAt        func(childComplexity int) int
+		KeywordList       func(childComplexity int) int
+		Novelty           func(childComplexity int) int
+		ResearchField     func(childComplexity int) int
+		SignificanceScore func(childComplexity int) int
+		Source            func(childComplexity int) int
+		Summary           func(childComplexity int) int
+		Type              func(childComplexity int) int
 	}
 
 	PaperConnection struct {
@@ -420,6 +437,7 @@ type PaperResolver interface {
 	References(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	CitationNetwork(ctx context.Context, obj *model.Paper, depth *int, maxNodes *int) (*model.CitationNetwork, error)
+	Analysis(ctx context.Context, obj *model.Paper) (*model.PaperAnalysis, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -472,6 +490,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AnalysisSource.model":
+		if e.ComplexityRoot.AnalysisSource.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnalysisSource.Model(childComplexity), true
+	case "AnalysisSource.promptVersion":
+		if e.ComplexityRoot.AnalysisSource.PromptVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnalysisSource.PromptVersion(childComplexity), true
 
 	case "AuthorPositionCount.count":
 		if e.ComplexityRoot.AuthorPositionCount.Count == nil {
@@ -1107,6 +1138,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.Abstract(childComplexity), true
+	case "Paper.analysis":
+		if e.ComplexityRoot.Paper.Analysis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Paper.Analysis(childComplexity), true
 	case "Paper.archiveCitationCount":
 		if e.ComplexityRoot.Paper.ArchiveCitationCount == nil {
 			break
@@ -1289,6 +1326,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.Version(childComplexity), true
+
+	case "PaperAnalysis.analysedAt":
+		if e.ComplexityRoot.PaperAnalysis.AnalysedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.AnalysedAt(childComplexity), true
+	case "PaperAnalysis.keywords":
+		if e.ComplexityRoot.PaperAnalysis.KeywordList == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.KeywordList(childComplexity), true
+	case "PaperAnalysis.novelty":
+		if e.ComplexityRoot.PaperAnalysis.Novelty == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.Novelty(childComplexity), true
+	case "PaperAnalysis.researchField":
+		if e.ComplexityRoot.PaperAnalysis.ResearchField == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.ResearchField(childComplexity), true
+	case "PaperAnalysis.significanceScore":
+		if e.ComplexityRoot.PaperAnalysis.SignificanceScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.SignificanceScore(childComplexity), true
+	case "PaperAnalysis.source":
+		if e.ComplexityRoot.PaperAnalysis.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.Source(childComplexity), true
+	case "PaperAnalysis.summary":
+		if e.ComplexityRoot.PaperAnalysis.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.Summary(childComplexity), true
+	case "PaperAnalysis.paperType":
+		if e.ComplexityRoot.PaperAnalysis.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.Type(childComplexity), true
 
 	case "PaperConnection.edges":
 		if e.ComplexityRoot.PaperConnection.Edges == nil {
@@ -3047,6 +3133,69 @@ type FiguresSource {
   """
   updatedAt: Time!
 }
+
+# --- paper analysis ---
+
+extend type Paper {
+  """
+  What a language model (or a person) read off the paper's title and
+  abstract: a summary, what is new, the kind of paper, its field, a
+  significance score and keywords. Null for a paper not analysed yet;
+  imported with ` + "`" + `papergraph import analysis` + "`" + ` or written by ` + "`" + `papergraph
+  analyse` + "`" + `.
+  """
+  analysis: PaperAnalysis
+}
+
+"A paper's analysis, read off its title and abstract."
+type PaperAnalysis {
+  "The paper in two or three sentences."
+  summary: String!
+  "What the paper claims is new, in a sentence or two."
+  novelty: String!
+  "The kind of paper."
+  paperType: PaperType!
+  "The research field, in words (\"lattice gauge theory\"), finer than an arXiv category."
+  researchField: String!
+  "How significant the work looks, from 0 (routine) to 10 (field-changing)."
+  significanceScore: Int!
+  "Keywords of the paper as the analysis names them, most telling first (at most 10)."
+  keywords: [String!]! @listSize(assumedSize: 10)
+  "Where the analysis came from."
+  source: AnalysisSource!
+  "When the analysis was written (by ` + "`" + `papergraph analyse` + "`" + `) or imported."
+  analysedAt: Time!
+}
+
+"Where a paper's analysis came from."
+type AnalysisSource {
+  "The model that wrote it, as its provider names it, or \"hand-written fixture\"."
+  model: String!
+  "The version of the prompt and answer schema it was asked with."
+  promptVersion: String!
+}
+
+"The kind of a paper."
+enum PaperType {
+  "Theory: derivations, models and their consequences."
+  THEORY
+  "Experiment: measurements made in a laboratory or at an accelerator."
+  EXPERIMENT
+  "Observation: data from telescopes, surveys and detectors of the sky or the Earth."
+  OBSERVATION
+  "Computation: numerical simulation or computation as the main result."
+  COMPUTATION
+  "Method: a new technique, algorithm or instrument."
+  METHOD
+  "Review: a survey, review or lecture notes."
+  REVIEW
+  "Resource: a dataset, catalogue, software or benchmark."
+  RESOURCE
+  "Position: an essay, comment, reply or proposal."
+  POSITION
+  "Other: none of these."
+  OTHER
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3054,6 +3203,16 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AnalysisSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "model":
+		return ec.fieldContext_AnalysisSource_model(ctx, field)
+	case "promptVersion":
+		return ec.fieldContext_AnalysisSource_promptVersion(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnalysisSource", field.Name)
+}
 
 func (ec *executionContext) childFields_AuthorPositionCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -3439,8 +3598,32 @@ func (ec *executionContext) childFields_Paper(ctx context.Context, field graphql
 		return ec.fieldContext_Paper_citations(ctx, field)
 	case "citationNetwork":
 		return ec.fieldContext_Paper_citationNetwork(ctx, field)
+	case "analysis":
+		return ec.fieldContext_Paper_analysis(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Paper", field.Name)
+}
+
+func (ec *executionContext) childFields_PaperAnalysis(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "summary":
+		return ec.fieldContext_PaperAnalysis_summary(ctx, field)
+	case "novelty":
+		return ec.fieldContext_PaperAnalysis_novelty(ctx, field)
+	case "paperType":
+		return ec.fieldContext_PaperAnalysis_paperType(ctx, field)
+	case "researchField":
+		return ec.fieldContext_PaperAnalysis_researchField(ctx, field)
+	case "significanceScore":
+		return ec.fieldContext_PaperAnalysis_significanceScore(ctx, field)
+	case "keywords":
+		return ec.fieldContext_PaperAnalysis_keywords(ctx, field)
+	case "source":
+		return ec.fieldContext_PaperAnalysis_source(ctx, field)
+	case "analysedAt":
+		return ec.fieldContext_PaperAnalysis_analysedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PaperAnalysis", field.Name)
 }
 
 func (ec *executionContext) childFields_PaperConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4754,6 +4937,52 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AnalysisSource_model(ctx context.Context, field graphql.CollectedField, obj *model.AnalysisSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnalysisSource_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnalysisSource_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnalysisSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _AnalysisSource_promptVersion(ctx context.Context, field graphql.CollectedField, obj *model.AnalysisSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnalysisSource_promptVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PromptVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnalysisSource_promptVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnalysisSource", field, false, false, "String")
+}
 
 func (ec *executionContext) _AuthorPositionCount_role(ctx context.Context, field graphql.CollectedField, obj *model.AuthorPositionCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -8113,6 +8342,231 @@ func (ec *executionContext) fieldContext_Paper_citationNetwork(ctx context.Conte
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Paper_analysis(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_analysis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Paper().Analysis(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperAnalysis) graphql.Marshaler {
+			return ec.marshalOPaperAnalysis2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperAnalysis(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_analysis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Paper",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaperAnalysis(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PaperAnalysis_summary(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "String")
+}
+
+func (ec *executionContext) _PaperAnalysis_novelty(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_novelty(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Novelty, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_novelty(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "String")
+}
+
+func (ec *executionContext) _PaperAnalysis_paperType(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_paperType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.PaperType) graphql.Marshaler {
+			return ec.marshalNPaperType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_paperType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, true, false, "PaperType")
+}
+
+func (ec *executionContext) _PaperAnalysis_researchField(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_researchField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResearchField, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_researchField(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "String")
+}
+
+func (ec *executionContext) _PaperAnalysis_significanceScore(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_significanceScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SignificanceScore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_significanceScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PaperAnalysis_keywords(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_keywords(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeywordList(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_keywords(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, true, false, "String")
+}
+
+func (ec *executionContext) _PaperAnalysis_source(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnalysisSource) graphql.Marshaler {
+			return ec.marshalNAnalysisSource2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAnalysisSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PaperAnalysis",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnalysisSource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PaperAnalysis_analysedAt(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_analysedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnalysedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_analysedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "Time")
 }
 
 func (ec *executionContext) _PaperConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.PaperConnection) (ret graphql.Marshaler) {
@@ -11848,6 +12302,44 @@ func (ec *executionContext) _SuggestTarget(ctx context.Context, sel ast.Selectio
 
 // region    **************************** object.gotpl ****************************
 
+var analysisSourceImplementors = []string{"AnalysisSource"}
+
+func (ec *executionContext) _AnalysisSource(ctx context.Context, sel ast.SelectionSet, obj *model.AnalysisSource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, analysisSourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnalysisSource")
+		case "model":
+			out.Values[i] = ec._AnalysisSource_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "promptVersion":
+			out.Values[i] = ec._AnalysisSource_promptVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var authorPositionCountImplementors = []string{"AuthorPositionCount"}
 
 func (ec *executionContext) _AuthorPositionCount(ctx context.Context, sel ast.SelectionSet, obj *model.AuthorPositionCount) graphql.Marshaler {
@@ -13203,6 +13695,79 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "analysis":
+			out.Values[i] = ec._Paper_analysis(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var paperAnalysisImplementors = []string{"PaperAnalysis"}
+
+func (ec *executionContext) _PaperAnalysis(ctx context.Context, sel ast.SelectionSet, obj *model.PaperAnalysis) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, paperAnalysisImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PaperAnalysis")
+		case "summary":
+			out.Values[i] = ec._PaperAnalysis_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "novelty":
+			out.Values[i] = ec._PaperAnalysis_novelty(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperType":
+			out.Values[i] = ec._PaperAnalysis_paperType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "researchField":
+			out.Values[i] = ec._PaperAnalysis_researchField(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "significanceScore":
+			out.Values[i] = ec._PaperAnalysis_significanceScore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keywords":
+			out.Values[i] = ec._PaperAnalysis_keywords(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._PaperAnalysis_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "analysedAt":
+			out.Values[i] = ec._PaperAnalysis_analysedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14412,6 +14977,14 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAnalysisSource2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAnalysisSource(ctx context.Context, sel ast.SelectionSet, v *model.AnalysisSource) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AnalysisSource!")
+		return graphql.Null
+	}
+	return ec._AnalysisSource(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAuthorPositionCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuthorPositionCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -15037,6 +15610,16 @@ func (ec *executionContext) marshalNPaperFacets2ᚖgithubᚗcomᚋpapergraphᚋp
 	return ec._PaperFacets(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNPaperType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperType(ctx context.Context, v any) (model.PaperType, error) {
+	var res model.PaperType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPaperType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperType(ctx context.Context, sel ast.SelectionSet, v model.PaperType) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNRateLimit2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐRateLimit(ctx context.Context, sel ast.SelectionSet, v *model.RateLimit) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "RateLimit!")
@@ -15542,6 +16125,13 @@ func (ec *executionContext) marshalOPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergr
 		return graphql.Null
 	}
 	return ec._Paper(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPaperAnalysis2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperAnalysis(ctx context.Context, sel ast.SelectionSet, v *model.PaperAnalysis) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PaperAnalysis(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOPaperFilter2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFilter(ctx context.Context, v any) (*model.PaperFilter, error) {

@@ -51,6 +51,7 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"Viewer.feed":                page,
 		"Following.researchers":      fixed(db.MaxFollows),
 		"Following.categories":       fixed(db.MaxFollows),
+		"PaperAnalysis.keywords":     fixed(db.MaxKeywords),
 	}
 	for key, w := range want {
 		f := fieldDef(schema, key)
