@@ -15,6 +15,7 @@ require (
 	github.com/mmcdole/gofeed v1.4.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/throttled/throttled/v2 v2.15.0
 	github.com/tsenart/vegeta/v12 v12.13.0
 	github.com/uptrace/bun v1.3.0
