@@ -46,6 +46,25 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AnalysisSource struct {
+		Model         func(childComplexity int) int
+		PromptVersion func(childComplexity int) int
+	}
+
+	AskAnswer struct {
+		Citations        func(childComplexity int) int
+		Model            func(childComplexity int) int
+		RemovedCitations func(childComplexity int) int
+		Text             func(childComplexity int) int
+		Tokens           func(childComplexity int) int
+	}
+
+	AskResult struct {
+		Answer   func(childComplexity int) int
+		Passages func(childComplexity int) int
+		Question func(childComplexity int) int
+	}
+
 	AuthorPositionCount struct {
 		Count func(childComplexity int) int
 		Role  func(childComplexity int) int
@@ -218,6 +237,7 @@ type ComplexityRoot struct {
 	Paper struct {
 		AbsURL               func(childComplexity int) int
 		Abstract             func(childComplexity int) int
+		Analysis             func(childComplexity int) int
 		ArchiveCitationCount func(childComplexity int) int
 		ArxivID              func(childComplexity int) int
 		AuthorCount          func(childComplexity int) int
@@ -248,6 +268,17 @@ type ComplexityRoot struct {
 		Version              func(childComplexity int) int
 	}
 
+	PaperAnalysis struct {
+		AnalysedAt        func(childComplexity int) int
+		KeywordList       func(childComplexity int) int
+		Novelty           func(childComplexity int) int
+		ResearchField     func(childComplexity int) int
+		SignificanceScore func(childComplexity int) int
+		Source            func(childComplexity int) int
+		Summary           func(childComplexity int) int
+		Type              func(childComplexity int) int
+	}
+
 	PaperConnection struct {
 		Edges             func(childComplexity int) int
 		Facets            func(childComplexity int) int
@@ -267,7 +298,16 @@ type ComplexityRoot struct {
 		Years      func(childComplexity int) int
 	}
 
+	Passage struct {
+		Number   func(childComplexity int) int
+		Paper    func(childComplexity int) int
+		Position func(childComplexity int) int
+		Score    func(childComplexity int) int
+		Text     func(childComplexity int) int
+	}
+
 	Query struct {
+		Ask                func(childComplexity int, question string, filter *model.PaperFilter, first *int) int
 		Category           func(childComplexity int, code string) int
 		CollaborationPath  func(childComplexity int, from string, to string, maxDepth *int) int
 		Institution        func(childComplexity int, id string) int
@@ -423,6 +463,7 @@ type PaperResolver interface {
 	Citations(ctx context.Context, obj *model.Paper, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	CitationNetwork(ctx context.Context, obj *model.Paper, depth *int, maxNodes *int) (*model.CitationNetwork, error)
 	Related(ctx context.Context, obj *model.Paper, first *int) ([]*model.Paper, error)
+	Analysis(ctx context.Context, obj *model.Paper) (*model.PaperAnalysis, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -439,6 +480,7 @@ type QueryResolver interface {
 	RateLimit(ctx context.Context, dryRun *bool) (*model.RateLimit, error)
 	CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
+	Ask(ctx context.Context, question string, filter *model.PaperFilter, first *int) (*model.AskResult, error)
 }
 type ResearcherResolver interface {
 	Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error)
@@ -476,6 +518,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AnalysisSource.model":
+		if e.ComplexityRoot.AnalysisSource.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnalysisSource.Model(childComplexity), true
+	case "AnalysisSource.promptVersion":
+		if e.ComplexityRoot.AnalysisSource.PromptVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnalysisSource.PromptVersion(childComplexity), true
+
+	case "AskAnswer.citations":
+		if e.ComplexityRoot.AskAnswer.Citations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskAnswer.Citations(childComplexity), true
+	case "AskAnswer.model":
+		if e.ComplexityRoot.AskAnswer.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskAnswer.Model(childComplexity), true
+	case "AskAnswer.removedCitations":
+		if e.ComplexityRoot.AskAnswer.RemovedCitations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskAnswer.RemovedCitations(childComplexity), true
+	case "AskAnswer.text":
+		if e.ComplexityRoot.AskAnswer.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskAnswer.Text(childComplexity), true
+	case "AskAnswer.tokens":
+		if e.ComplexityRoot.AskAnswer.Tokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskAnswer.Tokens(childComplexity), true
+
+	case "AskResult.answer":
+		if e.ComplexityRoot.AskResult.Answer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskResult.Answer(childComplexity), true
+	case "AskResult.passages":
+		if e.ComplexityRoot.AskResult.Passages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskResult.Passages(childComplexity), true
+	case "AskResult.question":
+		if e.ComplexityRoot.AskResult.Question == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskResult.Question(childComplexity), true
 
 	case "AuthorPositionCount.count":
 		if e.ComplexityRoot.AuthorPositionCount.Count == nil {
@@ -1111,6 +1216,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.Abstract(childComplexity), true
+	case "Paper.analysis":
+		if e.ComplexityRoot.Paper.Analysis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Paper.Analysis(childComplexity), true
 	case "Paper.archiveCitationCount":
 		if e.ComplexityRoot.Paper.ArchiveCitationCount == nil {
 			break
@@ -1305,6 +1416,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Paper.Version(childComplexity), true
 
+	case "PaperAnalysis.analysedAt":
+		if e.ComplexityRoot.PaperAnalysis.AnalysedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.AnalysedAt(childComplexity), true
+	case "PaperAnalysis.keywords":
+		if e.ComplexityRoot.PaperAnalysis.KeywordList == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.KeywordList(childComplexity), true
+	case "PaperAnalysis.novelty":
+		if e.ComplexityRoot.PaperAnalysis.Novelty == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.Novelty(childComplexity), true
+	case "PaperAnalysis.researchField":
+		if e.ComplexityRoot.PaperAnalysis.ResearchField == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.ResearchField(childComplexity), true
+	case "PaperAnalysis.significanceScore":
+		if e.ComplexityRoot.PaperAnalysis.SignificanceScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.SignificanceScore(childComplexity), true
+	case "PaperAnalysis.source":
+		if e.ComplexityRoot.PaperAnalysis.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.Source(childComplexity), true
+	case "PaperAnalysis.summary":
+		if e.ComplexityRoot.PaperAnalysis.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.Summary(childComplexity), true
+	case "PaperAnalysis.paperType":
+		if e.ComplexityRoot.PaperAnalysis.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaperAnalysis.Type(childComplexity), true
+
 	case "PaperConnection.edges":
 		if e.ComplexityRoot.PaperConnection.Edges == nil {
 			break
@@ -1368,6 +1528,48 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PaperFacets.Years(childComplexity), true
 
+	case "Passage.number":
+		if e.ComplexityRoot.Passage.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passage.Number(childComplexity), true
+	case "Passage.paper":
+		if e.ComplexityRoot.Passage.Paper == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passage.Paper(childComplexity), true
+	case "Passage.position":
+		if e.ComplexityRoot.Passage.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passage.Position(childComplexity), true
+	case "Passage.score":
+		if e.ComplexityRoot.Passage.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passage.Score(childComplexity), true
+	case "Passage.text":
+		if e.ComplexityRoot.Passage.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passage.Text(childComplexity), true
+
+	case "Query.ask":
+		if e.ComplexityRoot.Query.Ask == nil {
+			break
+		}
+
+		args, err := ec.field_Query_ask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Ask(childComplexity, args["question"].(string), args["filter"].(*model.PaperFilter), args["first"].(*int)), true
 	case "Query.category":
 		if e.ComplexityRoot.Query.Category == nil {
 			break
@@ -3127,6 +3329,132 @@ extend type Researcher {
   """
   similar("How many researchers to return (0 to 50)." first: Int = 10): [Researcher!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 50)
 }
+
+# --- ask ---
+
+extend type Query {
+  """
+  Ask the papers: the passages of the archive's abstracts (their
+  sentences) that answer the question best, each with its paper and
+  place, and, when the server has a language model (serve --llm-url), an
+  answer written from those passages alone that cites them by number.
+  The passages come from the abstracts of the best matches of the
+  question's words (` + "`" + `searchPapers` + "`" + `' search), scored by BM25. Without a
+  model, or when the model fails, ` + "`" + `answer` + "`" + ` is null and the passages stand
+  (the error says why, with the code LLM_UNAVAILABLE). The model's tokens
+  cost points beyond the query's: one per hundred, spent once the answer
+  is whole.
+  """
+  ask(
+    "The question, in plain words (at most 500 characters)."
+    question: String!
+    "Conditions the passages' papers must meet, as in ` + "`" + `searchPapers` + "`" + `."
+    filter: PaperFilter
+    "How many passages (1 to 20)."
+    first: Int = 5
+  ): AskResult! @listSize(assumedSize: 5, slicingArguments: ["first"], sizedFields: ["passages"], requireOneSlicingArgument: false) @listBound(max: 20) @cost(weight: "20")
+}
+
+"An answer to a question from the archive's abstracts."
+type AskResult {
+  "The question as asked."
+  question: String!
+  "The passages that answer it best, best first, numbered from 1 as the answer cites them."
+  passages: [Passage!]!
+  "The model's answer from the passages; null without a model or when it failed."
+  answer: AskAnswer
+}
+
+"A sentence (or part of a long one) of a paper's abstract."
+type Passage {
+  "Its number in the list of passages, from 1: the answer cites it as [number]."
+  number: Int!
+  "The passage."
+  text: String!
+  "The paper whose abstract holds it."
+  paper: Paper!
+  "Its place among the abstract's sentences, 0 for the first."
+  position: Int!
+  "How well it answers the question (BM25 over the passages read)."
+  score: Float!
+}
+
+"A language model's answer from the passages of ` + "`" + `ask` + "`" + `."
+type AskAnswer {
+  "The answer; it cites passages as [n] (numbers outside the passages are removed)."
+  text: String!
+  "The passage numbers the answer cites, in order of first citation (at most 20)."
+  citations: [Int!]! @listSize(assumedSize: 20)
+  "Numbers the model cited that name no passage, removed from the text (at most 20 kept)."
+  removedCitations: [Int!]! @listSize(assumedSize: 20)
+  "The model that answered."
+  model: String!
+  "The tokens of the prompt and the answer together, which the budget is charged for."
+  tokens: Int!
+}
+
+# --- paper analysis ---
+
+extend type Paper {
+  """
+  What a language model (or a person) read off the paper's title and
+  abstract: a summary, what is new, the kind of paper, its field, a
+  significance score and keywords. Null for a paper not analysed yet;
+  imported with ` + "`" + `papergraph import analysis` + "`" + ` or written by ` + "`" + `papergraph
+  analyse` + "`" + `.
+  """
+  analysis: PaperAnalysis
+}
+
+"A paper's analysis, read off its title and abstract."
+type PaperAnalysis {
+  "The paper in two or three sentences."
+  summary: String!
+  "What the paper claims is new, in a sentence or two."
+  novelty: String!
+  "The kind of paper."
+  paperType: PaperType!
+  "The research field, in words (\"lattice gauge theory\"), finer than an arXiv category."
+  researchField: String!
+  "How significant the work looks, from 0 (routine) to 10 (field-changing)."
+  significanceScore: Int!
+  "Keywords of the paper as the analysis names them, most telling first (at most 10)."
+  keywords: [String!]! @listSize(assumedSize: 10)
+  "Where the analysis came from."
+  source: AnalysisSource!
+  "When the analysis was written (by ` + "`" + `papergraph analyse` + "`" + `) or imported."
+  analysedAt: Time!
+}
+
+"Where a paper's analysis came from."
+type AnalysisSource {
+  "The model that wrote it, as its provider names it, or \"hand-written fixture\"."
+  model: String!
+  "The version of the prompt and answer schema it was asked with."
+  promptVersion: String!
+}
+
+"The kind of a paper."
+enum PaperType {
+  "Theory: derivations, models and their consequences."
+  THEORY
+  "Experiment: measurements made in a laboratory or at an accelerator."
+  EXPERIMENT
+  "Observation: data from telescopes, surveys and detectors of the sky or the Earth."
+  OBSERVATION
+  "Computation: numerical simulation or computation as the main result."
+  COMPUTATION
+  "Method: a new technique, algorithm or instrument."
+  METHOD
+  "Review: a survey, review or lecture notes."
+  REVIEW
+  "Resource: a dataset, catalogue, software or benchmark."
+  RESOURCE
+  "Position: an essay, comment, reply or proposal."
+  POSITION
+  "Other: none of these."
+  OTHER
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3134,6 +3462,44 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AnalysisSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "model":
+		return ec.fieldContext_AnalysisSource_model(ctx, field)
+	case "promptVersion":
+		return ec.fieldContext_AnalysisSource_promptVersion(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnalysisSource", field.Name)
+}
+
+func (ec *executionContext) childFields_AskAnswer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "text":
+		return ec.fieldContext_AskAnswer_text(ctx, field)
+	case "citations":
+		return ec.fieldContext_AskAnswer_citations(ctx, field)
+	case "removedCitations":
+		return ec.fieldContext_AskAnswer_removedCitations(ctx, field)
+	case "model":
+		return ec.fieldContext_AskAnswer_model(ctx, field)
+	case "tokens":
+		return ec.fieldContext_AskAnswer_tokens(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AskAnswer", field.Name)
+}
+
+func (ec *executionContext) childFields_AskResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "question":
+		return ec.fieldContext_AskResult_question(ctx, field)
+	case "passages":
+		return ec.fieldContext_AskResult_passages(ctx, field)
+	case "answer":
+		return ec.fieldContext_AskResult_answer(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AskResult", field.Name)
+}
 
 func (ec *executionContext) childFields_AuthorPositionCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -3521,8 +3887,32 @@ func (ec *executionContext) childFields_Paper(ctx context.Context, field graphql
 		return ec.fieldContext_Paper_citationNetwork(ctx, field)
 	case "related":
 		return ec.fieldContext_Paper_related(ctx, field)
+	case "analysis":
+		return ec.fieldContext_Paper_analysis(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Paper", field.Name)
+}
+
+func (ec *executionContext) childFields_PaperAnalysis(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "summary":
+		return ec.fieldContext_PaperAnalysis_summary(ctx, field)
+	case "novelty":
+		return ec.fieldContext_PaperAnalysis_novelty(ctx, field)
+	case "paperType":
+		return ec.fieldContext_PaperAnalysis_paperType(ctx, field)
+	case "researchField":
+		return ec.fieldContext_PaperAnalysis_researchField(ctx, field)
+	case "significanceScore":
+		return ec.fieldContext_PaperAnalysis_significanceScore(ctx, field)
+	case "keywords":
+		return ec.fieldContext_PaperAnalysis_keywords(ctx, field)
+	case "source":
+		return ec.fieldContext_PaperAnalysis_source(ctx, field)
+	case "analysedAt":
+		return ec.fieldContext_PaperAnalysis_analysedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PaperAnalysis", field.Name)
 }
 
 func (ec *executionContext) childFields_PaperConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3561,6 +3951,22 @@ func (ec *executionContext) childFields_PaperFacets(ctx context.Context, field g
 		return ec.fieldContext_PaperFacets_years(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PaperFacets", field.Name)
+}
+
+func (ec *executionContext) childFields_Passage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_Passage_number(ctx, field)
+	case "text":
+		return ec.fieldContext_Passage_text(ctx, field)
+	case "paper":
+		return ec.fieldContext_Passage_paper(ctx, field)
+	case "position":
+		return ec.fieldContext_Passage_position(ctx, field)
+	case "score":
+		return ec.fieldContext_Passage_score(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Passage", field.Name)
 }
 
 func (ec *executionContext) childFields_RateLimit(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4253,6 +4659,36 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_ask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "question",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["question"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.PaperFilter, error) {
+			return ec.unmarshalOPaperFilter2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_category_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4874,6 +5310,254 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AnalysisSource_model(ctx context.Context, field graphql.CollectedField, obj *model.AnalysisSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnalysisSource_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnalysisSource_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnalysisSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _AnalysisSource_promptVersion(ctx context.Context, field graphql.CollectedField, obj *model.AnalysisSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnalysisSource_promptVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PromptVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnalysisSource_promptVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnalysisSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _AskAnswer_text(ctx context.Context, field graphql.CollectedField, obj *model.AskAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskAnswer_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskAnswer_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskAnswer", field, false, false, "String")
+}
+
+func (ec *executionContext) _AskAnswer_citations(ctx context.Context, field graphql.CollectedField, obj *model.AskAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskAnswer_citations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Citations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskAnswer_citations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskAnswer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AskAnswer_removedCitations(ctx context.Context, field graphql.CollectedField, obj *model.AskAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskAnswer_removedCitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RemovedCitations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskAnswer_removedCitations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskAnswer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AskAnswer_model(ctx context.Context, field graphql.CollectedField, obj *model.AskAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskAnswer_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskAnswer_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskAnswer", field, false, false, "String")
+}
+
+func (ec *executionContext) _AskAnswer_tokens(ctx context.Context, field graphql.CollectedField, obj *model.AskAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskAnswer_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskAnswer_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskAnswer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AskResult_question(ctx context.Context, field graphql.CollectedField, obj *model.AskResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskResult_question(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Question, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskResult_question(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _AskResult_passages(ctx context.Context, field graphql.CollectedField, obj *model.AskResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskResult_passages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Passages, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Passage) graphql.Marshaler {
+			return ec.marshalNPassage2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassageᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskResult_passages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AskResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Passage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AskResult_answer(ctx context.Context, field graphql.CollectedField, obj *model.AskResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskResult_answer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AskAnswer) graphql.Marshaler {
+			return ec.marshalOAskAnswer2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskAnswer(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AskResult_answer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AskResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AskAnswer(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _AuthorPositionCount_role(ctx context.Context, field graphql.CollectedField, obj *model.AuthorPositionCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -8279,6 +8963,231 @@ func (ec *executionContext) fieldContext_Paper_related(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Paper_analysis(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_analysis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Paper().Analysis(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperAnalysis) graphql.Marshaler {
+			return ec.marshalOPaperAnalysis2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperAnalysis(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_analysis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Paper",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaperAnalysis(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PaperAnalysis_summary(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "String")
+}
+
+func (ec *executionContext) _PaperAnalysis_novelty(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_novelty(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Novelty, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_novelty(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "String")
+}
+
+func (ec *executionContext) _PaperAnalysis_paperType(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_paperType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.PaperType) graphql.Marshaler {
+			return ec.marshalNPaperType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_paperType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, true, false, "PaperType")
+}
+
+func (ec *executionContext) _PaperAnalysis_researchField(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_researchField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResearchField, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_researchField(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "String")
+}
+
+func (ec *executionContext) _PaperAnalysis_significanceScore(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_significanceScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SignificanceScore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_significanceScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PaperAnalysis_keywords(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_keywords(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeywordList(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_keywords(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, true, false, "String")
+}
+
+func (ec *executionContext) _PaperAnalysis_source(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnalysisSource) graphql.Marshaler {
+			return ec.marshalNAnalysisSource2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAnalysisSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PaperAnalysis",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnalysisSource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PaperAnalysis_analysedAt(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaperAnalysis_analysedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnalysedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaperAnalysis_analysedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaperAnalysis", field, false, false, "Time")
+}
+
 func (ec *executionContext) _PaperConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.PaperConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8570,6 +9479,130 @@ func (ec *executionContext) fieldContext_PaperFacets_years(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Passage_number(ctx context.Context, field graphql.CollectedField, obj *model.Passage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passage_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passage_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passage", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Passage_text(ctx context.Context, field graphql.CollectedField, obj *model.Passage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passage_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passage_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passage", field, false, false, "String")
+}
+
+func (ec *executionContext) _Passage_paper(ctx context.Context, field graphql.CollectedField, obj *model.Passage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passage_paper(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paper, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Paper) graphql.Marshaler {
+			return ec.marshalNPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passage_paper(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Passage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Paper(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Passage_position(ctx context.Context, field graphql.CollectedField, obj *model.Passage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passage_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passage_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passage", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Passage_score(ctx context.Context, field graphql.CollectedField, obj *model.Passage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passage_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passage_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passage", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -9172,6 +10205,50 @@ func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Viewer(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_ask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_ask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Ask(ctx, fc.Args["question"].(string), fc.Args["filter"].(*model.PaperFilter), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AskResult) graphql.Marshaler {
+			return ec.marshalNAskResult2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_ask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AskResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_ask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -12056,6 +13133,140 @@ func (ec *executionContext) _SuggestTarget(ctx context.Context, sel ast.Selectio
 
 // region    **************************** object.gotpl ****************************
 
+var analysisSourceImplementors = []string{"AnalysisSource"}
+
+func (ec *executionContext) _AnalysisSource(ctx context.Context, sel ast.SelectionSet, obj *model.AnalysisSource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, analysisSourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnalysisSource")
+		case "model":
+			out.Values[i] = ec._AnalysisSource_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "promptVersion":
+			out.Values[i] = ec._AnalysisSource_promptVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var askAnswerImplementors = []string{"AskAnswer"}
+
+func (ec *executionContext) _AskAnswer(ctx context.Context, sel ast.SelectionSet, obj *model.AskAnswer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, askAnswerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AskAnswer")
+		case "text":
+			out.Values[i] = ec._AskAnswer_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "citations":
+			out.Values[i] = ec._AskAnswer_citations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removedCitations":
+			out.Values[i] = ec._AskAnswer_removedCitations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._AskAnswer_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._AskAnswer_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var askResultImplementors = []string{"AskResult"}
+
+func (ec *executionContext) _AskResult(ctx context.Context, sel ast.SelectionSet, obj *model.AskResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, askResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AskResult")
+		case "question":
+			out.Values[i] = ec._AskResult_question(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "passages":
+			out.Values[i] = ec._AskResult_passages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "answer":
+			out.Values[i] = ec._AskResult_answer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var authorPositionCountImplementors = []string{"AuthorPositionCount"}
 
 func (ec *executionContext) _AuthorPositionCount(ctx context.Context, sel ast.SelectionSet, obj *model.AuthorPositionCount) graphql.Marshaler {
@@ -13416,6 +14627,79 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "analysis":
+			out.Values[i] = ec._Paper_analysis(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var paperAnalysisImplementors = []string{"PaperAnalysis"}
+
+func (ec *executionContext) _PaperAnalysis(ctx context.Context, sel ast.SelectionSet, obj *model.PaperAnalysis) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, paperAnalysisImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PaperAnalysis")
+		case "summary":
+			out.Values[i] = ec._PaperAnalysis_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "novelty":
+			out.Values[i] = ec._PaperAnalysis_novelty(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperType":
+			out.Values[i] = ec._PaperAnalysis_paperType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "researchField":
+			out.Values[i] = ec._PaperAnalysis_researchField(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "significanceScore":
+			out.Values[i] = ec._PaperAnalysis_significanceScore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keywords":
+			out.Values[i] = ec._PaperAnalysis_keywords(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._PaperAnalysis_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "analysedAt":
+			out.Values[i] = ec._PaperAnalysis_analysedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13567,6 +14851,59 @@ func (ec *executionContext) _PaperFacets(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var passageImplementors = []string{"Passage"}
+
+func (ec *executionContext) _Passage(ctx context.Context, sel ast.SelectionSet, obj *model.Passage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, passageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Passage")
+		case "number":
+			out.Values[i] = ec._Passage_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Passage_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paper":
+			out.Values[i] = ec._Passage_paper(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._Passage_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._Passage_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -13669,6 +15006,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_viewer(ctx, field)
+				})
+		case "ask":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_ask(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -14630,6 +15973,22 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAnalysisSource2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAnalysisSource(ctx context.Context, sel ast.SelectionSet, v *model.AnalysisSource) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AnalysisSource!")
+		return graphql.Null
+	}
+	return ec._AnalysisSource(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAskResult2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskResult(ctx context.Context, sel ast.SelectionSet, v *model.AskResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AskResult!")
+		return graphql.Null
+	}
+	return ec._AskResult(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAuthorPositionCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuthorPositionCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -14896,6 +16255,20 @@ func (ec *executionContext) marshalNExternalSource2githubᚗcomᚋpapergraphᚋp
 	return v
 }
 
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) marshalNFollowing2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐFollowing(ctx context.Context, sel ast.SelectionSet, v *model.Following) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Following!")
@@ -15139,6 +16512,35 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -15253,6 +16655,40 @@ func (ec *executionContext) marshalNPaperFacets2ᚖgithubᚗcomᚋpapergraphᚋp
 		return graphql.Null
 	}
 	return ec._PaperFacets(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPaperType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperType(ctx context.Context, v any) (model.PaperType, error) {
+	var res model.PaperType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPaperType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperType(ctx context.Context, sel ast.SelectionSet, v model.PaperType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNPassage2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassageᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Passage) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPassage2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassage(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPassage2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassage(ctx context.Context, sel ast.SelectionSet, v *model.Passage) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Passage!")
+		return graphql.Null
+	}
+	return ec._Passage(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRateLimit2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐRateLimit(ctx context.Context, sel ast.SelectionSet, v *model.RateLimit) graphql.Marshaler {
@@ -15640,6 +17076,13 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAskAnswer2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskAnswer(ctx context.Context, sel ast.SelectionSet, v *model.AskAnswer) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AskAnswer(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOAuthorRole2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorRole(ctx context.Context, v any) (*model.AuthorRole, error) {
 	if v == nil {
 		return nil, nil
@@ -15760,6 +17203,13 @@ func (ec *executionContext) marshalOPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergr
 		return graphql.Null
 	}
 	return ec._Paper(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPaperAnalysis2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperAnalysis(ctx context.Context, sel ast.SelectionSet, v *model.PaperAnalysis) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PaperAnalysis(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOPaperFilter2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFilter(ctx context.Context, v any) (*model.PaperFilter, error) {

@@ -177,7 +177,7 @@ func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return appendIte
 //	CategoryResearcher                 *db.ResearcherCount
 //	InstitutionCollaborator            network.Weighted
 var lookAheads = joinSteps(batchedSteps, paperSteps(), researcherSteps(), institutionSteps(), categorySteps(),
-	paperConnectionSteps(), pageConnectionSteps(), semanticSteps())
+	paperConnectionSteps(), pageConnectionSteps(), semanticSteps(), analysisSteps())
 
 // joinSteps is the table of all the steps of tables; a field in two of
 // them is a bug, caught when the package starts.

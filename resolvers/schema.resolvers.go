@@ -173,6 +173,11 @@ func (r *paperResolver) Related(ctx context.Context, obj *model.Paper, first *in
 	return paperRelated(ctx, obj.Paper.ID, first)
 }
 
+// Analysis is the resolver for the analysis field.
+func (r *paperResolver) Analysis(ctx context.Context, obj *model.Paper) (*model.PaperAnalysis, error) {
+	return paperAnalysis(ctx, obj.Paper.ID)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
 	return r.node(ctx, id)

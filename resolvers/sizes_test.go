@@ -57,6 +57,7 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"Query.ask":                  {ask.DefaultPassages, ask.MaxPassages},
 		"AskAnswer.citations":        fixed(ask.MaxPassages),
 		"AskAnswer.removedCitations": fixed(ask.MaxPassages),
+		"PaperAnalysis.keywords":     fixed(db.MaxKeywords),
 	}
 	for key, w := range want {
 		f := fieldDef(schema, key)

@@ -10,6 +10,14 @@ import (
 	"time"
 )
 
+// Where a paper's analysis came from.
+type AnalysisSource struct {
+	// The model that wrote it, as its provider names it, or "hand-written fixture".
+	Model string `json:"model"`
+	// The version of the prompt and answer schema it was asked with.
+	PromptVersion string `json:"promptVersion"`
+}
+
 // A language model's answer from the passages of `ask`.
 type AskAnswer struct {
 	// The answer; it cites passages as [n] (numbers outside the passages are removed).
@@ -623,6 +631,85 @@ func (e *PaperSort) UnmarshalJSON(b []byte) error {
 }
 
 func (e PaperSort) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The kind of a paper.
+type PaperType string
+
+const (
+	// Theory: derivations, models and their consequences.
+	PaperTypeTheory PaperType = "THEORY"
+	// Experiment: measurements made in a laboratory or at an accelerator.
+	PaperTypeExperiment PaperType = "EXPERIMENT"
+	// Observation: data from telescopes, surveys and detectors of the sky or the Earth.
+	PaperTypeObservation PaperType = "OBSERVATION"
+	// Computation: numerical simulation or computation as the main result.
+	PaperTypeComputation PaperType = "COMPUTATION"
+	// Method: a new technique, algorithm or instrument.
+	PaperTypeMethod PaperType = "METHOD"
+	// Review: a survey, review or lecture notes.
+	PaperTypeReview PaperType = "REVIEW"
+	// Resource: a dataset, catalogue, software or benchmark.
+	PaperTypeResource PaperType = "RESOURCE"
+	// Position: an essay, comment, reply or proposal.
+	PaperTypePosition PaperType = "POSITION"
+	// Other: none of these.
+	PaperTypeOther PaperType = "OTHER"
+)
+
+var AllPaperType = []PaperType{
+	PaperTypeTheory,
+	PaperTypeExperiment,
+	PaperTypeObservation,
+	PaperTypeComputation,
+	PaperTypeMethod,
+	PaperTypeReview,
+	PaperTypeResource,
+	PaperTypePosition,
+	PaperTypeOther,
+}
+
+func (e PaperType) IsValid() bool {
+	switch e {
+	case PaperTypeTheory, PaperTypeExperiment, PaperTypeObservation, PaperTypeComputation, PaperTypeMethod, PaperTypeReview, PaperTypeResource, PaperTypePosition, PaperTypeOther:
+		return true
+	}
+	return false
+}
+
+func (e PaperType) String() string {
+	return string(e)
+}
+
+func (e *PaperType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PaperType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PaperType", str)
+	}
+	return nil
+}
+
+func (e PaperType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PaperType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PaperType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
