@@ -268,7 +268,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	mux := routes(cfg, es, api)
 	if !cfg.DisableMCP && docs == nil {
-		mux.Handle("/mcp", newMCP(api, cfg.MaxBodyBytes))
+		mux.Handle("POST /mcp", newMCP(api, cfg.MaxBodyBytes))
 	}
 	if docs == nil {
 		mux.Handle("GET /ask", knownKey(askStream(api, cfg.LLM)))

@@ -129,6 +129,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.Bus = serveBus(*f.dsn, publish, logger)
 	defer cfg.Bus.Close()
+	cfg.Vectors = startVectors(ctx, cfg.DB, f.harvest.embed.config(), logger)
 	var hm *harvestMetrics
 	if *f.harvestEvery > 0 {
 		hm = newHarvestMetrics()
