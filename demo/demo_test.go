@@ -9,6 +9,7 @@ import (
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/demo"
+	"github.com/papergraph/papergraph/embed"
 	"github.com/papergraph/papergraph/ingest"
 )
 
@@ -30,6 +31,14 @@ func TestDemoSetLoads(t *testing.T) {
 			if err != nil || !sum.OK() {
 				t.Fatalf("import %s: %v, %+v", o.Format.Name, err, sum)
 			}
+		}
+		// import demo and serve's first start embed the papers last.
+		e, err := embed.Open(ctx, bdb, embed.Config{}, embed.BuiltinOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := embed.Sync(ctx, bdb, e, embed.SyncOptions{}); err != nil {
+			t.Fatal(err)
 		}
 		got, err := db.ReadStats(ctx, bdb)
 		if err != nil {

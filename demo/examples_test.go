@@ -22,6 +22,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/embed"
 	"github.com/papergraph/papergraph/server"
 )
 
@@ -100,7 +101,12 @@ func graphqlRequest(query string, vars map[string]any) *http.Request {
 }
 
 func rawGraphQLRequest(body string) *http.Request {
-	r := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(body))
+	return rawRequest("/graphql", body)
+}
+
+// rawRequest is a POST of the JSON body to path.
+func rawRequest(path, body string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
 	return r
 }
@@ -156,7 +162,7 @@ func pageExamples(t *testing.T, page, text, key string) []docExample {
 		var req *http.Request
 		trusted := false
 		if b := curlBody.FindStringSubmatch(cmd); b != nil {
-			req, trusted = rawGraphQLRequest(b[1]), strings.Contains(b[1], `"documentId"`)
+			req, trusted = rawRequest(u[1], b[1]), strings.Contains(b[1], `"documentId"`)
 		} else {
 			req = httptest.NewRequest(http.MethodGet, u[1], nil)
 		}
@@ -241,7 +247,13 @@ func checkExamples(t *testing.T, bdb *bun.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, trusted := handler(server.Config{Writer: bdb}), handler(server.Config{TrustedDocuments: documents})
+	vectors, built, err := embed.StartIndex(t.Context(), bdb, embed.Config{})
+	if err != nil {
+		t.Fatalf("the demo set's embeddings: %v", err)
+	}
+	<-built
+	h := handler(server.Config{Writer: bdb, Vectors: vectors, SiteURL: "https://papers.example.org"})
+	trusted := handler(server.Config{TrustedDocuments: documents})
 	sdl, err := os.ReadFile("../schema.graphqls")
 	if err != nil {
 		t.Fatal(err)
