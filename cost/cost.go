@@ -308,24 +308,36 @@ func mul(a, b int64) int64 {
 	return min(a*b, Infinite)
 }
 
-// introspectionBounds bounds the lists of the introspection types by the
-// largest such list the schema has.
+// introspectionBounds bounds the lists of the introspection types by
+// their mean length over the schema, rounded up: an introspection query
+// walks every type, so the product of the means (types × fields a type ×
+// arguments a field) is the answer's real size, where the product of the
+// longest lists would count a schema many times its size.
 func introspectionBounds(schema *ast.Schema) table {
 	var types, fields, args, enums, ifaces, possible, dirArgs int64
 	for _, def := range schema.Types {
 		types++
 		// An input type's fields are its Fields too.
-		fields = max(fields, int64(len(def.Fields)))
-		enums = max(enums, int64(len(def.EnumValues)))
-		ifaces = max(ifaces, int64(len(def.Interfaces)))
-		possible = max(possible, int64(len(schema.PossibleTypes[def.Name])))
+		fields += int64(len(def.Fields))
+		enums += int64(len(def.EnumValues))
+		ifaces += int64(len(def.Interfaces))
+		possible += int64(len(schema.PossibleTypes[def.Name]))
 		for _, f := range def.Fields {
-			args = max(args, int64(len(f.Arguments)))
+			args += int64(len(f.Arguments))
 		}
 	}
 	for _, d := range schema.Directives {
-		dirArgs = max(dirArgs, int64(len(d.Arguments)))
+		dirArgs += int64(len(d.Arguments))
 	}
+	mean := func(total, of int64) int64 {
+		if of == 0 {
+			return 0
+		}
+		return (total + of - 1) / of
+	}
+	args, fields = mean(args, fields), mean(fields, types)
+	enums, ifaces, possible = mean(enums, types), mean(ifaces, types), mean(possible, types)
+	dirArgs = mean(dirArgs, int64(len(schema.Directives)))
 	fixed := func(n int64) bound { return bound{assumed: n, max: max(n, 1), weight: 1} }
 	return table{
 		"__Schema.types":        fixed(types),
