@@ -65,8 +65,9 @@ func (c cell) String() string {
 	return s
 }
 
-// peerCells are the loads of issues 13, 33 and 38: ten connections from
-// ten addresses and from one, at $first 5 and 50, and one connection.
+// peerCells are the loads compared: ten connections from ten addresses
+// (a crowd), from one (a server-side renderer, a NAT), at $first 5 and
+// 50, and one connection (a lone client).
 var peerCells = []cell{{10, 5, false}, {10, 50, false}, {10, 5, true}, {10, 50, true}, {1, 5, false}}
 
 // peerVersions are the PostGraphile versions --peers may name, and the

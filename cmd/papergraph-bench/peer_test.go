@@ -347,8 +347,8 @@ func TestPeerFilesPinPostGraphile(t *testing.T) {
 	}
 }
 
-// PostGraphile 5 and its Node are the versions issue 38 names, pinned in
-// the lock file npm ci installs from.
+// PostGraphile 5.1.5 and the Node 22 it needs are pinned in the lock
+// file npm ci installs from, so every run compares the same peer.
 func TestPeer5FilesPinPostGraphileAndNode(t *testing.T) {
 	var lock struct {
 		Packages map[string]struct {

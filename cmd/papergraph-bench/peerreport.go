@@ -46,7 +46,7 @@ func readPeers(files []string) ([]filePeer, error) {
 }
 
 // peerTables renders each peer report as two Markdown tables: each
-// server's figures cell by cell, and the ratios the issues set goals for.
+// server's figures cell by cell, and papergraph's ratios to the peers.
 func peerTables(reps []filePeer) string {
 	var b strings.Builder
 	for _, p := range reps {

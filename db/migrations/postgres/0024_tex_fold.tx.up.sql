@@ -1,4 +1,4 @@
--- TeX and LaTeX markup is folded before letters are (issue 35): tex_fold
+-- TeX and LaTeX markup is folded before letters are: tex_fold
 -- drops font and sizing commands and writes accented letters (Kucha\v{r},
 -- G{\"o}del, {\o}) as their letters, by the rules of texRules in
 -- db/texfold.go, which Go applies to query text and to the SQLite index

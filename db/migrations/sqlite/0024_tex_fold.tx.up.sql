@@ -1,4 +1,4 @@
--- TeX and LaTeX markup is folded before letters are (issue 35): the Go
+-- TeX and LaTeX markup is folded before letters are: the Go
 -- search_fold the triggers call folds it now (texFold in db/texfold.go),
 -- so the papers whose title or abstract has a backslash, the only text
 -- the rules change, are indexed again in both full-text tables.
