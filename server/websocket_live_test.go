@@ -179,17 +179,8 @@ func TestWebsocketWriteTimeout(t *testing.T) {
 			}
 			return c, err
 		}}}
-		conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/graphql",
-			&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPClient: client})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.CloseNow()
-		c := &wsClient{t: t, ctx: ctx, conn: conn}
-		c.send(wsMessage{Type: "connection_init"})
-		if m := c.read(); m.Type != "connection_ack" {
-			t.Fatalf("got %s, want connection_ack", m.Type)
-		}
+		c := dialWSWith(t, ctx, ts, websocket.DialOptions{HTTPClient: client})
+		conn := c.conn
 		c.subscribe("all", `subscription { papersAdded { arxivId title abstract } }`)
 		waitSubscribers(t, ctx, bus, 1)
 
@@ -306,18 +297,8 @@ func TestSubscribersKeepUpWithImport(t *testing.T) {
 		const clients, batches, perBatch = 21, 100, 20
 		heard := make([]<-chan string, clients)
 		for i := range heard {
-			conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/graphql", &websocket.DialOptions{
-				Subprotocols: []string{"graphql-transport-ws"},
-				HTTPHeader:   http.Header{"X-Forwarded-For": {fmt.Sprintf("203.0.113.%d", i+1)}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.CloseNow()
-			c := &wsClient{t: t, ctx: ctx, conn: conn}
-			c.send(wsMessage{Type: "connection_init"})
-			if m := c.read(); m.Type != "connection_ack" {
-				t.Fatalf("got %s, want connection_ack", m.Type)
-			}
+			c := dialWSWith(t, ctx, ts, websocket.DialOptions{
+				HTTPHeader: http.Header{"X-Forwarded-For": {fmt.Sprintf("203.0.113.%d", i+1)}}})
 			c.subscribe("all", `subscription { papersAdded { arxivId } }`)
 			heard[i] = readPapers(ctx, c)
 		}

@@ -40,7 +40,20 @@ type wsClient struct {
 // handshake.
 func dialWS(t *testing.T, ctx context.Context, srv *httptest.Server) *wsClient {
 	t.Helper()
-	c := &wsClient{t: t, ctx: ctx, conn: dialRaw(t, ctx, srv)}
+	return dialWSWith(t, ctx, srv, websocket.DialOptions{})
+}
+
+// dialWSWith is dialWS with opts (an HTTP client, headers) for the dial;
+// the subprotocol is set here.
+func dialWSWith(t *testing.T, ctx context.Context, srv *httptest.Server, opts websocket.DialOptions) *wsClient {
+	t.Helper()
+	opts.Subprotocols = []string{"graphql-transport-ws"}
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseNow() })
+	c := &wsClient{t: t, ctx: ctx, conn: conn}
 	c.send(wsMessage{Type: "connection_init"})
 	if m := c.read(); m.Type != "connection_ack" {
 		t.Fatalf("got %s, want connection_ack", m.Type)
