@@ -260,10 +260,15 @@ func (h *harvester) harvestSet(ctx context.Context, set string) error {
 			}
 			return fmt.Errorf("%s: %w", setLabel(set), e)
 		}
-		if err := loop.check(n, page); err != nil {
+		if err := loop.checkPage(n, page); err != nil {
 			return fmt.Errorf("%s: %w", setLabel(set), err)
 		}
 		if err := h.writePage(ctx, set, n, page); err != nil {
+			return fmt.Errorf("%s: %w", setLabel(set), err)
+		}
+		// A page that gives an earlier page's token may still list new
+		// records: they are written before the harvest stops.
+		if err := loop.checkToken(n, page); err != nil {
 			return fmt.Errorf("%s: %w", setLabel(set), err)
 		}
 		if token = strings.TrimSpace(page.Token.Value); token == "" {
@@ -398,21 +403,28 @@ type loopGuard struct {
 	lastPage uint64
 }
 
-// check returns an ErrHarvestLoop when page n gives a token an earlier
-// page gave, or lists the same records as page n-1.
-func (g *loopGuard) check(n int, page *oaiPage) error {
-	if len(page.Records) > 0 {
-		h := fnv.New64a()
-		for _, r := range page.Records {
-			io.WriteString(h, r.Header.Identifier)
-			io.WriteString(h, "\x00"+r.Header.Datestamp+"\x00")
-		}
-		sum := h.Sum64()
-		if n > 1 && sum == g.lastPage {
-			return fmt.Errorf("%w: page %d lists the records of page %d again", ErrHarvestLoop, n, n-1)
-		}
-		g.lastPage = sum
+// checkPage returns an ErrHarvestLoop when page n lists the same records
+// as page n-1, which are written already.
+func (g *loopGuard) checkPage(n int, page *oaiPage) error {
+	if len(page.Records) == 0 {
+		return nil
 	}
+	h := fnv.New64a()
+	for _, r := range page.Records {
+		io.WriteString(h, r.Header.Identifier)
+		io.WriteString(h, "\x00"+r.Header.Datestamp+"\x00")
+	}
+	sum := h.Sum64()
+	if n > 1 && sum == g.lastPage {
+		return fmt.Errorf("%w: page %d lists the records of page %d again", ErrHarvestLoop, n, n-1)
+	}
+	g.lastPage = sum
+	return nil
+}
+
+// checkToken returns an ErrHarvestLoop when page n gives a token an
+// earlier page gave.
+func (g *loopGuard) checkToken(n int, page *oaiPage) error {
 	token := strings.TrimSpace(page.Token.Value)
 	if token == "" {
 		return nil

@@ -410,10 +410,11 @@ func TestHarvestAnswers(t *testing.T) {
 			waits: []time.Duration{testDelay, time.Minute, 2 * time.Minute},
 		},
 		{
-			name:    "a repeated token stops the set",
-			setup:   func(s *oaitest.Server, _ *ingest.HarvestOptions) { forever(s, page("|||100", "|||100")) },
-			err:     `all sets: the repository repeats itself: page 3 gives the resumptionToken "|||100" that page 2 gave`,
-			records: 100, requests: 3,
+			name:  "a repeated token stops the set, its page written",
+			setup: func(s *oaitest.Server, _ *ingest.HarvestOptions) { forever(s, page("|||100", "|||100")) },
+			err:   `all sets: the repository repeats itself: page 3 gives the resumptionToken "|||100" that page 2 gave`,
+			// page 3 lists records 100 to 149, new ones, before its token repeats
+			records: 150, requests: 3,
 		},
 		{
 			name:    "a repeated page stops the set",
