@@ -53,6 +53,7 @@ func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments)
 	costs := newCostLimit(cfg, queries)
 	srv.Use(depthLimit{max: cfg.MaxDepth})
 	srv.Use(costs)
+	srv.Use(newMutationTurns())
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(resolvers.Recover)
 	return srv

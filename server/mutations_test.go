@@ -65,3 +65,38 @@ func TestParallelMutationsOfOneKey(t *testing.T) {
 		}
 	})
 }
+
+// One client's mutations take turns: while one runs, the client's next
+// waits, to the end of its request if need be, and another client's runs
+// at once.
+func TestMutationTurns(t *testing.T) {
+	m := newMutationTurns()
+	ctx := context.Background()
+	doneA, err := m.take(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := m.take(ended, "a"); err == nil {
+		t.Error("a's second mutation ran beside its first; want it to wait its turn")
+	}
+	doneB, err := m.take(ctx, "b")
+	if err != nil {
+		t.Fatalf("b's mutation: %v; want it to run beside a's", err)
+	}
+	second := make(chan func())
+	go func() {
+		done, err := m.take(ctx, "a")
+		if err != nil {
+			t.Error(err)
+		}
+		second <- done
+	}()
+	doneA()
+	(<-second)()
+	doneB()
+	if n := len(m.clients); n != 0 {
+		t.Errorf("%d clients kept after their mutations; want none", n)
+	}
+}
