@@ -4,7 +4,8 @@
 // of run's outputs against archive size, report renders them as the
 // tables of docs/performance.md, and peer measures papergraph against
 // PostGraphile on the README's first query; embed measures the
-// built-in embedding model's cost.
+// built-in embedding model's cost; probe asks a server started with its
+// default flags whether one client can exhaust it.
 //
 //	papergraph-bench synth --papers N [--seed S] [--increment N --revised N] --out DIR
 //	papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--label NAME] [--one-client]
@@ -12,6 +13,7 @@
 //	papergraph-bench report [--write FILE.md] RUN.json...
 //	papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3]
 //	papergraph-bench embed --corpus DIR | --db DSN
+//	papergraph-bench probe [--db DSN] [--only PROBE,...]
 package main
 
 import (
@@ -66,12 +68,17 @@ const usage = `usage:
   papergraph-bench vectors --papers N [--dim 256] [--scan N] [--lists N] [--queries 200] [--truth 50]
       builds the vector index of N SYNTHETIC clustered vectors and prints its build time, bytes per
       paper, p50/p99 latency of a top-100 search and recall@100 against brute force, as JSON
+  papergraph-bench probe [--db DSN] [--only ws-idle,follows,repeat-token,subscribers] [--conns 20000] [--records 20000]
+      starts papergraph serve with its default flags on a fresh demo database (SQLite, and PostgreSQL
+      under --db) and asks whether one client can exhaust it: idle WebSocket connections from one address,
+      parallel aliased follows from one key, a repository repeating its resumption token, and a harvest
+      with many subscribers; prints a table
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed or vectors")
+		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed, vectors or probe")
 	}
 	switch args[0] {
 	case "synth":
@@ -88,6 +95,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdEmbed(ctx, args[1:], stdout, stderr)
 	case "vectors":
 		return cmdVectors(ctx, args[1:], stdout, stderr)
+	case "probe":
+		return cmdProbe(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
