@@ -96,47 +96,8 @@ func (p *Provider) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	return out, nil
 }
 
-// errRetry marks an answer worth asking again for; wait is what the
-// server asked for (0: nothing).
-type errRetry struct {
-	err  error
-	wait time.Duration
-}
-
-func (e *errRetry) Error() string { return e.err.Error() }
-
 // request embeds one batch, trying again as Provider says.
 func (p *Provider) request(ctx context.Context, texts []string) ([][]float32, error) {
-	attempts, backoff, maxWait := p.Attempts, p.Backoff, p.MaxWait
-	if attempts <= 0 {
-		attempts = 5
-	}
-	if backoff <= 0 {
-		backoff = time.Second
-	}
-	if maxWait <= 0 {
-		maxWait = time.Minute
-	}
-	for attempt := 1; ; attempt++ {
-		vs, err := p.post(ctx, texts)
-		var r *errRetry
-		if err == nil || !errors.As(err, &r) || attempt == attempts || ctx.Err() != nil {
-			if r != nil {
-				err = r.err
-			}
-			return vs, err
-		}
-		wait := backoff
-		if r.wait > 0 {
-			wait = r.wait
-		}
-		wait = min(wait, maxWait)
-		if p.Retry != nil {
-			p.Retry(r.err, wait)
-		}
-		if err := retry.Sleep(ctx, wait); err != nil {
-			return nil, err
-		}
-		backoff *= 2
-	}
+	return retry.Do(ctx, retry.Policy{Attempts: p.Attempts, Backoff: p.Backoff, MaxWait: p.MaxWait, Notify: p.Retry},
+		func() ([][]float32, error) { return p.post(ctx, texts) })
 }

@@ -27,7 +27,7 @@ type embeddingsResponse struct {
 // maxAnswer bounds the answer read to a request.
 const maxAnswer = 256 << 20
 
-// post sends one request; errors worth trying again are *errRetry.
+// post sends one request; errors worth trying again are *retry.Temporary.
 func (p *Provider) post(ctx context.Context, texts []string) ([][]float32, error) {
 	body, err := json.Marshal(embeddingsRequest{Model: p.model, Input: texts})
 	if err != nil {
@@ -50,18 +50,18 @@ func (p *Provider) post(ctx context.Context, texts []string) ([][]float32, error
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &errRetry{err: fmt.Errorf("embed: %s: %w", p.endpoint, err)}
+		return nil, &retry.Temporary{Err: fmt.Errorf("embed: %s: %w", p.endpoint, err)}
 	}
 	defer resp.Body.Close()
 	text, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
-		return nil, &errRetry{err: fmt.Errorf("embed: %s: reading the answer: %w", p.endpoint, err)}
+		return nil, &retry.Temporary{Err: fmt.Errorf("embed: %s: reading the answer: %w", p.endpoint, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
 		err := fmt.Errorf("embed: %s answered %s: %s", p.endpoint, resp.Status, snippet(text))
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+		if retry.Busy(resp.StatusCode) {
 			wait, _ := retry.After(resp.Header.Get("Retry-After"), time.Now())
-			return nil, &errRetry{err: err, wait: wait}
+			return nil, &retry.Temporary{Err: err, Wait: wait}
 		}
 		return nil, err
 	}

@@ -1,10 +1,12 @@
 // Package retry holds what papergraph's HTTP clients (the OAI-PMH
-// harvester and the enrichers) share to retry a busy server: reading its
-// Retry-After and waiting under the caller's context.
+// harvester, the enrichers, the embeddings provider and the analyser)
+// share to retry a busy server: reading its Retry-After, waiting under
+// the caller's context, and trying again with a doubling backoff.
 package retry
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -37,5 +39,73 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// Temporary marks an error worth trying again after: a busy or failing
+// server, a request lost on the network. Wait is the wait the server
+// asked for (0: none).
+type Temporary struct {
+	Err  error
+	Wait time.Duration
+}
+
+func (e *Temporary) Error() string { return e.Err.Error() }
+func (e *Temporary) Unwrap() error { return e.Err }
+
+// Busy says whether an HTTP status asks the client to try again later: a
+// 429 or a 5xx.
+func Busy(status int) bool {
+	return status == http.StatusTooManyRequests || status >= 500
+}
+
+// Policy says how Do tries again.
+type Policy struct {
+	// Attempts is the number of times a call is tried (default 5).
+	Attempts int
+	// Backoff is the first wait before trying again (default 1s), doubled
+	// after each; MaxWait bounds every wait, a server's too (default 1m).
+	Backoff, MaxWait time.Duration
+	// Notify, when set, hears of each failure that will be tried again.
+	Notify func(err error, wait time.Duration)
+}
+
+// Do calls try until it succeeds, fails with an error that is not a
+// *Temporary, or has been tried p.Attempts times, waiting between tries
+// the doubling backoff or the wait the *Temporary asks for. The error it
+// returns is the last one, without its *Temporary.
+func Do[T any](ctx context.Context, p Policy, try func() (T, error)) (T, error) {
+	attempts, backoff, maxWait := p.Attempts, p.Backoff, p.MaxWait
+	if attempts <= 0 {
+		attempts = 5
+	}
+	if backoff <= 0 {
+		backoff = time.Second
+	}
+	if maxWait <= 0 {
+		maxWait = time.Minute
+	}
+	for attempt := 1; ; attempt++ {
+		v, err := try()
+		var tmp *Temporary
+		if err == nil || !errors.As(err, &tmp) || attempt == attempts || ctx.Err() != nil {
+			if tmp != nil {
+				err = tmp.Err
+			}
+			return v, err
+		}
+		wait := backoff
+		if tmp.Wait > 0 {
+			wait = tmp.Wait
+		}
+		wait = min(wait, maxWait)
+		if p.Notify != nil {
+			p.Notify(tmp.Err, wait)
+		}
+		if err := Sleep(ctx, wait); err != nil {
+			var zero T
+			return zero, err
+		}
+		backoff *= 2
 	}
 }
