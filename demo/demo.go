@@ -6,6 +6,7 @@ import (
 	"embed"
 	"io/fs"
 
+	"github.com/papergraph/papergraph/analysis"
 	"github.com/papergraph/papergraph/ingest"
 )
 
@@ -36,4 +37,10 @@ func Imports() []ingest.Options {
 		{Format: ingest.Kaggle, FS: sub, Paths: []string{"kaggle-arxiv-sample.jsonl.gz"}},
 		{Format: ingest.OpenAlex, FS: sub, Paths: []string{"openalex.jsonl"}},
 	}
+}
+
+// Analyses returns the import of the demo set's paper analyses, which
+// runs after Imports: an analysis is of a paper already in the archive.
+func Analyses() analysis.ImportOptions {
+	return analysis.ImportOptions{FS: Files(), Paths: []string{"analyses.jsonl"}}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/analysis"
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/demo"
 	"github.com/papergraph/papergraph/embed"
@@ -151,7 +152,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, f := range ingest.Formats() {
 		fmt.Fprintf(&help, "  %-11s %s\n", f.Name, f.Reads)
 	}
-	help.WriteString("  demo        the demo data set shipped with papergraph (no PATH)\n\nFiles may be plain or gzip; .abs files may come in a tar.gz.")
+	help.WriteString("  analysis    papers' analyses, a JSON object a line (see docs/analysis.md); after the papers\n" +
+		"  demo        the demo data set shipped with papergraph (no PATH)\n\nFiles may be plain or gzip; .abs files may come in a tar.gz.")
 	fs, dsn := newFlags("import", help.String(), stderr)
 	maxErrors := fs.Int("max-errors", 0, "stop after N malformed records (0: never)")
 	batch := fs.Int("batch", 2000, "records per transaction")
@@ -184,10 +186,18 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	failed := false
 	announce := publisher(ctx, writerBus(*dsn, bdb), slog.New(slog.NewTextHandler(stderr, nil)))
-	for i, o := range jobs {
-		o.MaxErrors, o.BatchSize, o.OnCommit = *maxErrors, *batch, announce
-		o.SkipDerive = i < len(jobs)-1 // one derive at the end of a run
-		ok, err := runImport(ctx, bdb, o, stdout, stderr)
+	last := lastIngest(jobs)
+	for i, job := range jobs {
+		var ok bool
+		var err error
+		if job.analyses != nil {
+			ok, err = runAnalysisImport(ctx, bdb, *job.analyses, stdout, stderr)
+		} else {
+			o := job.ingest
+			o.MaxErrors, o.BatchSize, o.OnCommit = *maxErrors, *batch, announce
+			o.SkipDerive = i < last // one derive, after the last format that needs one
+			ok, err = runImport(ctx, bdb, o, stdout, stderr)
+		}
 		if err != nil {
 			stopProfiles()
 			return err
@@ -211,13 +221,42 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // importSeparator joins the formats of one import run.
 const importSeparator = "+"
 
+// importJob is one FORMAT PATH... group of an import: a format of
+// ingest, or, when analyses is set, analysis files.
+type importJob struct {
+	ingest   ingest.Options
+	analyses *analysis.ImportOptions
+}
+
+// ingestJobs makes ingest's imports import jobs.
+func ingestJobs(opts []ingest.Options) []importJob {
+	jobs := make([]importJob, len(opts))
+	for i, o := range opts {
+		jobs[i].ingest = o
+	}
+	return jobs
+}
+
+// lastIngest is the index of the last of jobs that imports through
+// ingest, the one whose end derives the figures (-1 for none): analyses
+// change no derived figure.
+func lastIngest(jobs []importJob) int {
+	last := -1
+	for i, j := range jobs {
+		if j.analyses == nil {
+			last = i
+		}
+	}
+	return last
+}
+
 // importJobs reads an import's arguments, FORMAT PATH... [+ FORMAT
 // PATH...]..., into its jobs, in order.
-func importJobs(args []string) ([]ingest.Options, error) {
+func importJobs(args []string) ([]importJob, error) {
 	if len(args) == 0 {
 		return nil, fmt.Errorf("%w: import needs a FORMAT", errUsage)
 	}
-	var jobs []ingest.Options
+	var jobs []importJob
 	start := 0
 	for i := 0; i <= len(args); i++ {
 		if i < len(args) && args[i] != importSeparator {
@@ -233,7 +272,15 @@ func importJobs(args []string) ([]ingest.Options, error) {
 			if len(paths) > 0 {
 				return nil, fmt.Errorf("%w: import demo takes no paths", errUsage)
 			}
-			jobs = append(jobs, demo.Imports()...)
+			a := demo.Analyses()
+			jobs = append(append(jobs, ingestJobs(demo.Imports())...), importJob{analyses: &a})
+			continue
+		}
+		if name == "analysis" {
+			if len(paths) == 0 {
+				return nil, fmt.Errorf("%w: import analysis needs at least one PATH", errUsage)
+			}
+			jobs = append(jobs, importJob{analyses: &analysis.ImportOptions{Paths: paths}})
 			continue
 		}
 		f, ok := ingest.FormatByName(name)
@@ -243,7 +290,7 @@ func importJobs(args []string) ([]ingest.Options, error) {
 		if len(paths) == 0 {
 			return nil, fmt.Errorf("%w: import %s needs at least one PATH", errUsage, name)
 		}
-		jobs = append(jobs, ingest.Options{Format: f, Paths: paths})
+		jobs = append(jobs, importJob{ingest: ingest.Options{Format: f, Paths: paths}})
 	}
 	return jobs, nil
 }

@@ -7,6 +7,7 @@
 //	papergraph harvest [--db DSN] [--oai-url URL] [--set SET]... [--from DATE] [--until DATE]
 //	papergraph stats  [--db DSN] [--json]
 //	papergraph embed  [--db DSN] [--retrain] [--embeddings-url URL --embeddings-model NAME]
+//	papergraph analyse [--db DSN] --llm-url URL --llm-model NAME [--since DATE] [--limit N]
 //	papergraph migrate [--db DSN]
 //	papergraph apikey create --name NAME [--db DSN]
 //	papergraph apikey list [--db DSN]
@@ -70,6 +71,7 @@ Commands:
   apikey   create, list and revoke the API keys users sign in with
   enrich   fill external ids and figures from the OpenAlex and Semantic Scholar APIs
   embed    bring the papers' embeddings (vectors for similarity search) up to date
+  analyse  write the papers' analyses (summary, novelty, field...) with a language model
 
 Every command takes --db DSN: a SQLite file (default papergraph.db, or
 $PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`
@@ -87,6 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"apikey":  cmdAPIKey,
 		"enrich":  cmdEnrich,
 		"embed":   cmdEmbed,
+		"analyse": cmdAnalyse,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

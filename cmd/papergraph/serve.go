@@ -393,6 +393,9 @@ func loadDemoIfEmpty(ctx context.Context, bdb *bun.DB, stdout, stderr io.Writer)
 			return err
 		}
 	}
+	if _, err := runAnalysisImport(ctx, bdb, demo.Analyses(), stdout, stderr); err != nil {
+		return err
+	}
 	return runEmbed(ctx, bdb, embed.Config{}, embed.BuiltinOptions{}, stdout, stderr)
 }
 
