@@ -6,6 +6,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/analysis"
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/demo"
@@ -17,7 +18,8 @@ import (
 // and `serve` do, with no malformed record, and checks what it holds; then,
 // on the same database (the import is the slow part), it runs every example
 // of the manual and the schema's descriptions (checkExamples) and the
-// README's first query on the largest researcher pages (checkResearcherPage).
+// README's first query on the largest researcher pages (checkResearcherPage)
+// and the paper page with its analysis (checkPaperPage).
 func TestDemoSetLoads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 50,375 papers")
@@ -31,6 +33,10 @@ func TestDemoSetLoads(t *testing.T) {
 			if err != nil || !sum.OK() {
 				t.Fatalf("import %s: %v, %+v", o.Format.Name, err, sum)
 			}
+		}
+		// import demo and serve's first start import the analyses next.
+		if sum, err := analysis.Import(ctx, bdb, demo.Analyses()); err != nil || sum.Bad > 0 || sum.Read < 15 {
+			t.Fatalf("import of the demo analyses: %+v, %v", sum, err)
 		}
 		// import demo and serve's first start embed the papers last.
 		e, err := embed.Open(ctx, bdb, embed.Config{}, embed.BuiltinOptions{})
@@ -63,5 +69,6 @@ func TestDemoSetLoads(t *testing.T) {
 		}
 		t.Run("examples", func(t *testing.T) { checkExamples(t, bdb) })
 		t.Run("researcher page", func(t *testing.T) { checkResearcherPage(t, bdb) })
+		t.Run("paper page", func(t *testing.T) { checkPaperPage(t, bdb) })
 	})
 }
