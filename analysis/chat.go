@@ -141,7 +141,7 @@ func (c *chatClient) post(ctx context.Context, body []byte) (*completion, error)
 	case err != nil:
 		return nil, &retry.Temporary{Err: fmt.Errorf("%s: %w", endpoint, err)}
 	case resp.StatusCode != http.StatusOK:
-		err := fmt.Errorf("%s answered %s: %s", endpoint, resp.Status, snippet(raw))
+		err := fmt.Errorf("%s answered %s: %s", endpoint, resp.Status, retry.Snippet(raw))
 		if retry.Busy(resp.StatusCode) {
 			wait, _ := retry.After(resp.Header.Get("Retry-After"), time.Now())
 			return nil, &retry.Temporary{Err: err, Wait: wait}
@@ -164,7 +164,7 @@ func decodeCompletion(raw []byte) *completion {
 	case len(r.Choices) == 0:
 		c.problem = "the answer has no choices"
 	case r.Choices[0].Message.Refusal != "":
-		c.problem = "the model refused: " + snippet([]byte(r.Choices[0].Message.Refusal))
+		c.problem = "the model refused: " + retry.Snippet([]byte(r.Choices[0].Message.Refusal))
 	case r.Choices[0].FinishReason == "length":
 		c.problem = fmt.Sprintf("the answer was cut short at %d tokens", maxAnswerTokens)
 	default:
@@ -173,13 +173,4 @@ func decodeCompletion(raw []byte) *completion {
 		}
 	}
 	return c
-}
-
-// snippet is the start of a server's text, for an error message.
-func snippet(b []byte) string {
-	s := strings.Join(strings.Fields(string(b)), " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
 }

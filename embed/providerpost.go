@@ -58,7 +58,7 @@ func (p *Provider) post(ctx context.Context, texts []string) ([][]float32, error
 		return nil, &retry.Temporary{Err: fmt.Errorf("embed: %s: reading the answer: %w", p.endpoint, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("embed: %s answered %s: %s", p.endpoint, resp.Status, snippet(text))
+		err := fmt.Errorf("embed: %s answered %s: %s", p.endpoint, resp.Status, retry.Snippet(text))
 		if retry.Busy(resp.StatusCode) {
 			wait, _ := retry.After(resp.Header.Get("Retry-After"), time.Now())
 			return nil, &retry.Temporary{Err: err, Wait: wait}
@@ -86,14 +86,4 @@ func decodeAnswer(endpoint string, text []byte, n int) ([][]float32, error) {
 		out[d.Index] = d.Embedding
 	}
 	return out, nil
-}
-
-// snippet is the start of an error answer, to show.
-func snippet(b []byte) string {
-	const most = 200
-	s := string(bytes.TrimSpace(b))
-	if len(s) > most {
-		s = s[:most] + "…"
-	}
-	return s
 }

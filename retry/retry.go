@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // After reads a Retry-After header, seconds or an HTTP date, as the wait
@@ -108,4 +109,19 @@ func Do[T any](ctx context.Context, p Policy, try func() (T, error)) (T, error) 
 		}
 		backoff *= 2
 	}
+}
+
+// Snippet is the start of a server's answer, on one line, for an error
+// that says what the server said.
+func Snippet(b []byte) string {
+	const most = 200
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > most {
+		cut := most
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }

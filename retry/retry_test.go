@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -40,5 +41,18 @@ func TestSleepEndsWithItsContext(t *testing.T) {
 	}
 	if err := Sleep(context.Background(), 0); err != nil {
 		t.Errorf("Sleep(0) = %v, want nil", err)
+	}
+}
+
+func TestSnippet(t *testing.T) {
+	long := "a" + strings.Repeat("é", 150) // byte 200 is inside an é
+	tests := []struct{ in, want string }{
+		{"  {\"error\":\n  \"busy\"}\n", `{"error": "busy"}`},
+		{long, "a" + strings.Repeat("é", 99) + "…"},
+	}
+	for _, tt := range tests {
+		if got := Snippet([]byte(tt.in)); got != tt.want {
+			t.Errorf("Snippet(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

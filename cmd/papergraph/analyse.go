@@ -28,7 +28,7 @@ func cmdAnalyse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	since := fs.String("since", "", "analyse only papers published on or after `DATE` (YYYY-MM-DD)")
 	limit := fs.Int("limit", 0, "ask about at most `N` papers (0: all)")
 	concurrency := fs.Int("concurrency", 4, "at most `N` requests at a time")
-	rate := fs.String("rate", "", "at most `N/min` requests a minute, retries included (empty: no limit)")
+	rate := fs.String("rate", "", "at most so many requests a minute, written `N/min`, retries included (empty: no limit)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on a request after this long, and try it again")
 	if err := parse(fs, args); err != nil {
 		return err
