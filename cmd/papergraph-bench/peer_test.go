@@ -303,7 +303,8 @@ func TestSummariseAndRatios(t *testing.T) {
 func TestPeerFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--papers", "999"}, {"--rounds", "0"}, {"--duration", "0s"}, {"--check", "0"}, {"--peer-workers", "0"}, {"extra"},
-		{"--peers", "3"}, {"--peers", "4,4"}, {"--peers", ""},
+		{"--peers", "3"}, {"--peers", "4,4"}, {"--peers", ""}, {"--peers", "none,4"},
+		{"--databases", ""}, {"--databases", "Bench"}, {"--databases", "a;b"},
 	} {
 		var out, errOut bytes.Buffer
 		if err := run(context.Background(), append([]string{"peer"}, args...), &out, &errOut); err == nil {
@@ -476,10 +477,13 @@ func TestPeerReuseWantsAKeptRun(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := kept(context.Background(), admin, file, "postgres", "papergraph_bench_none"); err == nil || !strings.Contains(err.Error(), "papergraph_bench_none") {
+	if err := kept(context.Background(), admin, file, "postgres", "papergraph_bench_none", true); err == nil || !strings.Contains(err.Error(), "papergraph_bench_none") {
 		t.Errorf("kept without the peer's database: %v, want an error naming it", err)
 	}
-	if err := kept(context.Background(), admin, file, "postgres", "postgres"); err != nil {
+	if err := kept(context.Background(), admin, file, "postgres", "postgres", true); err != nil {
 		t.Errorf("kept with the file and the databases: %v", err)
+	}
+	if err := kept(context.Background(), admin, file, "postgres", "papergraph_bench_none", false); err != nil {
+		t.Errorf("kept without peers, without the peer's database: %v, want no error", err)
 	}
 }
