@@ -2,8 +2,10 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -131,5 +133,60 @@ func TestOpenPathWithURISyntax(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "runs")); err == nil {
 		t.Error("a file named runs was made beside the directory: the path was cut at #")
+	}
+}
+
+// SQLite readers read the file through a memory map, and a reader that
+// has read pages through it still sees what the writer commits later:
+// the map is of the database file, and pages newer than it come from the
+// write-ahead log.
+func TestReadersMapTheFile(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "papergraph.db")
+	writer, err := db.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	if err := db.Migrate(ctx, writer); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := db.OpenReader(path, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	var mapped int64
+	if err := reader.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&mapped); err != nil || mapped < 1<<30 {
+		t.Errorf("a reader's mmap_size = %d, %v; want at least 1 GiB", mapped, err)
+	}
+	papers := func() int {
+		t.Helper()
+		n, err := reader.NewSelect().Model((*db.Paper)(nil)).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(n)
+	}
+	for i := range 3 {
+		if got := papers(); got != i*500 {
+			t.Fatalf("the reader counts %d papers, want %d", got, i*500)
+		}
+		rows := make([]db.Paper, 500)
+		for j := range rows {
+			rows[j] = db.Paper{ArxivID: fmt.Sprintf("2401.%05d", i*500+j), Title: strings.Repeat("a long title ", 20)}
+		}
+		if _, err := writer.NewInsert().Model(&rows).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// A checkpoint moves the pages into the file the reader maps.
+		if i == 1 {
+			if _, err := writer.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := papers(); got != 1500 {
+		t.Errorf("the reader counts %d papers after the last write, want 1500", got)
 	}
 }
