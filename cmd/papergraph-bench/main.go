@@ -14,6 +14,7 @@
 //	papergraph-bench peer [--pg DSN] [--duration 10s] [--rounds 3]
 //	papergraph-bench embed --corpus DIR | --db DSN
 //	papergraph-bench probe [--db DSN] [--only PROBE,...]
+//	papergraph-bench adversarial [--pg DSN] [--db sqlite,postgres] [--duration 10s]
 package main
 
 import (
@@ -73,12 +74,17 @@ const usage = `usage:
       under --db) and asks whether one client can exhaust it: idle WebSocket connections from one address,
       parallel aliased follows from one key, a repository repeating its resumption token, and a harvest
       with many subscribers; prints a table
+  papergraph-bench adversarial [--pg DSN] [--db sqlite,postgres] [--duration 10s] [--papergraph BIN] [--serve-flag F]...
+      imports the demo set into new SQLite and PostgreSQL databases and, for each probe (the answer bomb
+      of 50 and 200 aliases four at once, floods of failing documents from 32 and 64 connections), starts
+      papergraph serve with its default limits and runs the attack beside a client looping the README's
+      first query; prints whether the server lived, its peak RSS, the client's p50/p99 and the attack's codes
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed, vectors or probe")
+		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed, vectors, probe or adversarial")
 	}
 	switch args[0] {
 	case "synth":
@@ -97,6 +103,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdVectors(ctx, args[1:], stdout, stderr)
 	case "probe":
 		return cmdProbe(ctx, args[1:], stdout, stderr)
+	case "adversarial":
+		return cmdAdversarial(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

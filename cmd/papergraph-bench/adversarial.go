@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// An adversarial run starts papergraph serve with its default limits on
+// a fresh demo database, once per probe, and sends it an attack beside a
+// well-behaved client that loops the README's first query: it reports
+// whether the server lived, the most memory it held and what the other
+// client saw.
+
+// attackProbe is one attack: workers connections, each sending body in a loop.
+type attackProbe struct {
+	Name    string `json:"name"`
+	Workers int    `json:"workers"`
+	body    func(i int) []byte
+}
+
+// attackResult is what one probe on one database measured.
+type attackResult struct {
+	DB    string `json:"db"`
+	Probe string `json:"probe"`
+	// Alive says the server answered a query after the attack.
+	Alive bool `json:"alive"`
+	// PeakRSSMB is the child's VmHWM, the most resident memory it held
+	// from its start.
+	PeakRSSMB float64 `json:"peak_rss_mb"`
+	// Attacks are the attack's requests answered; Codes the error codes
+	// their answers carried, by count.
+	Attacks int            `json:"attacks"`
+	Codes   map[string]int `json:"codes"`
+	// Requests, P50Ms, P99Ms and Errors are the well-behaved client's.
+	Requests int     `json:"requests"`
+	P50Ms    float64 `json:"p50_ms"`
+	P99Ms    float64 `json:"p99_ms"`
+	Errors   int     `json:"errors"`
+}
+
+// adversarialProbes are the attacks: the answer bomb and the flood of
+// failing documents, and a quiet probe with no attack, which gives the
+// well-behaved client's latency alone.
+func adversarialProbes() []attackProbe {
+	bomb := func(aliases int) func(int) []byte {
+		ids := make([]string, 1000)
+		for i := range ids {
+			ids[i] = "1411.4413"
+		}
+		var q strings.Builder
+		q.WriteString("query($ids: [String!]!) {")
+		for i := range aliases {
+			fmt.Fprintf(&q, " p%d: papers(ids: $ids) { byline }", i)
+		}
+		q.WriteString(" }")
+		b, _ := json.Marshal(map[string]any{"query": q.String(), "variables": map[string]any{"ids": ids}})
+		return func(int) []byte { return b }
+	}
+	// The flood's documents are each new: 497 fields authors(first: N)
+	// of one paper with differing N, which fail for their conflicts.
+	failing := func(i int) []byte {
+		var q strings.Builder
+		fmt.Fprintf(&q, `query Probe%d { paper(id: "1411.4413") {`, i)
+		for n := range 497 {
+			fmt.Fprintf(&q, " authors(first: %d) { name }", n)
+		}
+		q.WriteString(" } }")
+		b, _ := json.Marshal(map[string]any{"query": q.String()})
+		return b
+	}
+	return []attackProbe{
+		{Name: "quiet"},
+		{Name: "bomb 50 aliases ×4", Workers: 4, body: bomb(50)},
+		{Name: "bomb 200 aliases ×4", Workers: 4, body: bomb(200)},
+		{Name: "failing documents ×32", Workers: 32, body: failing},
+		{Name: "failing documents ×64", Workers: 64, body: failing},
+	}
+}
+
+func cmdAdversarial(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("adversarial", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	adminDSN := fs.String("pg", defaultPG, "a PostgreSQL server (any database) to create the demo database on")
+	bin := fs.String("papergraph", "", "the papergraph binary to serve (default: build ./cmd/papergraph)")
+	dbs := fs.String("db", "sqlite,postgres", "comma-separated databases to serve from: sqlite, postgres")
+	d := fs.Duration("duration", 10*time.Second, "how long each probe runs")
+	first := fs.Int("first", 5, "the well-behaved client's $first")
+	work := fs.String("work", "", "keep the SQLite database in `DIR` and the PostgreSQL one after the run, and reuse them\nwhen DIR holds one already (default: a new temporary directory, removed after)")
+	var extra stringList
+	fs.Var(&extra, "serve-flag", "a flag to give serve besides --rate-limit 0 (repeatable), to measure a setting")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return errors.New("adversarial takes no arguments")
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "adversarial: "+format+"\n", a...) }
+	dir := *work
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "papergraph-adversarial-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if *bin == "" {
+		*bin = filepath.Join(dir, "papergraph")
+		logf("building papergraph")
+		if err := buildPapergraph(ctx, *bin); err != nil {
+			return err
+		}
+	}
+	admin, err := pgx.Connect(ctx, *adminDSN)
+	if err != nil {
+		return fmt.Errorf("--pg: %w", err)
+	}
+	defer admin.Close(context.Background())
+	const pgDB = "papergraph_bench_adversarial"
+	pgDSN, err := withDatabase(*adminDSN, pgDB)
+	if err != nil {
+		return err
+	}
+	sqliteFile := filepath.Join(dir, "papergraph.db")
+	if err := demoDatabases(ctx, admin, *bin, dir, pgDB, pgDSN, sqliteFile, *work != "", logf); err != nil {
+		return err
+	}
+	if *work == "" {
+		defer admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{pgDB}.Sanitize()+" WITH (FORCE)")
+	}
+	ids, err := paperIDs(ctx, pgDSN)
+	if err != nil {
+		return err
+	}
+	papers, err := rotation(ids, minRotation, 1)
+	if err != nil {
+		return err
+	}
+	bodies := requestBodies(readmeQuery, papers, *first)
+	var results []attackResult
+	for _, name := range strings.Split(*dbs, ",") {
+		dsn := map[string]string{"sqlite": sqliteFile, "postgres": pgDSN}[name]
+		if dsn == "" {
+			return fmt.Errorf("--db: unknown database %q", name)
+		}
+		for _, p := range adversarialProbes() {
+			logf("%s: %s", name, p.Name)
+			r, err := runProbe(ctx, dir, *bin, dsn, extra, p, bodies, *d)
+			if err != nil {
+				return fmt.Errorf("%s, %s: %w", name, p.Name, err)
+			}
+			r.DB = name
+			results = append(results, r)
+		}
+	}
+	if err := attackTable(stderr, results); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"started": time.Now().UTC(), "duration_s": d.Seconds(), "first": *first,
+		"serve_flags": append([]string{"--rate-limit", "0"}, extra...), "load": loadAverage("/proc"), "results": results})
+}
+
+// demoDatabases imports the demo set into a new PostgreSQL database pgDB
+// and SQLite file, or, when reuse and both are there, keeps them.
+func demoDatabases(ctx context.Context, admin *pgx.Conn, bin, dir, pgDB, pgDSN, sqliteFile string, reuse bool, logf func(string, ...any)) error {
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)", pgDB).Scan(&exists); err != nil {
+		return err
+	}
+	if _, err := os.Stat(sqliteFile); reuse && exists && err == nil {
+		logf("reusing %s and the database %s", sqliteFile, pgDB)
+		return nil
+	}
+	_ = os.Remove(sqliteFile)
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{pgDB}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{pgDB}.Sanitize()); err != nil {
+		return err
+	}
+	logf("importing the demo set into PostgreSQL (%s) and SQLite", pgDB)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Go(func() { errs[0] = quiet(ctx, dir, "import-pg", bin, "import", "--db", pgDSN, "demo") })
+	wg.Go(func() { errs[1] = quiet(ctx, dir, "import-sqlite", bin, "import", "--db", sqliteFile, "demo") })
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// defaultPG is the PostgreSQL the benchmarks use unless told otherwise.
+const defaultPG = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, " ") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+// runProbe starts a server on dsn, runs p beside the well-behaved client
+// for d and stops the server. The server runs with its default limits;
+// only the rate limit is off, as for an attacker with many addresses,
+// and so that the well-behaved client is not refused for its own pace.
+func runProbe(ctx context.Context, dir, bin, dsn string, extra []string, p attackProbe, bodies [][]byte, d time.Duration) (attackResult, error) {
+	addr := freePort()
+	args := append([]string{"serve", "--db", dsn, "--addr", addr, "--rate-limit", "0", "--demo=false"}, extra...)
+	t := &target{name: "papergraph-adversarial", url: "http://" + addr + "/graphql", cmd: exec.Command(bin, args...)}
+	if err := start(dir, t); err != nil {
+		return attackResult{}, err
+	}
+	defer stop(t)
+	good := benchClient(true)
+	if err := waitReady(ctx, good, t, time.Minute); err != nil {
+		return attackResult{}, err
+	}
+	r := attackResult{Probe: p.Name, Codes: map[string]int{}}
+	run, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	attackers := benchClient(false)
+	for w := range p.Workers {
+		wg.Go(func() {
+			for i := w; run.Err() == nil; i += p.Workers {
+				codes, err := attack1(run, attackers, t.url, p.body(i))
+				if run.Err() != nil {
+					return
+				}
+				mu.Lock()
+				r.Attacks++
+				if err != nil {
+					codes = []string{"transport: " + firstLine(err.Error())}
+				}
+				for _, c := range codes {
+					r.Codes[c]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	var lat []time.Duration
+	for i := 0; run.Err() == nil; i++ {
+		start := time.Now()
+		var answer struct {
+			Data   map[string]any
+			Errors []any
+		}
+		err := post(run, good, t.url, bodies[i%len(bodies)], &answer)
+		if run.Err() != nil {
+			break
+		}
+		lat = append(lat, time.Since(start))
+		if err != nil || len(answer.Errors) > 0 || answer.Data["paper"] == nil {
+			r.Errors++
+		}
+	}
+	wg.Wait()
+	slices.Sort(lat)
+	r.Requests, r.P50Ms, r.P99Ms = len(lat), ms(percentile(lat, 0.5)), ms(percentile(lat, 0.99))
+	var after struct{ Data map[string]any }
+	r.Alive = post(ctx, good, t.url, []byte(`{"query":"{ __typename }"}`), &after) == nil && after.Data != nil
+	hwm, err := statusKB(t.cmd.Process.Pid, "VmHWM")
+	if err != nil {
+		return r, err
+	}
+	r.PeakRSSMB = round1(float64(hwm) / 1024)
+	return r, nil
+}
+
+// attack1 sends one attack request and returns the error codes of its
+// answer, or its status when it is not JSON.
+func attack1(ctx context.Context, client *http.Client, url string, body []byte) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var answer struct {
+		Errors []struct{ Extensions struct{ Code string } }
+	}
+	if err := json.NewDecoder(res.Body).Decode(&answer); err != nil {
+		return []string{"HTTP " + strconv.Itoa(res.StatusCode)}, nil
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	if len(answer.Errors) == 0 {
+		return []string{"answered"}, nil
+	}
+	codes := []string{}
+	for _, e := range answer.Errors {
+		if c := cmpOr(e.Extensions.Code, "no code"); !slices.Contains(codes, c) {
+			codes = append(codes, c)
+		}
+	}
+	return codes, nil
+}
+
+func cmpOr(s, or string) string {
+	if s == "" {
+		return or
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// statusKB reads a field in kB of /proc/PID/status, such as VmHWM.
+func statusKB(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if name, v, ok := strings.Cut(line, ":"); ok && name == field {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no %s", pid, field)
+}
+
+// attackTable writes the results as a table.
+func attackTable(w io.Writer, rs []attackResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "db\tprobe\talive\tpeak RSS MB\tattacks\tclient reqs\tp50 ms\tp99 ms\tclient errors\tattack codes\t")
+	for _, r := range rs {
+		codes := make([]string, 0, len(r.Codes))
+		for c, n := range r.Codes {
+			codes = append(codes, fmt.Sprintf("%s %d", c, n))
+		}
+		slices.Sort(codes)
+		fmt.Fprintf(tw, "%s\t%s\t%t\t%.0f\t%d\t%d\t%.1f\t%.1f\t%d\t%s\t\n", r.DB, r.Probe, r.Alive, r.PeakRSSMB,
+			r.Attacks, r.Requests, r.P50Ms, r.P99Ms, r.Errors, strings.Join(codes, ", "))
+	}
+	return tw.Flush()
+}
