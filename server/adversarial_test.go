@@ -240,9 +240,9 @@ func peakHeap(fn func()) uint64 {
 }
 
 // bombHeapLimit is the most heap the answer bombs may make the process
-// hold, above the suite's heapLimit because two hundred root fields of
-// four requests start together, each with its list of a thousand papers,
-// before the first answer reaches its budget.
+// hold, above the suite's heapLimit because four requests of fifty root
+// fields start together, each with its list of a thousand papers, before
+// the first answer reaches its budget.
 const bombHeapLimit = 384 << 20
 
 // bylineBomb is the answer bomb: aliases copies of `papers(ids: $ids) {
@@ -285,25 +285,27 @@ func (a bombAnswer) bylines() int {
 	return n
 }
 
-// TestAnswerBomb sends the answer bomb, alone and four at once, with the
-// shape limits raised so that 200 aliases pass them: each answer stops at
-// the byte budget, or at the server's answer memory, with the bylines
-// built so far, the limit's error once, and the heap under heapLimit. At
-// the default shape limits, 200 aliases are refused before any work.
+// TestAnswerBomb sends the answer bomb, alone and four at once, to a
+// server with the default limits: 200 aliases are refused for their shape
+// before any SQL; each answer of 50 stops at the byte budget, or at the
+// server's answer memory, with the bylines built so far and the limit's
+// error once, while the heap stays under bombHeapLimit; and once they are
+// written the whole answer memory is free again.
 func TestAnswerBomb(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importLargeBylines(t, bdb)
-		query, vars := bylineBomb(200)
-		rec := serve(newTestServer(t, bdb, Config{}).Handler(), post(t, map[string]any{"query": query, "variables": vars}, mediaJSON))
-		if code := decode(t, rec).errorCode(); code != codeTooLarge {
-			t.Errorf("200 aliases at the default limits: code %q, want %s", code, codeTooLarge)
-		}
-		h := newTestServer(t, bdb, Config{MaxAliases: 250, MaxRootFields: 250, MaxAnswerMemory: 64 << 20}).Handler()
+		statements := &db.StatementCounter{}
+		cfg := Config{}
+		cfg.setDefaults()
+		g := newGuards(cfg)
+		cfg.guards = g
+		h := newTestServer(t, bdb.WithQueryHook(statements), cfg).Handler()
 		for _, tt := range []struct {
 			aliases, together int
-		}{{50, 1}, {200, 1}, {50, 4}, {200, 4}} {
+		}{{50, 1}, {50, 4}, {200, 1}, {200, 4}} {
 			t.Run(fmt.Sprintf("%d aliases, %d at once", tt.aliases, tt.together), func(t *testing.T) {
 				query, vars := bylineBomb(tt.aliases)
+				before := statements.Count()
 				recs := make([]*httptest.ResponseRecorder, tt.together)
 				peak := peakHeap(func() {
 					var wg sync.WaitGroup
@@ -317,6 +319,21 @@ func TestAnswerBomb(t *testing.T) {
 				t.Logf("heap peak %d MB", peak>>20)
 				if peak > bombHeapLimit {
 					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, bombHeapLimit>>20)
+				}
+				if !g.memory.sem.TryAcquire(cfg.MaxAnswerMemory) {
+					t.Fatalf("answer memory of %d MB not all given back after the answers", cfg.MaxAnswerMemory>>20)
+				}
+				g.memory.sem.Release(cfg.MaxAnswerMemory)
+				if tt.aliases > cfg.MaxAliases {
+					for i, rec := range recs {
+						if code := decode(t, rec).errorCode(); code != codeTooLarge {
+							t.Errorf("answer %d: code %q, want %s", i, code, codeTooLarge)
+						}
+					}
+					if n := statements.Count() - before; n != 0 {
+						t.Errorf("%d SQL statements ran, want none", n)
+					}
+					return
 				}
 				answered := 0
 				for i, rec := range recs {

@@ -15,10 +15,14 @@ import (
 // for a heap a few times the live one.
 // The soft memory limit keeps that from growing with a large live heap
 // (an import or harvest run inside serve, many large answers at once):
-// past it the collector runs as often as it must to stay under it.
+// past it the collector runs as often as it must to stay under it. It is
+// twice the server's answer memory (server.DefaultMaxAnswerMemory), which
+// bounds what answers in flight hold: with every answer at its budget the
+// live heap stays below it, while at a GiB the garbage of a few answer
+// bombs at once could grow the process well past what it needs.
 const (
 	servingGCPercent   = 400
-	servingMemoryLimit = 1 << 30
+	servingMemoryLimit = 512 << 20
 )
 
 // tuneGC applies servingGCPercent and the soft memory limit, memoryLimit
