@@ -221,17 +221,12 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 // only the rate limit is off, as for an attacker with many addresses,
 // and so that the well-behaved client is not refused for its own pace.
 func runProbe(ctx context.Context, dir, bin, dsn string, extra []string, p attackProbe, bodies [][]byte, d time.Duration) (attackResult, error) {
-	addr := freePort()
-	args := append([]string{"serve", "--db", dsn, "--addr", addr, "--rate-limit", "0", "--demo=false"}, extra...)
-	t := &target{name: "papergraph-adversarial", url: "http://" + addr + "/graphql", cmd: exec.Command(bin, args...)}
-	if err := start(dir, t); err != nil {
+	good := benchClient(true)
+	t, err := startServe(ctx, good, dir, bin, dsn, extra)
+	if err != nil {
 		return attackResult{}, err
 	}
 	defer stop(t)
-	good := benchClient(true)
-	if err := waitReady(ctx, good, t, time.Minute); err != nil {
-		return attackResult{}, err
-	}
 	// The client's document is known to the server before the attack,
 	// as a front end's is: the attack meets its requests, not its first.
 	var warm struct{ Data map[string]any }
@@ -290,6 +285,27 @@ func runProbe(ctx context.Context, dir, bin, dsn string, extra []string, p attac
 	}
 	r.PeakRSSMB = round1(float64(hwm) / 1024)
 	return r, nil
+}
+
+// startServe starts papergraph serve on dsn and waits until it answers.
+// A free port may be taken by the time the server binds it (a load's
+// connection from a loopback address may hold it), so a server that
+// exits at start is started again on another.
+func startServe(ctx context.Context, client *http.Client, dir, bin, dsn string, extra []string) (*target, error) {
+	var err error
+	for range 10 {
+		addr := freePort()
+		args := append([]string{"serve", "--db", dsn, "--addr", addr, "--rate-limit", "0", "--demo=false"}, extra...)
+		t := &target{name: "papergraph-adversarial", url: "http://" + addr + "/graphql", cmd: exec.Command(bin, args...)}
+		if err = start(dir, t); err != nil {
+			return nil, err
+		}
+		if err = waitReady(ctx, client, t, time.Minute); err == nil {
+			return t, nil
+		}
+		stop(t)
+	}
+	return nil, err
 }
 
 // attack1 sends one attack request and returns the error codes of its
