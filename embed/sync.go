@@ -17,6 +17,10 @@ type SyncOptions struct {
 	Batch int
 	// Progress, when set, hears after each batch written.
 	Progress func(SyncProgress)
+	// Embedded, when set, hears each paper embedded and its new vector
+	// once its batch is written: a server's vector index adds them, so
+	// that papers harvested while it serves are found without a restart.
+	Embedded func(id int64, v []float32)
 }
 
 // SyncProgress is how far a Sync has come.
@@ -65,7 +69,7 @@ func Sync(ctx context.Context, idb bun.IDB, e Embedder, o SyncOptions) (SyncSumm
 			return sum, err
 		}
 		after, scanned = page[len(page)-1].ID, scanned+int64(len(page))
-		n, err := embedPage(ctx, idb, e, page)
+		n, err := embedPage(ctx, idb, e, page, o.Embedded)
 		if err != nil {
 			return sum, err
 		}
@@ -100,8 +104,9 @@ func ensureModel(ctx context.Context, idb bun.IDB, e Embedder) error {
 }
 
 // embedPage embeds the papers of page whose text changed, in one call to
-// e, and writes their vectors; it returns how many it embedded.
-func embedPage(ctx context.Context, idb bun.IDB, e Embedder, page []db.PaperText) (int, error) {
+// e, and writes their vectors, which written then hears when not nil; it
+// returns how many it embedded.
+func embedPage(ctx context.Context, idb bun.IDB, e Embedder, page []db.PaperText, written func(int64, []float32)) (int, error) {
 	var texts []string
 	var rows []db.PaperEmbedding
 	for _, p := range page {
@@ -129,5 +134,13 @@ func embedPage(ctx context.Context, idb bun.IDB, e Embedder, page []db.PaperText
 		}
 		rows[i].Vector = db.EncodeVector(v)
 	}
-	return len(rows), db.PutPaperVectors(ctx, idb, rows)
+	if err := db.PutPaperVectors(ctx, idb, rows); err != nil {
+		return 0, err
+	}
+	if written != nil {
+		for i, v := range vs {
+			written(rows[i].PaperID, v)
+		}
+	}
+	return len(rows), nil
 }

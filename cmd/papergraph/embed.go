@@ -15,6 +15,7 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/embed"
+	"github.com/papergraph/papergraph/vector"
 )
 
 // embedFlags choose the embedder of the commands that embed papers.
@@ -138,7 +139,7 @@ func (p *progressLine) drawEmbed(pr embed.SyncProgress) {
 // embedLogged brings the embeddings up to date after a harvest, under the
 // import lock, logging what it did; a harvest or import writing meanwhile
 // leaves it to that one's end.
-func embedLogged(ctx context.Context, bdb *bun.DB, cfg embed.Config, logger *slog.Logger) error {
+func embedLogged(ctx context.Context, bdb *bun.DB, cfg embed.Config, logger *slog.Logger, live *vector.Live) error {
 	release, err := db.LockImport(ctx, bdb)
 	var running *db.ImportRunningError
 	if errors.As(err, &running) {
@@ -157,7 +158,15 @@ func embedLogged(ctx context.Context, bdb *bun.DB, cfg embed.Config, logger *slo
 	if err != nil {
 		return fmt.Errorf("embeddings: %w", err)
 	}
-	sum, err := embed.Sync(ctx, bdb, e, embed.SyncOptions{})
+	var so embed.SyncOptions
+	if live != nil {
+		so.Embedded = func(id int64, v []float32) {
+			if err := live.Add(id, v); err != nil {
+				logger.Warn("embeddings: could not add a paper to the vector index", "paper", id, "err", err)
+			}
+		}
+	}
+	sum, err := embed.Sync(ctx, bdb, e, so)
 	if err != nil {
 		return fmt.Errorf("embeddings: %w", err)
 	}

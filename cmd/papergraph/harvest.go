@@ -17,6 +17,7 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/vector"
 )
 
 // setList is the repeatable --set flag.
@@ -80,7 +81,7 @@ func cmdHarvest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	o.From, o.Until, o.MaxErrors = *from, *until, *maxErrors
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	o.OnCommit = publisher(ctx, writerBus(*dsn, bdb), logger)
-	sum, err := runHarvest(ctx, bdb, o, hf.embed, logger, nil)
+	sum, err := runHarvest(ctx, bdb, o, hf.embed, logger, nil, nil)
 	if errors.Is(err, ingest.ErrHarvestOptions) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -101,8 +102,10 @@ func cmdHarvest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // runHarvest runs one harvest, logging its progress and counting it in m
-// (when not nil), and then brings the embeddings up to date as ef says.
-func runHarvest(ctx context.Context, bdb *bun.DB, o ingest.HarvestOptions, ef *embedFlags, logger *slog.Logger, m *harvestMetrics) (ingest.HarvestSummary, error) {
+// (when not nil), and then brings the embeddings up to date as ef says,
+// adding the papers it embeds to live (a serving process's vector index)
+// when not nil.
+func runHarvest(ctx context.Context, bdb *bun.DB, o ingest.HarvestOptions, ef *embedFlags, logger *slog.Logger, m *harvestMetrics, live *vector.Live) (ingest.HarvestSummary, error) {
 	o.Bad = func(e *ingest.RecordError) {
 		logger.Warn("harvest: skipped a malformed record", "at", e.Pos.String(), "reason", e.Reason)
 		m.malformed()
@@ -120,7 +123,7 @@ func runHarvest(ctx context.Context, bdb *bun.DB, o ingest.HarvestOptions, ef *e
 	sum, err := ingest.Harvest(ctx, bdb, o)
 	m.finished(sum, err)
 	if err == nil && !*ef.skip {
-		err = embedLogged(ctx, bdb, ef.config(), logger)
+		err = embedLogged(ctx, bdb, ef.config(), logger, live)
 	}
 	return sum, err
 }
@@ -128,9 +131,9 @@ func runHarvest(ctx context.Context, bdb *bun.DB, o ingest.HarvestOptions, ef *e
 // harvestEvery runs a harvest now and then every interval until ctx ends.
 // A run that finds another harvest or import holding the database (on
 // another instance, say) skips its turn.
-func harvestEvery(ctx context.Context, bdb *bun.DB, every time.Duration, o ingest.HarvestOptions, ef *embedFlags, logger *slog.Logger, m *harvestMetrics) {
+func harvestEvery(ctx context.Context, bdb *bun.DB, every time.Duration, o ingest.HarvestOptions, ef *embedFlags, logger *slog.Logger, m *harvestMetrics, live *vector.Live) {
 	for {
-		sum, err := runHarvest(ctx, bdb, o, ef, logger, m)
+		sum, err := runHarvest(ctx, bdb, o, ef, logger, m, live)
 		var running *db.ImportRunningError
 		switch {
 		case errors.As(err, &running):

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -47,10 +48,15 @@ presented for the production of massive photon pairs at hadron colliders.</abstr
 
 // oaiRepository serves oaiPage to every request and counts them.
 func oaiRepository(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	return oaiRepositoryOf(t, oaiPage)
+}
+
+// oaiRepositoryOf serves page to every request and counts them.
+func oaiRepositoryOf(t *testing.T, page string) (*httptest.Server, *atomic.Int64) {
 	var n atomic.Int64
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
-		fmt.Fprint(w, oaiPage)
+		fmt.Fprint(w, page)
 	}))
 	t.Cleanup(s.Close)
 	return s, &n
@@ -139,6 +145,22 @@ func TestServeHarvestEvery(t *testing.T) {
 // and returns what /metrics showed.
 func serveUntil(t *testing.T, dsn, oaiURL, line string) string {
 	t.Helper()
+	var metrics string
+	serveWhile(t, dsn, oaiURL, func(addr string) bool {
+		if r, err := http.Get("http://" + addr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			metrics = string(b)
+		}
+		return !strings.Contains(metrics, line)
+	})
+	return metrics
+}
+
+// serveWhile runs serve --harvest-every on dsn, asking more of the
+// server at addr every 50 ms until it answers false.
+func serveWhile(t *testing.T, dsn, oaiURL string, more func(addr string) bool) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -153,17 +175,11 @@ func serveUntil(t *testing.T, dsn, oaiURL, line string) string {
 		done <- run(ctx, []string{"serve", "--db", dsn, "--addr", addr, "--demo=false",
 			"--harvest-every", "24h", "--oai-url", oaiURL}, io.Discard, &errOut)
 	}()
-	var metrics string
-	for !strings.Contains(metrics, line) {
+	for more(addr) {
 		select {
 		case err := <-done:
 			t.Fatalf("serve ended: %v\n%s", err, errOut.String())
 		case <-time.After(50 * time.Millisecond):
-		}
-		if r, err := http.Get("http://" + addr + "/metrics"); err == nil {
-			b, _ := io.ReadAll(r.Body)
-			r.Body.Close()
-			metrics = string(b)
 		}
 	}
 	cancel()
@@ -175,5 +191,71 @@ func serveUntil(t *testing.T, dsn, oaiURL, line string) string {
 	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "notify.(*Bus).Listen") {
 		t.Errorf("serve returned with its bus still listening:\n%s", stacks)
 	}
-	return metrics
+}
+
+// A paper serve --harvest-every harvests is embedded and added to the
+// vector index the server searches: a SEMANTIC search finds it without a
+// restart.
+func TestServeHarvestSearchable(t *testing.T) {
+	const title = "Entropy of rotating black holes in quantum gravity"
+	const abstract = "Rotating black holes, their horizon entropy and the area law."
+	page := strings.NewReplacer("0704.0001", "2611.00001", "<datestamp>2008-11-13", "<datestamp>2026-11-28",
+		`Calculation of prompt diphoton production cross sections at Tevatron and
+  LHC energies`, title,
+		`A fully differential calculation in perturbative quantum chromodynamics is
+presented for the production of massive photon pairs at hadron colliders.`, abstract).Replace(oaiPage)
+	if !strings.Contains(page, title) || !strings.Contains(page, abstract) {
+		t.Fatal("the record's title or abstract was not replaced")
+	}
+	for _, kind := range dbtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			dsn := dbtest.New(t, kind)
+			runOK(t, "import", "--db", dsn, "kaggle", kaggleSample)
+			oai, _ := oaiRepositoryOf(t, page)
+			// The harvest's embedding step ends after its metrics are
+			// counted; the server is asked until it has ended, a few
+			// hundred times at most.
+			var got []string
+			tries := 0
+			serveWhile(t, dsn, oai.URL, func(addr string) bool {
+				got = semanticSearch(t, addr, title+" "+abstract)
+				tries++
+				return tries < 600 && (len(got) == 0 || got[0] != "2611.00001")
+			})
+			if len(got) == 0 || got[0] != "2611.00001" {
+				t.Errorf("SEMANTIC search for the harvested paper's text found %v first, want 2611.00001", got)
+			}
+		})
+	}
+}
+
+// semanticSearch is the arXiv ids of the first 3 papers of a SEMANTIC
+// search for q at the server at addr; none while it cannot answer.
+func semanticSearch(t *testing.T, addr, q string) []string {
+	body, _ := json.Marshal(map[string]any{
+		"query":     `query($q: String!) { searchPapers(query: $q, first: 3, mode: SEMANTIC) { nodes { arxivId } } }`,
+		"variables": map[string]any{"q": q},
+	})
+	r, err := http.Post("http://"+addr+"/graphql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	defer r.Body.Close()
+	var resp struct {
+		Data struct {
+			SearchPapers struct{ Nodes []struct{ ArxivID string } }
+		}
+		Errors []struct{ Message string }
+	}
+	if err := json.NewDecoder(r.Body).Decode(&resp); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Errors) > 0 {
+		t.Logf("search: %v", resp.Errors)
+	}
+	var ids []string
+	for _, n := range resp.Data.SearchPapers.Nodes {
+		ids = append(ids, n.ArxivID)
+	}
+	return ids
 }

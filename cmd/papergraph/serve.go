@@ -20,6 +20,7 @@ import (
 	"github.com/papergraph/papergraph/notify"
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/server"
+	"github.com/papergraph/papergraph/vector"
 )
 
 // serveFlags is serve's command line.
@@ -140,7 +141,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if hm != nil {
-		stopHarvest, err := f.startHarvest(ctx, cfg.Bus, logger, hm)
+		stopHarvest, err := f.startHarvest(ctx, cfg.Bus, cfg.Vectors, logger, hm)
 		if err != nil {
 			return err
 		}
@@ -206,9 +207,11 @@ func (f *serveFlags) openDatabases(ctx context.Context, cfg *server.Config, stdo
 }
 
 // startHarvest harvests every --harvest-every through a writer of its
-// own, announcing what it writes on bus; the function it returns stops
-// the harvest, waits for it and closes the writer.
-func (f *serveFlags) startHarvest(ctx context.Context, bus *notify.Bus, logger *slog.Logger, hm *harvestMetrics) (func(), error) {
+// own, announcing what it writes on bus and adding the papers it embeds
+// to live, the index the server searches (nil when it has none); the
+// function it returns stops the harvest, waits for it and closes the
+// writer.
+func (f *serveFlags) startHarvest(ctx context.Context, bus *notify.Bus, live *vector.Live, logger *slog.Logger, hm *harvestMetrics) (func(), error) {
 	writer, err := db.Open(*f.dsn)
 	if err != nil {
 		return nil, err
@@ -219,7 +222,7 @@ func (f *serveFlags) startHarvest(ctx context.Context, bus *notify.Bus, logger *
 		defer close(harvested)
 		o := f.harvest.options()
 		o.OnCommit = publisher(hctx, bus, logger)
-		harvestEvery(hctx, writer, *f.harvestEvery, o, f.harvest.embed, logger, hm)
+		harvestEvery(hctx, writer, *f.harvestEvery, o, f.harvest.embed, logger, hm, live)
 	}()
 	return func() {
 		stop()
