@@ -4,8 +4,9 @@
 // of run's outputs against archive size, report renders them as the
 // tables of docs/performance.md, and peer measures papergraph against
 // PostGraphile on the README's first query; embed measures the
-// built-in embedding model's cost; probe asks a server started with its
-// default flags whether one client can exhaust it.
+// built-in embedding model's cost, search-quality how often each search
+// mode finds the paper a query looks for; probe asks a server started
+// with its default flags whether one client can exhaust it.
 //
 //	papergraph-bench synth --papers N [--seed S] [--increment N --revised N] --out DIR
 //	papergraph-bench run [--url URL] --corpus DIR [--clients 1,10] [--duration 10s] [--label NAME] [--one-client]
@@ -15,6 +16,7 @@
 //	papergraph-bench embed --corpus DIR | --db DSN
 //	papergraph-bench probe [--db DSN] [--only PROBE,...]
 //	papergraph-bench adversarial [--pg DSN] [--db sqlite,postgres] [--duration 10s]
+//	papergraph-bench search-quality --db DSN [--queries FILE,...] [--modes KEYWORD,SEMANTIC,HYBRID]
 package main
 
 import (
@@ -79,12 +81,16 @@ const usage = `usage:
       of 50 and 200 aliases four at once, floods of failing documents from 32 and 64 connections), starts
       papergraph serve with its default limits and runs the attack beside a client looping the README's
       first query; prints whether the server lived, its peak RSS, the client's p50/p99 and the attack's codes
+  papergraph-bench search-quality --db DSN [--queries FILE,...] [--modes KEYWORD,SEMANTIC,HYBRID] [--misses]
+      posts each query of the files (by default the repository's known-item, paraphrase and natural-language
+      sets for the demo set) to searchPapers in each mode, with the archive's vector index, and prints how
+      often its paper comes first and among the first ten, per set and mode (and per half of each file)
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed, vectors, probe or adversarial")
+		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed, vectors, probe, adversarial or search-quality")
 	}
 	switch args[0] {
 	case "synth":
@@ -105,6 +111,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdProbe(ctx, args[1:], stdout, stderr)
 	case "adversarial":
 		return cmdAdversarial(ctx, args[1:], stdout, stderr)
+	case "search-quality":
+		return cmdSearchQuality(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
