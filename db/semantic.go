@@ -1,8 +1,8 @@
 package db
 
 import (
-	"cmp"
 	"context"
+	"math"
 	"slices"
 
 	"github.com/uptrace/bun"
@@ -47,40 +47,6 @@ func (s PaperSearch) HasCandidates() bool { return s.cand != nil }
 // list scores 1 / (FusionK + r), so that the first few places of a list
 // do not outweigh a paper ranked well in every list.
 const FusionK = 60
-
-// FuseCandidates fuses the rankings of scored candidates (best score
-// first, lower id first among equals) by reciprocal rank fusion: a paper
-// scores the sum over the lists that hold it of 1 / (FusionK + its rank),
-// ranks counted from 1. The fused candidates are the union of the lists,
-// best first, scored by their fused score; More when any list has more.
-func FuseCandidates(lists ...Candidates) Candidates {
-	out := Candidates{scored: true}
-	at := map[int64]int{}
-	for _, l := range lists {
-		out.More = out.More || l.More
-		ranked := slices.Clone(l.rows)
-		slices.SortStableFunc(ranked, func(a, b candidate) int {
-			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
-		})
-		for r, c := range ranked {
-			i, ok := at[c.ID]
-			if !ok {
-				i = len(out.rows)
-				at[c.ID] = i
-				out.rows = append(out.rows, candidate{ID: c.ID, Published: c.Published})
-			}
-			out.rows[i].Score += 1 / float64(FusionK+r+1)
-		}
-	}
-	slices.SortStableFunc(out.rows, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
-	})
-	out.IDs = make([]int64, len(out.rows))
-	for i, r := range out.rows {
-		out.IDs[i] = r.ID
-	}
-	return out
-}
 
 // Related is what a paper's citations say of the papers like it, most
 // alike first: the papers cited together with it (co-citation, by the
@@ -188,4 +154,62 @@ func ResearcherIDsByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64, maxA
 		out[r.Paper] = append(out[r.Paper], r.Researcher)
 	}
 	return out, err
+}
+
+// hybridSemanticWeight is what a semantic rank counts in a hybrid
+// fusion, a keyword rank counting 1: on the demo set's query sets the
+// vectors alone find fewer papers than the relaxed keyword ranking, and
+// an equal weight let their near misses push keyword hits off the first
+// page.
+const hybridSemanticWeight = 0.5
+
+// FuseHybrid fuses the keyword candidates kw of q and the semantic
+// candidates sem (see SemanticCandidates) by weighted reciprocal rank
+// fusion. The papers matching every word of q come first, in kw's order,
+// as a search by keyword gives them: a query of a paper's own title
+// words finds it first whatever its neighbours by meaning. The others
+// score 1 / (FusionK + rank) in each list: in kw times the share of q's
+// words they match (see relaxed) and in sem times
+// hybridSemanticWeight. More when either has more.
+func FuseHybrid(q SearchQuery, kw, sem Candidates) Candidates {
+	_, optional, _, _ := q.relaxed()
+	words := float64(max(len(optional), 1))
+	out := Candidates{scored: true, More: kw.More || sem.More}
+	at := map[int64]int{}
+	add := func(c candidate, s float64) {
+		i, ok := at[c.ID]
+		if !ok {
+			i = len(out.rows)
+			at[c.ID] = i
+			out.rows = append(out.rows, candidate{ID: c.ID, Published: c.Published})
+		}
+		out.rows[i].Score += s
+	}
+	ranked := slices.Clone(kw.rows)
+	slices.SortStableFunc(ranked, relevanceLess)
+	for r, c := range ranked {
+		share := 1.0
+		if kw.Relaxed {
+			// A relaxed candidate's score is the number of words it
+			// matches plus a fraction (see relaxedCandidates).
+			share = min(math.Floor(c.Score)/words, 1)
+		}
+		s := share / float64(FusionK+r+1)
+		if share == 1 {
+			// Above any fused score, which is below 2 / FusionK, in kw's order.
+			s += float64(len(ranked) - r)
+		}
+		add(c, s)
+	}
+	ranked = slices.Clone(sem.rows)
+	slices.SortStableFunc(ranked, relevanceLess)
+	for r, c := range ranked {
+		add(c, hybridSemanticWeight/float64(FusionK+r+1))
+	}
+	slices.SortStableFunc(out.rows, relevanceLess)
+	out.IDs = make([]int64, len(out.rows))
+	for i, r := range out.rows {
+		out.IDs[i] = r.ID
+	}
+	return out
 }

@@ -81,8 +81,9 @@ func semanticUnavailable(err error) error {
 //   - SEMANTIC in another order: the nearest papers as s's ids, by the
 //     filters alone (no statement here).
 //   - HYBRID in relevance order: s whose candidates are the keyword
-//     candidates and the nearest papers, fused by reciprocal rank (two
-//     statements).
+//     candidates and the nearest papers, fused by weighted reciprocal
+//     rank, the papers matching every word first (db.FuseHybrid; two
+//     statements, three when the keyword side is relaxed).
 //
 // A SEMANTIC search with no index ready is a CodeSemanticUnavailable error.
 // The export of search results shares it, so both apply modes alike.
@@ -114,7 +115,7 @@ func SemanticSearch(ctx context.Context, idb bun.IDB, s db.PaperSearch, text str
 		return s.WithCandidates(sem), err
 	}
 	kw, err := db.SearchCandidates(ctx, idb, s, true)
-	return s.WithCandidates(db.FuseCandidates(kw, sem)), err
+	return s.WithCandidates(db.FuseHybrid(s.Query, kw, sem)), err
 }
 
 // fuseRanks fuses rankings of ids (best first) by reciprocal rank: an id
