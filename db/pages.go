@@ -244,6 +244,8 @@ const (
 	// FeedPapers are the papers of the researchers and categories an API
 	// key follows; their parents are api_keys ids.
 	FeedPapers
+	// TopicPapers are the papers filed under a topic (see package topics).
+	TopicPapers
 )
 
 // PaperParent is the key of the parent of a paper list: a row id, or a
@@ -264,6 +266,7 @@ var listPairs = map[PaperList]string{
 		  JOIN authorships AS a ON a.researcher_id = f.researcher_id WHERE f.api_key_id IN (?)
 		UNION SELECT f.api_key_id, pc.paper_id FROM followed_categories AS f
 		  JOIN paper_categories AS pc ON pc.category = f.category WHERE f.api_key_id IN (?)`,
+	TopicPapers: "SELECT topic_id AS parent, paper_id AS child FROM paper_topics WHERE topic_id IN (?)",
 }
 
 // pairs is the SQL of list's pairs for parents and its arguments: the
@@ -403,6 +406,9 @@ func PaperTotals[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList
 	switch {
 	case list == CategoryPapers && category == "":
 		return totals[P](ctx, idb, "SELECT code AS parent, paper_count AS n FROM categories WHERE code IN (?) AND paper_count > 0",
+			[]any{bun.List(parents)})
+	case list == TopicPapers && category == "":
+		return totals[P](ctx, idb, "SELECT id AS parent, paper_count AS n FROM topics WHERE id IN (?) AND paper_count > 0",
 			[]any{bun.List(parents)})
 	case list == Citations && category == "":
 		return totals[P](ctx, idb, "SELECT id AS parent, archive_citation_count AS n FROM papers WHERE id IN (?) AND archive_citation_count > 0",

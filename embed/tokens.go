@@ -74,3 +74,8 @@ func isNumber(w string) bool {
 	}
 	return true
 }
+
+// Words splits text into the words the built-in model knows words by:
+// lower-cased, a plural's s dropped, without stopwords, numbers and
+// single letters. Topics are named by them.
+func Words(text string) []string { return words(text, nil) }

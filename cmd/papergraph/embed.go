@@ -15,6 +15,7 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/embed"
+	"github.com/papergraph/papergraph/topics"
 	"github.com/papergraph/papergraph/vector"
 )
 
@@ -36,7 +37,7 @@ func addEmbedFlags(fs *flag.FlagSet, skippable bool) *embedFlags {
 		skip: new(bool),
 	}
 	if skippable {
-		f.skip = fs.Bool("no-embed", false, "do not bring the papers' embeddings up to date at the end (papergraph embed does)")
+		f.skip = fs.Bool("no-embed", false, "do not bring the papers' embeddings and topics up to date at the end (papergraph embed does)")
 	}
 	return f
 }
@@ -81,7 +82,8 @@ func cmdEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // runEmbed brings the papers' embeddings up to date, drawing a progress
-// line on a terminal and printing a summary.
+// line on a terminal and printing a summary, and then the topics, which
+// are made from them.
 func runEmbed(ctx context.Context, bdb *bun.DB, cfg embed.Config, o embed.BuiltinOptions, stdout, stderr io.Writer) error {
 	var e embed.Embedder
 	var err error
@@ -115,7 +117,7 @@ func runEmbed(ctx context.Context, bdb *bun.DB, cfg embed.Config, o embed.Builti
 	}
 	fmt.Fprintf(stdout, "embeddings (%s, %d dimensions): embedded %d papers, %d unchanged, in %s\n",
 		sum.Model, e.Dim(), sum.Embedded, sum.Unchanged, roundDuration(sum.Elapsed))
-	return nil
+	return runTopics(ctx, bdb, topics.Options{}, stdout)
 }
 
 // drawEmbed draws an embedding's progress.
@@ -136,9 +138,9 @@ func (p *progressLine) drawEmbed(pr embed.SyncProgress) {
 	p.drawn = true
 }
 
-// embedLogged brings the embeddings up to date after a harvest, under the
-// import lock, logging what it did; a harvest or import writing meanwhile
-// leaves it to that one's end.
+// embedLogged brings the embeddings, and then the topics, up to date
+// after a harvest, under the import lock, logging what it did; a harvest
+// or import writing meanwhile leaves it to that one's end.
 func embedLogged(ctx context.Context, bdb *bun.DB, cfg embed.Config, logger *slog.Logger, live *vector.Live) error {
 	release, err := db.LockImport(ctx, bdb)
 	var running *db.ImportRunningError
@@ -172,5 +174,5 @@ func embedLogged(ctx context.Context, bdb *bun.DB, cfg embed.Config, logger *slo
 	}
 	logger.Info("embeddings up to date", "model", sum.Model, "embedded", sum.Embedded, "unchanged", sum.Unchanged,
 		"elapsed", sum.Elapsed.Round(time.Millisecond))
-	return nil
+	return topicsLogged(ctx, bdb, logger)
 }

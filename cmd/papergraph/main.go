@@ -8,6 +8,7 @@
 //	papergraph stats  [--db DSN] [--json]
 //	papergraph embed  [--db DSN] [--retrain] [--embeddings-url URL --embeddings-model NAME]
 //	papergraph analyse [--db DSN] --llm-url URL --llm-model NAME [--since DATE] [--limit N]
+//	papergraph topics [--db DSN] [--rebuild]
 //	papergraph migrate [--db DSN]
 //	papergraph apikey create --name NAME [--db DSN]
 //	papergraph apikey list [--db DSN]
@@ -72,6 +73,7 @@ Commands:
   enrich   fill external ids and figures from the OpenAlex and Semantic Scholar APIs
   embed    bring the papers' embeddings (vectors for similarity search) up to date
   analyse  write the papers' analyses (summary, novelty, field...) with a language model
+  topics   bring the papers' topics up to date, or build them afresh
 
 Every command takes --db DSN: a SQLite file (default papergraph.db, or
 $PAPERGRAPH_DB) or a postgres:// URL. Run "papergraph COMMAND -h" for more.`
@@ -90,6 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"enrich":  cmdEnrich,
 		"embed":   cmdEmbed,
 		"analyse": cmdAnalyse,
+		"topics":  cmdTopics,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
