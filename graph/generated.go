@@ -39,6 +39,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Researcher() ResearcherResolver
 	Subscription() SubscriptionResolver
+	Topic() TopicResolver
 	Viewer() ViewerResolver
 }
 
@@ -264,6 +265,7 @@ type ComplexityRoot struct {
 		ReportNo             func(childComplexity int) int
 		Slug                 func(childComplexity int) int
 		Title                func(childComplexity int) int
+		Topics               func(childComplexity int) int
 		Updated              func(childComplexity int) int
 		Version              func(childComplexity int) int
 	}
@@ -321,6 +323,8 @@ type ComplexityRoot struct {
 		SearchPapers       func(childComplexity int, query *string, filter *model.PaperFilter, sort *model.PaperSearchSort, first *int, after *string, last *int, before *string, mode *model.SearchMode) int
 		SearchResearchers  func(childComplexity int, query string, first *int, after *string, last *int, before *string) int
 		Suggest            func(childComplexity int, prefix string, types []model.SuggestType, first *int) int
+		Topic              func(childComplexity int, id string) int
+		Topics             func(childComplexity int, first *int, after *string, parent *string) int
 		Viewer             func(childComplexity int) int
 	}
 
@@ -356,6 +360,7 @@ type ComplexityRoot struct {
 		SemanticScholarID       func(childComplexity int) int
 		Similar                 func(childComplexity int, first *int) int
 		Slug                    func(childComplexity int) int
+		Topics                  func(childComplexity int, first *int) int
 		WorksCount              func(childComplexity int) int
 	}
 
@@ -388,6 +393,11 @@ type ComplexityRoot struct {
 		Researcher func(childComplexity int) int
 	}
 
+	ResearcherTopic struct {
+		PaperCount func(childComplexity int) int
+		Topic      func(childComplexity int) int
+	}
+
 	Subscription struct {
 		PapersAdded       func(childComplexity int, filter *model.PaperFilter) int
 		ResearcherUpdated func(childComplexity int, id string) int
@@ -397,6 +407,34 @@ type ComplexityRoot struct {
 		Label  func(childComplexity int) int
 		Target func(childComplexity int) int
 		Type   func(childComplexity int) int
+	}
+
+	Topic struct {
+		Children    func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Level       func(childComplexity int) int
+		Name        func(childComplexity int) int
+		PaperCount  func(childComplexity int) int
+		Papers      func(childComplexity int, first *int, after *string, last *int, before *string, sort *model.PaperSort) int
+		Parent      func(childComplexity int) int
+		Researchers func(childComplexity int, first *int) int
+	}
+
+	TopicConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TopicEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TopicResearcher struct {
+		PaperCount func(childComplexity int) int
+		Researcher func(childComplexity int) int
 	}
 
 	Viewer struct {
@@ -464,6 +502,7 @@ type PaperResolver interface {
 	CitationNetwork(ctx context.Context, obj *model.Paper, depth *int, maxNodes *int) (*model.CitationNetwork, error)
 	Related(ctx context.Context, obj *model.Paper, first *int) ([]*model.Paper, error)
 	Analysis(ctx context.Context, obj *model.Paper) (*model.PaperAnalysis, error)
+	Topics(ctx context.Context, obj *model.Paper) ([]*db.Topic, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -481,6 +520,8 @@ type QueryResolver interface {
 	CollaborationPath(ctx context.Context, from string, to string, maxDepth *int) (*model.CollaborationPath, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Ask(ctx context.Context, question string, filter *model.PaperFilter, first *int) (*model.AskResult, error)
+	Topic(ctx context.Context, id string) (*db.Topic, error)
+	Topics(ctx context.Context, first *int, after *string, parent *string) (*model.TopicConnection, error)
 }
 type ResearcherResolver interface {
 	Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error)
@@ -491,10 +532,19 @@ type ResearcherResolver interface {
 	Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error)
 	Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error)
 	Similar(ctx context.Context, obj *model.Researcher, first *int) ([]*model.Researcher, error)
+	Topics(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherTopic, error)
 }
 type SubscriptionResolver interface {
 	PapersAdded(ctx context.Context, filter *model.PaperFilter) (<-chan *model.Paper, error)
 	ResearcherUpdated(ctx context.Context, id string) (<-chan *model.Researcher, error)
+}
+type TopicResolver interface {
+	ID(ctx context.Context, obj *db.Topic) (string, error)
+
+	Papers(ctx context.Context, obj *db.Topic, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error)
+	Researchers(ctx context.Context, obj *db.Topic, first *int) ([]*model.TopicResearcher, error)
+	Parent(ctx context.Context, obj *db.Topic) (*db.Topic, error)
+	Children(ctx context.Context, obj *db.Topic) ([]*db.Topic, error)
 }
 type ViewerResolver interface {
 	Following(ctx context.Context, obj *model.Viewer) (*model.Following, error)
@@ -1403,6 +1453,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.Title(childComplexity), true
+	case "Paper.topics":
+		if e.ComplexityRoot.Paper.Topics == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Paper.Topics(childComplexity), true
 	case "Paper.updated":
 		if e.ComplexityRoot.Paper.Updated == nil {
 			break
@@ -1714,6 +1770,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Suggest(childComplexity, args["prefix"].(string), args["types"].([]model.SuggestType), args["first"].(*int)), true
+	case "Query.topic":
+		if e.ComplexityRoot.Query.Topic == nil {
+			break
+		}
+
+		args, err := ec.field_Query_topic_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Topic(childComplexity, args["id"].(string)), true
+	case "Query.topics":
+		if e.ComplexityRoot.Query.Topics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_topics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Topics(childComplexity, args["first"].(*int), args["after"].(*string), args["parent"].(*string)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -1920,6 +1998,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.Slug(childComplexity), true
+	case "Researcher.topics":
+		if e.ComplexityRoot.Researcher.Topics == nil {
+			break
+		}
+
+		args, err := ec.field_Researcher_topics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Researcher.Topics(childComplexity, args["first"].(*int)), true
 	case "Researcher.worksCount":
 		if e.ComplexityRoot.Researcher.WorksCount == nil {
 			break
@@ -2016,6 +2105,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ResearcherNetworkNode.Researcher(childComplexity), true
 
+	case "ResearcherTopic.paperCount":
+		if e.ComplexityRoot.ResearcherTopic.PaperCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherTopic.PaperCount(childComplexity), true
+	case "ResearcherTopic.topic":
+		if e.ComplexityRoot.ResearcherTopic.Topic == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResearcherTopic.Topic(childComplexity), true
+
 	case "Subscription.papersAdded":
 		if e.ComplexityRoot.Subscription.PapersAdded == nil {
 			break
@@ -2057,6 +2159,116 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Suggestion.Type(childComplexity), true
+
+	case "Topic.children":
+		if e.ComplexityRoot.Topic.Children == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Topic.Children(childComplexity), true
+	case "Topic.id":
+		if e.ComplexityRoot.Topic.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Topic.ID(childComplexity), true
+	case "Topic.level":
+		if e.ComplexityRoot.Topic.Level == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Topic.Level(childComplexity), true
+	case "Topic.name":
+		if e.ComplexityRoot.Topic.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Topic.Name(childComplexity), true
+	case "Topic.paperCount":
+		if e.ComplexityRoot.Topic.PaperCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Topic.PaperCount(childComplexity), true
+	case "Topic.papers":
+		if e.ComplexityRoot.Topic.Papers == nil {
+			break
+		}
+
+		args, err := ec.field_Topic_papers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Topic.Papers(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["sort"].(*model.PaperSort)), true
+	case "Topic.parent":
+		if e.ComplexityRoot.Topic.Parent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Topic.Parent(childComplexity), true
+	case "Topic.researchers":
+		if e.ComplexityRoot.Topic.Researchers == nil {
+			break
+		}
+
+		args, err := ec.field_Topic_researchers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Topic.Researchers(childComplexity, args["first"].(*int)), true
+
+	case "TopicConnection.edges":
+		if e.ComplexityRoot.TopicConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopicConnection.Edges(childComplexity), true
+	case "TopicConnection.nodes":
+		if e.ComplexityRoot.TopicConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopicConnection.Nodes(childComplexity), true
+	case "TopicConnection.pageInfo":
+		if e.ComplexityRoot.TopicConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopicConnection.PageInfo(childComplexity), true
+	case "TopicConnection.totalCount":
+		if e.ComplexityRoot.TopicConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopicConnection.TotalCount(childComplexity), true
+
+	case "TopicEdge.cursor":
+		if e.ComplexityRoot.TopicEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopicEdge.Cursor(childComplexity), true
+	case "TopicEdge.node":
+		if e.ComplexityRoot.TopicEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopicEdge.Node(childComplexity), true
+
+	case "TopicResearcher.paperCount":
+		if e.ComplexityRoot.TopicResearcher.PaperCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopicResearcher.PaperCount(childComplexity), true
+	case "TopicResearcher.researcher":
+		if e.ComplexityRoot.TopicResearcher.Researcher == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopicResearcher.Researcher(childComplexity), true
 
 	case "Viewer.createdAt":
 		if e.ComplexityRoot.Viewer.CreatedAt == nil {
@@ -3455,6 +3667,109 @@ enum PaperType {
   "Other: none of these."
   OTHER
 }
+
+# --- topics ---
+
+extend type Query {
+  "A topic by global id, or null if there is none."
+  topic("The topic's global id, as ` + "`" + `Topic.id` + "`" + ` returns it." id: ID!): Topic
+
+  """
+  The archive's topics, in id order (a build numbers them largest
+  first): the broad topics, or those within parent.
+  """
+  topics(
+    "Return the first n topics (0 to 100; 20 when not given)."
+    first: Int
+    "Return topics after this cursor."
+    after: String
+    "List the topics within this topic rather than the broad ones."
+    parent: ID
+  ): TopicConnection! @listSize(assumedSize: 20, slicingArguments: ["first"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100)
+}
+
+extend type Paper {
+  "The topics the paper is filed under, the broad one first and then the one within it (at most 2); empty before the topics are built."
+  topics: [Topic!]! @listSize(assumedSize: 2) @batched(read: "TopicsByPaperIDs")
+}
+
+extend type Researcher {
+  "The topics of the researcher's papers, those with most of their papers first (broad topics and those within them alike)."
+  topics("How many topics to return (0 to 50)." first: Int = 10): [ResearcherTopic!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 50) @batched(read: "TopicsByResearcherIDs")
+}
+
+"""
+A group of papers on one subject, found without a language model: the
+archive's papers are clustered by their embeddings into broad topics
+(level 0, about an arXiv subfield) and topics within each (level 1), and
+each is named by the title and abstract words most particular to its
+papers. Papers new since the topics were built join the nearest one.
+"""
+type Topic {
+  "The topic's global id, stable until the topics are built afresh."
+  id: ID!
+  "The topic's name: up to three words or title phrases most particular to its papers, most telling first."
+  name: String!
+  "0 for a broad topic, 1 for a topic within one."
+  level: Int!
+  "How many papers are filed under the topic."
+  paperCount: Int!
+  "The papers filed under the topic."
+  papers(
+    "Return the first n papers (0 to 100; the first 20 when neither first nor last is given)."
+    first: Int
+    "Return papers after this cursor."
+    after: String
+    "Return the last n papers (0 to 100)."
+    last: Int
+    "Return papers before this cursor."
+    before: String
+    "The order of the list."
+    sort: PaperSort = NEWEST
+  ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100)
+  "The researchers with most papers filed under the topic, most first (bylines of more than 100 authors left out)."
+  researchers("How many researchers to return (0 to 100)." first: Int = 10): [TopicResearcher!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 100) @cost(weight: "10")
+  "The broad topic this one lies within, null for a broad topic."
+  parent: Topic
+  "The topics within this one, largest first as built (at most 50)."
+  children: [Topic!]! @listSize(assumedSize: 50)
+}
+
+"A page of topics."
+type TopicConnection {
+  "The topics of the page with their cursors."
+  edges: [TopicEdge!]!
+  "The topics of the page, for clients that need no cursors."
+  nodes: [Topic!]!
+  "Where the page lies in the whole list."
+  pageInfo: PageInfo!
+  "The number of topics in the whole list."
+  totalCount: Int!
+}
+
+"A topic in a page, with the cursor that points at it."
+type TopicEdge {
+  "An opaque cursor for ` + "`" + `after` + "`" + `."
+  cursor: String!
+  "The topic."
+  node: Topic!
+}
+
+"A topic of a researcher's papers."
+type ResearcherTopic {
+  "The topic."
+  topic: Topic!
+  "How many of the researcher's papers are filed under it."
+  paperCount: Int!
+}
+
+"A researcher with their papers in a topic."
+type TopicResearcher {
+  "The researcher."
+  researcher: Researcher!
+  "How many of their papers are filed under the topic."
+  paperCount: Int!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3889,6 +4204,8 @@ func (ec *executionContext) childFields_Paper(ctx context.Context, field graphql
 		return ec.fieldContext_Paper_related(ctx, field)
 	case "analysis":
 		return ec.fieldContext_Paper_analysis(ctx, field)
+	case "topics":
+		return ec.fieldContext_Paper_topics(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Paper", field.Name)
 }
@@ -4035,6 +4352,8 @@ func (ec *executionContext) childFields_Researcher(ctx context.Context, field gr
 		return ec.fieldContext_Researcher_network(ctx, field)
 	case "similar":
 		return ec.fieldContext_Researcher_similar(ctx, field)
+	case "topics":
+		return ec.fieldContext_Researcher_topics(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Researcher", field.Name)
 }
@@ -4097,6 +4416,16 @@ func (ec *executionContext) childFields_ResearcherNetworkNode(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type ResearcherNetworkNode", field.Name)
 }
 
+func (ec *executionContext) childFields_ResearcherTopic(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "topic":
+		return ec.fieldContext_ResearcherTopic_topic(ctx, field)
+	case "paperCount":
+		return ec.fieldContext_ResearcherTopic_paperCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResearcherTopic", field.Name)
+}
+
 func (ec *executionContext) childFields_Suggestion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "type":
@@ -4107,6 +4436,62 @@ func (ec *executionContext) childFields_Suggestion(ctx context.Context, field gr
 		return ec.fieldContext_Suggestion_target(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Suggestion", field.Name)
+}
+
+func (ec *executionContext) childFields_Topic(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Topic_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Topic_name(ctx, field)
+	case "level":
+		return ec.fieldContext_Topic_level(ctx, field)
+	case "paperCount":
+		return ec.fieldContext_Topic_paperCount(ctx, field)
+	case "papers":
+		return ec.fieldContext_Topic_papers(ctx, field)
+	case "researchers":
+		return ec.fieldContext_Topic_researchers(ctx, field)
+	case "parent":
+		return ec.fieldContext_Topic_parent(ctx, field)
+	case "children":
+		return ec.fieldContext_Topic_children(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Topic", field.Name)
+}
+
+func (ec *executionContext) childFields_TopicConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TopicConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_TopicConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TopicConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TopicConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TopicConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TopicEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TopicEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TopicEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TopicEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TopicResearcher(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "researcher":
+		return ec.fieldContext_TopicResearcher_researcher(ctx, field)
+	case "paperCount":
+		return ec.fieldContext_TopicResearcher_paperCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TopicResearcher", field.Name)
 }
 
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5023,6 +5408,50 @@ func (ec *executionContext) field_Query_suggest_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_topic_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_topics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "parent",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["parent"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Researcher_coauthors_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5187,6 +5616,20 @@ func (ec *executionContext) field_Researcher_similar_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Researcher_topics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_papersAdded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5212,6 +5655,66 @@ func (ec *executionContext) field_Subscription_researcherUpdated_args(ctx contex
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Topic_papers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
+		func(ctx context.Context, v any) (*model.PaperSort, error) {
+			return ec.unmarshalOPaperSort2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperSort(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Topic_researchers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -8995,6 +9498,38 @@ func (ec *executionContext) fieldContext_Paper_analysis(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Paper_topics(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_topics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Paper().Topics(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Topic) graphql.Marshaler {
+			return ec.marshalNTopic2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopicᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_topics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Paper",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Topic(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PaperAnalysis_summary(ctx context.Context, field graphql.CollectedField, obj *model.PaperAnalysis) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10253,6 +10788,94 @@ func (ec *executionContext) fieldContext_Query_ask(ctx context.Context, field gr
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_topic(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_topic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Topic(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Topic) graphql.Marshaler {
+			return ec.marshalOTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopic(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_topic(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Topic(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_topic_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_topics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_topics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Topics(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["parent"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TopicConnection) graphql.Marshaler {
+			return ec.marshalNTopicConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_topics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TopicConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_topics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11158,6 +11781,50 @@ func (ec *executionContext) fieldContext_Researcher_similar(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Researcher_topics(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Researcher_topics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Researcher().Topics(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ResearcherTopic) graphql.Marshaler {
+			return ec.marshalNResearcherTopic2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherTopicᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Researcher_topics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Researcher",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ResearcherTopic(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Researcher_topics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ResearcherConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11552,6 +12219,61 @@ func (ec *executionContext) fieldContext_ResearcherNetworkNode_paperCount(_ cont
 	return graphql.NewScalarFieldContext("ResearcherNetworkNode", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ResearcherTopic_topic(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherTopic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherTopic_topic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Topic, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Topic) graphql.Marshaler {
+			return ec.marshalNTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopic(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherTopic_topic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResearcherTopic",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Topic(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResearcherTopic_paperCount(ctx context.Context, field graphql.CollectedField, obj *model.ResearcherTopic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResearcherTopic_paperCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaperCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResearcherTopic_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResearcherTopic", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Subscription_papersAdded(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -11707,6 +12429,479 @@ func (ec *executionContext) _Suggestion_target(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Suggestion_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Suggestion", field, false, false, "SuggestTarget")
+}
+
+func (ec *executionContext) _Topic_id(ctx context.Context, field graphql.CollectedField, obj *db.Topic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Topic_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Topic().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Topic_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Topic", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Topic_name(ctx context.Context, field graphql.CollectedField, obj *db.Topic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Topic_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Topic_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Topic", field, false, false, "String")
+}
+
+func (ec *executionContext) _Topic_level(ctx context.Context, field graphql.CollectedField, obj *db.Topic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Topic_level(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Level, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Topic_level(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Topic", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Topic_paperCount(ctx context.Context, field graphql.CollectedField, obj *db.Topic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Topic_paperCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaperCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Topic_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Topic", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Topic_papers(ctx context.Context, field graphql.CollectedField, obj *db.Topic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Topic_papers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Topic().Papers(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["sort"].(*model.PaperSort))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaperConnection) graphql.Marshaler {
+			return ec.marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Topic_papers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Topic",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaperConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Topic_papers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Topic_researchers(ctx context.Context, field graphql.CollectedField, obj *db.Topic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Topic_researchers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Topic().Researchers(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TopicResearcher) graphql.Marshaler {
+			return ec.marshalNTopicResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicResearcherᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Topic_researchers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Topic",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TopicResearcher(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Topic_researchers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Topic_parent(ctx context.Context, field graphql.CollectedField, obj *db.Topic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Topic_parent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Topic().Parent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Topic) graphql.Marshaler {
+			return ec.marshalOTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopic(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Topic_parent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Topic",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Topic(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Topic_children(ctx context.Context, field graphql.CollectedField, obj *db.Topic) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Topic_children(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Topic().Children(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Topic) graphql.Marshaler {
+			return ec.marshalNTopic2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopicᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Topic_children(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Topic",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Topic(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TopicConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TopicConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopicConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TopicEdge) graphql.Marshaler {
+			return ec.marshalNTopicEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopicConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TopicConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TopicEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TopicConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.TopicConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopicConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Topic) graphql.Marshaler {
+			return ec.marshalNTopic2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopicᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopicConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TopicConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Topic(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TopicConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TopicConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopicConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopicConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TopicConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TopicConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TopicConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopicConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopicConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TopicConnection", field, true, false, "Int")
+}
+
+func (ec *executionContext) _TopicEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TopicEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopicEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopicEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TopicEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _TopicEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TopicEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopicEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Topic) graphql.Marshaler {
+			return ec.marshalNTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopic(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopicEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TopicEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Topic(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TopicResearcher_researcher(ctx context.Context, field graphql.CollectedField, obj *model.TopicResearcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopicResearcher_researcher(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Researcher, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Researcher) graphql.Marshaler {
+			return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopicResearcher_researcher(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TopicResearcher",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Researcher(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TopicResearcher_paperCount(ctx context.Context, field graphql.CollectedField, obj *model.TopicResearcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopicResearcher_paperCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaperCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopicResearcher_paperCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TopicResearcher", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Viewer_name(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
@@ -14632,6 +15827,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "topics":
+			out.Values[i] = ec._Paper_topics(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15013,6 +16213,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_ask(ctx, field)
 				})
+		case "topic":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_topic(ctx, field)
+				})
+		case "topics":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_topics(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -15225,6 +16437,11 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 			}
 		case "similar":
 			out.Values[i] = ec._Researcher_similar(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "topics":
+			out.Values[i] = ec._Researcher_topics(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15455,6 +16672,44 @@ func (ec *executionContext) _ResearcherNetworkNode(ctx context.Context, sel ast.
 	return out
 }
 
+var researcherTopicImplementors = []string{"ResearcherTopic"}
+
+func (ec *executionContext) _ResearcherTopic(ctx context.Context, sel ast.SelectionSet, obj *model.ResearcherTopic) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, researcherTopicImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResearcherTopic")
+		case "topic":
+			out.Values[i] = ec._ResearcherTopic_topic(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperCount":
+			out.Values[i] = ec._ResearcherTopic_paperCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -15500,6 +16755,198 @@ func (ec *executionContext) _Suggestion(ctx context.Context, sel ast.SelectionSe
 			}
 		case "target":
 			out.Values[i] = ec._Suggestion_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var topicImplementors = []string{"Topic"}
+
+func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, obj *db.Topic) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, topicImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Topic")
+		case "id":
+			out.Values[i] = ec._Topic_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Topic_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "level":
+			out.Values[i] = ec._Topic_level(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperCount":
+			out.Values[i] = ec._Topic_paperCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "papers":
+			out.Values[i] = ec._Topic_papers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "researchers":
+			out.Values[i] = ec._Topic_researchers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parent":
+			out.Values[i] = ec._Topic_parent(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "children":
+			out.Values[i] = ec._Topic_children(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var topicConnectionImplementors = []string{"TopicConnection"}
+
+func (ec *executionContext) _TopicConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TopicConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, topicConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TopicConnection")
+		case "edges":
+			out.Values[i] = ec._TopicConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._TopicConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TopicConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._TopicConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var topicEdgeImplementors = []string{"TopicEdge"}
+
+func (ec *executionContext) _TopicEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TopicEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, topicEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TopicEdge")
+		case "cursor":
+			out.Values[i] = ec._TopicEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TopicEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var topicResearcherImplementors = []string{"TopicResearcher"}
+
+func (ec *executionContext) _TopicResearcher(ctx context.Context, sel ast.SelectionSet, obj *model.TopicResearcher) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, topicResearcherImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TopicResearcher")
+		case "researcher":
+			out.Values[i] = ec._TopicResearcher_researcher(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paperCount":
+			out.Values[i] = ec._TopicResearcher_paperCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16811,6 +18258,30 @@ func (ec *executionContext) marshalNResearcherNetworkNode2ᚖgithubᚗcomᚋpape
 	return ec._ResearcherNetworkNode(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNResearcherTopic2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherTopicᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherTopic) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNResearcherTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherTopic(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNResearcherTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherTopic(ctx context.Context, sel ast.SelectionSet, v *model.ResearcherTopic) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ResearcherTopic!")
+		return graphql.Null
+	}
+	return ec._ResearcherTopic(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -16908,6 +18379,86 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNTopic2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopicᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Topic) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopic(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopic(ctx context.Context, sel ast.SelectionSet, v *db.Topic) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Topic!")
+		return graphql.Null
+	}
+	return ec._Topic(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTopicConnection2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicConnection(ctx context.Context, sel ast.SelectionSet, v *model.TopicConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TopicConnection!")
+		return graphql.Null
+	}
+	return ec._TopicConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTopicEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TopicEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTopicEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTopicEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicEdge(ctx context.Context, sel ast.SelectionSet, v *model.TopicEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TopicEdge!")
+		return graphql.Null
+	}
+	return ec._TopicEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTopicResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TopicResearcher) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTopicResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicResearcher(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTopicResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicResearcher(ctx context.Context, sel ast.SelectionSet, v *model.TopicResearcher) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TopicResearcher!")
+		return graphql.Null
+	}
+	return ec._TopicResearcher(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNYearCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.YearCount) graphql.Marshaler {
@@ -17150,6 +18701,24 @@ func (ec *executionContext) marshalOFiguresSource2ᚖgithubᚗcomᚋpapergraph�
 	return ec._FiguresSource(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalID(*v)
+	return res
+}
+
 func (ec *executionContext) marshalOInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx context.Context, sel ast.SelectionSet, v *model.Institution) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -17380,6 +18949,13 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopic(ctx context.Context, sel ast.SelectionSet, v *db.Topic) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Topic(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOViewer2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐViewer(ctx context.Context, sel ast.SelectionSet, v *model.Viewer) graphql.Marshaler {

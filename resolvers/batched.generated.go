@@ -11,8 +11,10 @@ var (
 	institutionAcronymsField    = newBatchedField(db.InstitutionNamesByInstitutionIDs, 100)
 	paperCategoriesField        = newBatchedField(db.CategoriesByPaperIDs, 50)
 	paperInstitutionsField      = newBatchedField(db.InstitutionsByPaperIDs, 100)
+	paperTopicsField            = newBatchedField(db.TopicsByPaperIDs, 2)
 	researcherFieldsField       = newBatchedField(db.ResearcherCategoriesByResearcherIDs, 200)
 	researcherInstitutionsField = newBatchedField(db.InstitutionsByResearcherIDs, 100)
+	researcherTopicsField       = newBatchedField(db.TopicsByResearcherIDs, 50)
 )
 
 // batchedSteps are the look-ahead's steps of the fields declared @batched.
@@ -22,6 +24,8 @@ var batchedSteps = map[string]step{
 	"Institution.acronyms":    institutionAcronymsField.step(""),
 	"Paper.categories":        paperCategoriesField.step("Category"),
 	"Paper.institutions":      paperInstitutionsField.step("Institution"),
+	"Paper.topics":            paperTopicsField.step("Topic"),
 	"Researcher.fields":       researcherFieldsField.step("ResearcherField"),
 	"Researcher.institutions": researcherInstitutionsField.step("Institution"),
+	"Researcher.topics":       researcherTopicsField.step("ResearcherTopic"),
 }

@@ -176,8 +176,11 @@ func pageItems[K, T any](out []any, k K, pg db.Page[T]) []any { return appendIte
 //	InstitutionResearcherEdge          *db.InstitutionResearcherRow
 //	CategoryResearcher                 *db.ResearcherCount
 //	InstitutionCollaborator            network.Weighted
+//	Topic, TopicEdge                   *db.Topic
+//	TopicResearcher                    *db.TopicResearcher
+//	ResearcherTopic                    *db.TopicCount
 var lookAheads = joinSteps(batchedSteps, paperSteps(), researcherSteps(), institutionSteps(), categorySteps(),
-	paperConnectionSteps(), pageConnectionSteps(), semanticSteps(), analysisSteps())
+	paperConnectionSteps(), pageConnectionSteps(), semanticSteps(), analysisSteps(), topicSteps())
 
 // joinSteps is the table of all the steps of tables; a field in two of
 // them is a bug, caught when the package starts.

@@ -178,6 +178,11 @@ func (r *paperResolver) Analysis(ctx context.Context, obj *model.Paper) (*model.
 	return paperAnalysis(ctx, obj.Paper.ID)
 }
 
+// Topics is the resolver for the topics field.
+func (r *paperResolver) Topics(ctx context.Context, obj *model.Paper) ([]*db.Topic, error) {
+	return batchedList(ctx, paperTopicsField, obj.Paper.ID, identity[*db.Topic])
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
 	return r.node(ctx, id)
@@ -253,6 +258,16 @@ func (r *queryResolver) Ask(ctx context.Context, question string, filter *model.
 	return r.askResult(ctx, question, filter, first)
 }
 
+// Topic is the resolver for the topic field.
+func (r *queryResolver) Topic(ctx context.Context, id string) (*db.Topic, error) {
+	return topic(ctx, id)
+}
+
+// Topics is the resolver for the topics field.
+func (r *queryResolver) Topics(ctx context.Context, first *int, after *string, parent *string) (*model.TopicConnection, error) {
+	return topicList(ctx, r.Resolver, first, after, parent)
+}
+
 // Fields is the resolver for the fields field.
 func (r *researcherResolver) Fields(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherField, error) {
 	return researcherFields(ctx, obj.Researcher.ID, first)
@@ -293,6 +308,11 @@ func (r *researcherResolver) Similar(ctx context.Context, obj *model.Researcher,
 	return researcherSimilar(ctx, obj.Researcher.ID, first)
 }
 
+// Topics is the resolver for the topics field.
+func (r *researcherResolver) Topics(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherTopic, error) {
+	return researcherTopics(ctx, obj.Researcher.ID, first)
+}
+
 // PapersAdded is the resolver for the papersAdded field.
 func (r *subscriptionResolver) PapersAdded(ctx context.Context, filter *model.PaperFilter) (<-chan *model.Paper, error) {
 	return r.papersAdded(ctx, filter)
@@ -301,6 +321,31 @@ func (r *subscriptionResolver) PapersAdded(ctx context.Context, filter *model.Pa
 // ResearcherUpdated is the resolver for the researcherUpdated field.
 func (r *subscriptionResolver) ResearcherUpdated(ctx context.Context, id string) (<-chan *model.Researcher, error) {
 	return r.researcherUpdated(ctx, id)
+}
+
+// ID is the resolver for the id field.
+func (r *topicResolver) ID(ctx context.Context, obj *db.Topic) (string, error) {
+	return model.GlobalID(model.KindTopic, obj.ID), nil
+}
+
+// Papers is the resolver for the papers field.
+func (r *topicResolver) Papers(ctx context.Context, obj *db.Topic, first *int, after *string, last *int, before *string, sort *model.PaperSort) (*model.PaperConnection, error) {
+	return paperList(ctx, db.TopicPapers, paperParent{id: obj.ID}, first, after, last, before, nil, sort)
+}
+
+// Researchers is the resolver for the researchers field.
+func (r *topicResolver) Researchers(ctx context.Context, obj *db.Topic, first *int) ([]*model.TopicResearcher, error) {
+	return topicResearcherList(ctx, obj, first)
+}
+
+// Parent is the resolver for the parent field.
+func (r *topicResolver) Parent(ctx context.Context, obj *db.Topic) (*db.Topic, error) {
+	return topicParent(ctx, obj)
+}
+
+// Children is the resolver for the children field.
+func (r *topicResolver) Children(ctx context.Context, obj *db.Topic) ([]*db.Topic, error) {
+	return topicChildList(ctx, obj)
 }
 
 // Following is the resolver for the following field.
@@ -340,6 +385,9 @@ func (r *Resolver) Researcher() graph.ResearcherResolver { return &researcherRes
 // Subscription returns graph.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
 
+// Topic returns graph.TopicResolver implementation.
+func (r *Resolver) Topic() graph.TopicResolver { return &topicResolver{r} }
+
 // Viewer returns graph.ViewerResolver implementation.
 func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
 
@@ -353,5 +401,6 @@ type (
 	queryResolver        struct{ *Resolver }
 	researcherResolver   struct{ *Resolver }
 	subscriptionResolver struct{ *Resolver }
+	topicResolver        struct{ *Resolver }
 	viewerResolver       struct{ *Resolver }
 )

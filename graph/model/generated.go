@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/papergraph/papergraph/db"
 )
 
 // Where a paper's analysis came from.
@@ -242,6 +244,14 @@ type ResearcherNetworkNode struct {
 	PaperCount int `json:"paperCount"`
 }
 
+// A topic of a researcher's papers.
+type ResearcherTopic struct {
+	// The topic.
+	Topic *db.Topic `json:"topic"`
+	// How many of the researcher's papers are filed under it.
+	PaperCount int `json:"paperCount"`
+}
+
 // Live updates, over the graphql-transport-ws protocol (the npm package
 // `graphql-ws`) at the WebSocket URL ws(s)://HOST/graphql. Only
 // subscriptions travel over the WebSocket; queries and mutations go over
@@ -261,6 +271,14 @@ type Suggestion struct {
 	Label string `json:"label"`
 	// The thing suggested; its `id` (a category's `code`) identifies it.
 	Target SuggestTarget `json:"target"`
+}
+
+// A researcher with their papers in a topic.
+type TopicResearcher struct {
+	// The researcher.
+	Researcher *Researcher `json:"researcher"`
+	// How many of their papers are filed under the topic.
+	PaperCount int `json:"paperCount"`
 }
 
 // Where an author stands on a byline.

@@ -197,6 +197,7 @@ const (
 	KindPaper       = "Paper"
 	KindResearcher  = "Researcher"
 	KindInstitution = "Institution"
+	KindTopic       = "Topic"
 )
 
 // GlobalID is the Node id of the object of the given kind and primary key:
@@ -213,6 +214,23 @@ func GlobalID(kind string, id int64) string {
 // ParseGlobalID takes a Node id apart; ok is false for anything GlobalID
 // cannot have made.
 func ParseGlobalID(s string) (kind string, id int64, ok bool) {
+	kind, id, ok = parseGlobalID(s)
+	switch {
+	case !ok:
+	case kind == KindPaper, kind == KindResearcher, kind == KindInstitution:
+		return kind, id, true
+	}
+	return "", 0, false
+}
+
+// ParseTopicID takes a topic's id apart: a topic has a global id but is
+// no Node, as a rebuild of the topics renumbers them.
+func ParseTopicID(s string) (int64, bool) {
+	kind, id, ok := parseGlobalID(s)
+	return id, ok && kind == KindTopic
+}
+
+func parseGlobalID(s string) (kind string, id int64, ok bool) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return "", 0, false
@@ -222,11 +240,7 @@ func ParseGlobalID(s string) (kind string, id int64, ok bool) {
 	if !found || err != nil || id <= 0 || strconv.FormatInt(id, 10) != num {
 		return "", 0, false
 	}
-	switch kind {
-	case KindPaper, KindResearcher, KindInstitution:
-		return kind, id, true
-	}
-	return "", 0, false
+	return kind, id, true
 }
 
 // Nullable is s, or nil when *s is empty. It points into the row read from
