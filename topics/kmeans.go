@@ -15,9 +15,9 @@ const seed = 20261205
 // changes cluster.
 const maxRounds = 30
 
-// normalize scales v to length 1 in place (a zero vector stays zero), so
+// Normalize scales v to length 1 in place (a zero vector stays zero), so
 // that the dot product of two vectors is their cosine.
-func normalize(v []float32) {
+func Normalize(v []float32) {
 	var s float64
 	for _, x := range v {
 		s += float64(x) * float64(x)
@@ -123,7 +123,7 @@ func means(vs [][]float32, assign []int, k, dim int) [][]float32 {
 		for j := range out[c] {
 			out[c][j] = float32(sums[c][j])
 		}
-		normalize(out[c])
+		Normalize(out[c])
 	}
 	return out
 }

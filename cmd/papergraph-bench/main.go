@@ -85,12 +85,16 @@ const usage = `usage:
       posts each query of the files (by default the repository's known-item, paraphrase and natural-language
       sets for the demo set) to searchPapers in each mode, with the archive's vector index, and prints how
       often its paper comes first and among the first ten, per set and mode (and per half of each file)
+  papergraph-bench topics --db DSN [--increment 250]
+      clusters an imported, embedded archive into topics (reading it only) and prints, as JSON, their
+      agreement with the arXiv primary categories (NMI, purity) at each level, whether a rerun is
+      identical, and how the newest papers land when filed into topics built from the others
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed, vectors, probe, adversarial or search-quality")
+		return errors.New("a subcommand is needed: synth, run, plot, report, peer, embed, vectors, probe, adversarial, search-quality or topics")
 	}
 	switch args[0] {
 	case "synth":
@@ -113,6 +117,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdAdversarial(ctx, args[1:], stdout, stderr)
 	case "search-quality":
 		return cmdSearchQuality(ctx, args[1:], stdout, stderr)
+	case "topics":
+		return cmdTopics(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
