@@ -58,6 +58,11 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"AskAnswer.citations":        fixed(ask.MaxPassages),
 		"AskAnswer.removedCitations": fixed(ask.MaxPassages),
 		"PaperAnalysis.keywords":     fixed(db.MaxKeywords),
+		"Query.topics":               {defaultTopicsPage, maxTopicsPage},
+		"Topic.papers":               page,
+		"Topic.researchers":          {defaultTopicList, db.MaxTopicResearchers},
+		"Topic.children":             fixed(maxTopicChildren),
+		"Researcher.topics":          {defaultTopicList, db.MaxResearcherTopics},
 	}
 	for key, w := range want {
 		f := fieldDef(schema, key)

@@ -67,6 +67,11 @@ func textArgs(researcher, institution string) []struct{ field, arg, query string
 		{"Mutation.followCategory", "code", `mutation($v: String!) { followCategory(code: $v) { name } }`},
 		{"Mutation.unfollowCategory", "code", `mutation($v: String!) { unfollowCategory(code: $v) { name } }`},
 		{"Viewer.feed", "after", `query($v: String) { viewer { feed(after: $v) { totalCount } } }`},
+		{"Query.topic", "id", `query($v: ID!) { topic(id: $v) { name } }`},
+		{"Query.topics", "after", `query($v: String) { topics(after: $v) { totalCount } }`},
+		{"Query.topics", "parent", `query($v: ID) { topics(parent: $v) { totalCount } }`},
+		{"Topic.papers", "after", `query($v: String) { topics(first: 1) { nodes { papers(after: $v) { totalCount } } } }`},
+		{"Topic.papers", "before", `query($v: String) { topics(first: 1) { nodes { papers(before: $v) { totalCount } } } }`},
 	}
 }
 
@@ -95,7 +100,7 @@ type textError struct {
 
 func TestBadText(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+		withTopics(t, bdb) // the fixtures, and topics for the topics' arguments
 		c := signedInClient(t, bdb)
 		researcher := itoa(scalar[int64](t, bdb, "SELECT MIN(researcher_id) FROM authorships"))
 		institution := itoa(scalar[int64](t, bdb, "SELECT MIN(id) FROM institutions"))

@@ -13,6 +13,7 @@ const (
 	defaultTopicsPage = 20
 	maxTopicsPage     = 100
 	defaultTopicList  = 10
+	maxTopicChildren  = 50
 )
 
 // The request's loaders of topics by id, of their children and of their
@@ -115,7 +116,7 @@ func topicParent(ctx context.Context, t *db.Topic) (*db.Topic, error) {
 // topicChildList is the topics within t.
 func topicChildList(ctx context.Context, t *db.Topic) ([]*db.Topic, error) {
 	ts, err := topicChildren(loaders(ctx)).load(ctx, t.ID)
-	return firstN(ts, 50), err
+	return firstN(ts, maxTopicChildren), err
 }
 
 // topicResearcherList is the first researchers of t with most papers
