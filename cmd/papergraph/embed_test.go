@@ -26,12 +26,19 @@ func TestImportEmbeds(t *testing.T) {
 			if !strings.Contains(out, "embeddings (builtin, ") || !strings.Contains(out, "embedded 200 papers, 0 unchanged") {
 				t.Errorf("import printed %q, want 200 papers embedded", out)
 			}
+			if !strings.Contains(out, "topics: built ") || !strings.Contains(out, " topics from 200 papers") {
+				t.Errorf("import printed %q, want topics built from its 200 papers", out)
+			}
 			bdb := dbtest.Open(t, dsn)
 			if n, err := db.CountPaperVectors(ctx, bdb, "builtin"); err != nil || n != 200 {
 				t.Errorf("%d vectors after the import (%v), want 200", n, err)
 			}
-			if out := runOK(t, "embed", "--db", dsn); !strings.Contains(out, "embedded 0 papers, 200 unchanged") {
-				t.Errorf("embed printed %q, want nothing to embed", out)
+			if out := runOK(t, "embed", "--db", dsn); !strings.Contains(out, "embedded 0 papers, 200 unchanged") ||
+				!strings.Contains(out, "topics: filed 0 new or changed papers") {
+				t.Errorf("embed printed %q, want nothing to embed or file", out)
+			}
+			if out := runOK(t, "topics", "--db", dsn, "--rebuild"); !strings.Contains(out, " topics from 200 papers") {
+				t.Errorf("topics --rebuild printed %q, want topics built from 200 papers", out)
 			}
 			if out := runOK(t, "embed", "--db", dsn, "--retrain"); !strings.Contains(out, "learned from 200 papers") ||
 				!strings.Contains(out, "embedded 0 papers, 200 unchanged") {
