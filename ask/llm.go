@@ -82,6 +82,17 @@ func Prompt(question string, ps []Passage) []Message {
 	}
 }
 
+// MaxTokens is the most tokens an answer to question from ps may count,
+// as Answer estimates them when the endpoint reports none: the prompt's
+// and the answer's longest. A caller reserves them before asking.
+func MaxTokens(question string, ps []Passage) int {
+	n := maxAnswerTokens
+	for _, m := range Prompt(question, ps) {
+		n += estimateTokens(m.Content)
+	}
+	return n
+}
+
 // Message is one message of a chat.
 type Message struct {
 	Role    string `json:"role"`

@@ -60,6 +60,13 @@ type ComplexityRoot struct {
 		Tokens           func(childComplexity int) int
 	}
 
+	AskEvent struct {
+		Answer   func(childComplexity int) int
+		Delta    func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		Passages func(childComplexity int) int
+	}
+
 	AskResult struct {
 		Answer   func(childComplexity int) int
 		Passages func(childComplexity int) int
@@ -399,6 +406,7 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
+		AskStream         func(childComplexity int, question string, filter *model.PaperFilter, first *int) int
 		PapersAdded       func(childComplexity int, filter *model.PaperFilter) int
 		ResearcherUpdated func(childComplexity int, id string) int
 	}
@@ -537,6 +545,7 @@ type ResearcherResolver interface {
 type SubscriptionResolver interface {
 	PapersAdded(ctx context.Context, filter *model.PaperFilter) (<-chan *model.Paper, error)
 	ResearcherUpdated(ctx context.Context, id string) (<-chan *model.Researcher, error)
+	AskStream(ctx context.Context, question string, filter *model.PaperFilter, first *int) (<-chan *model.AskEvent, error)
 }
 type TopicResolver interface {
 	ID(ctx context.Context, obj *db.Topic) (string, error)
@@ -612,6 +621,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AskAnswer.Tokens(childComplexity), true
+
+	case "AskEvent.answer":
+		if e.ComplexityRoot.AskEvent.Answer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskEvent.Answer(childComplexity), true
+	case "AskEvent.delta":
+		if e.ComplexityRoot.AskEvent.Delta == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskEvent.Delta(childComplexity), true
+	case "AskEvent.kind":
+		if e.ComplexityRoot.AskEvent.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskEvent.Kind(childComplexity), true
+	case "AskEvent.passages":
+		if e.ComplexityRoot.AskEvent.Passages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskEvent.Passages(childComplexity), true
 
 	case "AskResult.answer":
 		if e.ComplexityRoot.AskResult.Answer == nil {
@@ -2118,6 +2152,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ResearcherTopic.Topic(childComplexity), true
 
+	case "Subscription.askStream":
+		if e.ComplexityRoot.Subscription.AskStream == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_askStream_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.AskStream(childComplexity, args["question"].(string), args["filter"].(*model.PaperFilter), args["first"].(*int)), true
 	case "Subscription.papersAdded":
 		if e.ComplexityRoot.Subscription.PapersAdded == nil {
 			break
@@ -3605,6 +3650,50 @@ type AskAnswer {
   tokens: Int!
 }
 
+extend type Subscription {
+  """
+  ` + "`" + `ask` + "`" + `, streamed: the first event holds the passages, the events after
+  it the answer's text piece by piece as the model writes it (citations
+  of numbers outside the passages already removed), and the last the
+  whole answer; then the subscription completes. Without a model, or
+  when the model fails, the passages are followed by an LLM_UNAVAILABLE
+  error that ends it. Priced as ` + "`" + `ask` + "`" + `: the passages by the cost model,
+  the model's tokens a point per hundred; the most the answer may take is
+  reserved before the model is asked (RATE_LIMITED after the passages
+  when the budget cannot cover it) and what it did not take given back.
+  """
+  askStream(
+    "The question, in plain words (at most 500 characters)."
+    question: String!
+    "Conditions the passages' papers must meet, as in ` + "`" + `searchPapers` + "`" + `."
+    filter: PaperFilter
+    "How many passages (1 to 20)."
+    first: Int = 5
+  ): AskEvent! @listSize(assumedSize: 5, slicingArguments: ["first"], sizedFields: ["passages"], requireOneSlicingArgument: false) @listBound(max: 20) @cost(weight: "20")
+}
+
+"What an event of ` + "`" + `askStream` + "`" + ` carries."
+enum AskEventKind {
+  "The passages, the first event."
+  PASSAGES
+  "The next piece of the answer's text."
+  DELTA
+  "The whole answer, the last event."
+  ANSWER
+}
+
+"An event of ` + "`" + `askStream` + "`" + `: the passages, a piece of the answer, or the answer."
+type AskEvent {
+  "What the event carries."
+  kind: AskEventKind!
+  "The passages, best first, numbered from 1 as the answer cites them; on the PASSAGES event only."
+  passages: [Passage!]
+  "The next piece of the answer's text, in order: the pieces make the answer's text; on DELTA events only."
+  delta: String
+  "The whole answer; on the ANSWER event only."
+  answer: AskAnswer
+}
+
 # --- paper analysis ---
 
 extend type Paper {
@@ -3802,6 +3891,20 @@ func (ec *executionContext) childFields_AskAnswer(ctx context.Context, field gra
 		return ec.fieldContext_AskAnswer_tokens(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AskAnswer", field.Name)
+}
+
+func (ec *executionContext) childFields_AskEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_AskEvent_kind(ctx, field)
+	case "passages":
+		return ec.fieldContext_AskEvent_passages(ctx, field)
+	case "delta":
+		return ec.fieldContext_AskEvent_delta(ctx, field)
+	case "answer":
+		return ec.fieldContext_AskEvent_answer(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AskEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_AskResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5630,6 +5733,36 @@ func (ec *executionContext) field_Researcher_topics_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_askStream_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "question",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["question"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.PaperFilter, error) {
+			return ec.unmarshalOPaperFilter2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_papersAdded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5973,6 +6106,116 @@ func (ec *executionContext) _AskAnswer_tokens(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_AskAnswer_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AskAnswer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AskEvent_kind(ctx context.Context, field graphql.CollectedField, obj *model.AskEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskEvent_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AskEventKind) graphql.Marshaler {
+			return ec.marshalNAskEventKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskEventKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskEvent_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskEvent", field, false, false, "AskEventKind")
+}
+
+func (ec *executionContext) _AskEvent_passages(ctx context.Context, field graphql.CollectedField, obj *model.AskEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskEvent_passages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Passages, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Passage) graphql.Marshaler {
+			return ec.marshalOPassage2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassageᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AskEvent_passages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AskEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Passage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AskEvent_delta(ctx context.Context, field graphql.CollectedField, obj *model.AskEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskEvent_delta(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Delta, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AskEvent_delta(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _AskEvent_answer(ctx context.Context, field graphql.CollectedField, obj *model.AskEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskEvent_answer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AskAnswer) graphql.Marshaler {
+			return ec.marshalOAskAnswer2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskAnswer(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AskEvent_answer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AskEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AskAnswer(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AskResult_question(ctx context.Context, field graphql.CollectedField, obj *model.AskResult) (ret graphql.Marshaler) {
@@ -12362,6 +12605,50 @@ func (ec *executionContext) fieldContext_Subscription_researcherUpdated(ctx cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_askStream(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_askStream(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().AskStream(ctx, fc.Args["question"].(string), fc.Args["filter"].(*model.PaperFilter), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AskEvent) graphql.Marshaler {
+			return ec.marshalNAskEvent2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_askStream(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AskEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_askStream_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Suggestion_type(ctx context.Context, field graphql.CollectedField, obj *model.Suggestion) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14400,6 +14687,54 @@ func (ec *executionContext) _AskAnswer(ctx context.Context, sel ast.SelectionSet
 		case "tokens":
 			out.Values[i] = ec._AskAnswer_tokens(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var askEventImplementors = []string{"AskEvent"}
+
+func (ec *executionContext) _AskEvent(ctx context.Context, sel ast.SelectionSet, obj *model.AskEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, askEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AskEvent")
+		case "kind":
+			out.Values[i] = ec._AskEvent_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "passages":
+			out.Values[i] = ec._AskEvent_passages(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "delta":
+			out.Values[i] = ec._AskEvent_delta(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "answer":
+			out.Values[i] = ec._AskEvent_answer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -16727,6 +17062,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_papersAdded(ctx, fields[0])
 	case "researcherUpdated":
 		return ec._Subscription_researcherUpdated(ctx, fields[0])
+	case "askStream":
+		return ec._Subscription_askStream(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -17426,6 +17763,24 @@ func (ec *executionContext) marshalNAnalysisSource2ᚖgithubᚗcomᚋpapergraph�
 		return graphql.Null
 	}
 	return ec._AnalysisSource(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAskEvent2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskEvent(ctx context.Context, sel ast.SelectionSet, v *model.AskEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AskEvent!")
+		return graphql.Null
+	}
+	return ec._AskEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAskEventKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskEventKind(ctx context.Context, v any) (model.AskEventKind, error) {
+	var res model.AskEventKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAskEventKind2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskEventKind(ctx context.Context, sel ast.SelectionSet, v model.AskEventKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNAskResult2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAskResult(ctx context.Context, sel ast.SelectionSet, v *model.AskResult) graphql.Marshaler {
@@ -18819,6 +19174,25 @@ func (ec *executionContext) marshalOPaperSort2ᚖgithubᚗcomᚋpapergraphᚋpap
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOPassage2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassageᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Passage) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPassage2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassage(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx context.Context, sel ast.SelectionSet, v *model.Researcher) graphql.Marshaler {

@@ -6,10 +6,12 @@ import (
 	"log/slog"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/uptrace/bun"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/papergraph/papergraph/ask"
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/graph/model"
 	"github.com/papergraph/papergraph/reqid"
 )
@@ -30,8 +32,19 @@ const TokensPerPoint = 100
 // how to charge the client's budget for its tokens.
 type Asker struct {
 	LLM *ask.LLM
-	// Charge spends points of the request's budget; nil charges nothing.
+	// Charge spends points of the request's budget, or refuses them with
+	// the error the client gets when the budget holds too few; nil
+	// charges nothing.
 	Charge func(ctx context.Context, points int) error
+	// Refund gives back points Charge spent (takes more when negative);
+	// nil gives back nothing.
+	Refund func(ctx context.Context, points int)
+}
+
+func (a *Asker) refund(ctx context.Context, points int) {
+	if a.Refund != nil && points != 0 {
+		a.Refund(ctx, points)
+	}
 }
 
 type askerKey struct{}
@@ -82,6 +95,10 @@ func AskPassages(ctx context.Context, idb bun.IDB, question string, filter *mode
 
 // AskAnswer has the request's model answer question from ps, each piece
 // of text passed to emit (which may be nil) as it comes, and charges its
+// tokens: the most the answer may take is reserved before the model is
+// asked, and what it did not take given back after, so that a budget too
+// small for an answer is refused before any model's work (with Charge's
+// error) and an answer never overspends it. A failed answer costs no
 // tokens. Without a model, or when the model fails, it returns nil and
 // an LLM_UNAVAILABLE error that says why.
 func AskAnswer(ctx context.Context, question string, ps []ask.Passage, emit func(string)) (*model.AskAnswer, error) {
@@ -92,8 +109,15 @@ func AskAnswer(ctx context.Context, question string, ps []ask.Passage, emit func
 	if len(ps) == 0 {
 		return nil, llmError("no passage answers the question, so the model was not asked")
 	}
+	reserved := TokenPoints(ask.MaxTokens(question, ps))
+	if a.Charge != nil {
+		if err := a.Charge(ctx, reserved); err != nil {
+			return nil, err
+		}
+	}
 	ans, err := a.LLM.Answer(ctx, question, ps, emit)
 	if err != nil {
+		a.refund(ctx, reserved)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -107,11 +131,9 @@ func AskAnswer(ctx context.Context, question string, ps []ask.Passage, emit func
 		}
 		return nil, llmError(msg + ": the passages stand alone")
 	}
-	if a.Charge != nil {
-		if err := a.Charge(ctx, TokenPoints(ans.Tokens())); err != nil {
-			slog.InfoContext(ctx, "ask: the tokens overspent the budget", "request_id", reqid.From(ctx), "err", err)
-		}
-	}
+	// An endpoint that counts more tokens than the estimate is charged
+	// them too (a negative refund).
+	a.refund(ctx, reserved-TokenPoints(ans.Tokens()))
 	removed := ans.Removed[:min(len(ans.Removed), ask.MaxPassages)]
 	return &model.AskAnswer{Text: ans.Text, Citations: ans.Citations, RemovedCitations: removed, Model: ans.Model, Tokens: ans.Tokens()}, nil
 }
@@ -148,4 +170,56 @@ func asksField(ctx context.Context, name string) bool {
 		}
 	}
 	return false
+}
+
+// askStream is the askStream subscription: the passages' event, then an
+// event per piece of the answer and the answer's. The events wait for the
+// client: an answer piece is not read from the model before the one
+// before it has gone out.
+func (r *Resolver) askStream(ctx context.Context, question string, filter *model.PaperFilter, first *int) (<-chan *model.AskEvent, error) {
+	ps, passages, err := AskPassages(ctx, r.db, question, filter, first)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan *model.AskEvent)
+	answers, _ := ctx.Value(answerLoadersKey{}).(chan *Loaders)
+	send := func(e *model.AskEvent) bool {
+		select {
+		case out <- e:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	go func() {
+		defer close(out)
+		if answers != nil {
+			// The passages' papers are read for the first answer's
+			// loaders a level at a time, as below the ask field.
+			select {
+			case l := <-answers:
+				papers := make([]*db.Paper, len(ps))
+				for i, p := range ps {
+					papers[i] = p.Paper
+				}
+				_ = lookAheadWith(ctx, l, "Paper", papers, "passages", "paper")
+			case <-ctx.Done():
+				return
+			}
+		}
+		if !send(&model.AskEvent{Kind: model.AskEventKindPassages, Passages: passages}) {
+			return
+		}
+		ans, err := AskAnswer(ctx, question, ps, func(s string) {
+			send(&model.AskEvent{Kind: model.AskEventKindDelta, Delta: &s})
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				transport.AddSubscriptionError(ctx, ErrorPresenter(ctx, err))
+			}
+			return
+		}
+		send(&model.AskEvent{Kind: model.AskEventKindAnswer, Answer: ans})
+	}()
+	return out, nil
 }

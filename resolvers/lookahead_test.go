@@ -25,6 +25,9 @@ var readsItsOwn = []string{"Paper.citationNetwork", "Researcher.network", "Insti
 	// own; the fields below them use the answer's fresh loaders, which
 	// the stream has the look-ahead fill first (see stream).
 	"Subscription.papersAdded", "Subscription.researcherUpdated",
+	// askStream reads its passages as ask does, and has the look-ahead
+	// fill the first answer's loaders for their papers.
+	"Subscription.askStream",
 	// A list's count is always exact; searchPapers' count, shared with its
 	// totalCount, is one statement of that root's.
 	"PaperConnection.totalCountIsExact"}

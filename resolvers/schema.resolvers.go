@@ -323,6 +323,11 @@ func (r *subscriptionResolver) ResearcherUpdated(ctx context.Context, id string)
 	return r.researcherUpdated(ctx, id)
 }
 
+// AskStream is the resolver for the askStream field.
+func (r *subscriptionResolver) AskStream(ctx context.Context, question string, filter *model.PaperFilter, first *int) (<-chan *model.AskEvent, error) {
+	return r.askStream(ctx, question, filter, first)
+}
+
 // ID is the resolver for the id field.
 func (r *topicResolver) ID(ctx context.Context, obj *db.Topic) (string, error) {
 	return model.GlobalID(model.KindTopic, obj.ID), nil

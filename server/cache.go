@@ -55,7 +55,7 @@ func (cacheHeaders) InterceptResponse(ctx context.Context, next graphql.Response
 	if h, ok := ctx.Value(responseHeaderKey{}).(http.Header); ok && resp != nil && len(resp.Errors) == 0 {
 		if ex := exchangeFrom(ctx); resolvers.SignedIn(ctx) {
 			h.Set("Cache-Control", cacheSignedIn)
-		} else if ex.rate != nil || strings.HasPrefix(ex.client, "key:") {
+		} else if ex.latestRate() != nil || strings.HasPrefix(ex.client, "key:") {
 			h.Set("Cache-Control", cacheMaxAgePrivate)
 		} else {
 			h.Set("Cache-Control", cacheMaxAge)

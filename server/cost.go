@@ -299,6 +299,9 @@ func (c *costLimit) InterceptResponse(ctx context.Context, next graphql.Response
 	}
 	if meter != nil {
 		c.settle(ctx, op, meter, b)
+		// An ask spends its model's tokens as it answers, after the
+		// estimate: the budget stated is the one after them.
+		readBudget(b, exchangeFrom(ctx).latestRate())
 	} else {
 		c.failed(ctx, op, resp, b)
 	}
@@ -341,7 +344,7 @@ func (c *costLimit) settle(ctx context.Context, op *operation, m *answerMeter, b
 	if err != nil {
 		return
 	}
-	ex.rate = &res
+	ex.setRate(res)
 	readBudget(b, &res)
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -32,9 +33,12 @@ type exchange struct {
 	operation string // GraphQL operation name, if any
 	errors    bool   // whether the GraphQL response carried errors
 	// client names the request's rate-limit budget; rate is that budget
-	// after the request, nil when no limiter is set, and limited says
-	// the request was refused for it.
+	// after the request's latest spend, nil when no limiter is set, and
+	// limited says the request was refused for it. rate is read and set
+	// through latestRate and setRate: the subscriptions of a WebSocket
+	// share their connection's exchange and spend at once.
 	client string
+	rateMu sync.Mutex
 	rate   *ratelimit.Result
 	// weight is the client's weight in the share of the database's
 	// statement slots (see db.Scheduler): its database API key's,
@@ -46,6 +50,20 @@ type exchange struct {
 	// issue.
 	limiter    ratelimit.Limiter
 	unknownKey bool
+}
+
+// latestRate is the client's budget after the request's latest spend,
+// nil before any or without a limiter.
+func (ex *exchange) latestRate() *ratelimit.Result {
+	ex.rateMu.Lock()
+	defer ex.rateMu.Unlock()
+	return ex.rate
+}
+
+func (ex *exchange) setRate(res ratelimit.Result) {
+	ex.rateMu.Lock()
+	ex.rate = &res
+	ex.rateMu.Unlock()
 }
 
 type exchangeKey struct{}
@@ -255,8 +273,8 @@ type rateWriter struct {
 func (w *rateWriter) WriteHeader(code int) {
 	if !w.written {
 		w.written = true
-		if w.ex.rate != nil {
-			ratelimit.WriteHeaders(w.Header(), *w.ex.rate)
+		if rate := w.ex.latestRate(); rate != nil {
+			ratelimit.WriteHeaders(w.Header(), *rate)
 		}
 		if w.ex.limited {
 			code = http.StatusTooManyRequests
@@ -287,9 +305,21 @@ func (e *errBudgetSpent) Error() string {
 // spendPoints spends points of the request's budget, for GraphQL and the
 // exports alike (an export spends a point per page it reads). It returns
 // the budget after it, nil when no limiter is set; *errBudgetSpent when
-// too few points remain; ratelimit.ErrCostOverLimit (with the budget)
-// when points is more than the whole budget.
+// too few points remain, and the request is then answered 429;
+// ratelimit.ErrCostOverLimit (with the budget) when points is more than
+// the whole budget.
 func spendPoints(ctx context.Context, points int) (*ratelimit.Result, error) {
+	res, err := spendMore(ctx, points)
+	if _, spent := errors.AsType[*errBudgetSpent](err); spent {
+		exchangeFrom(ctx).limited = true
+	}
+	return res, err
+}
+
+// spendMore is spendPoints for points beyond what the request was
+// admitted for (a model's tokens), whose refusal leaves the answer it
+// refuses them in its status.
+func spendMore(ctx context.Context, points int) (*ratelimit.Result, error) {
 	ex := exchangeFrom(ctx)
 	if ex.limiter == nil {
 		return nil, nil
@@ -298,9 +328,8 @@ func spendPoints(ctx context.Context, points int) (*ratelimit.Result, error) {
 	if err != nil && !errors.Is(err, ratelimit.ErrCostOverLimit) {
 		return nil, err
 	}
-	ex.rate = &res
+	ex.setRate(res)
 	if err == nil && !res.Allowed {
-		ex.limited = true
 		err = &errBudgetSpent{res}
 	}
 	return &res, err

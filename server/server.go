@@ -155,8 +155,8 @@ type Config struct {
 	// instead of GraphiQL.
 	DisableGraphiQL bool
 	// LLM, when set, is the language model that answers the ask field
-	// from its passages, and /ask (see askStream); nil: ask gives
-	// passages alone.
+	// from its passages, the askStream subscription and /ask (see
+	// askStream); nil: they give passages alone.
 	LLM *ask.LLM
 	// DisableMCP turns the MCP endpoint at /mcp off (see newMCP). It is
 	// off as well with TrustedDocuments, whose list its tools' documents
@@ -264,7 +264,7 @@ func New(cfg Config) (*Server, error) {
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
 	if cfg.Bus != nil {
 		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts(cfg.MaxServerSubscriptions, cfg.WebsocketIdleTimeout))
-		api = upgradeOr(cors, newWSSessions(cfg), rateHeaders(cfg.RateLimiter, resolvers.Middleware(cfg.DB)(ws)), api)
+		api = upgradeOr(cors, newWSSessions(cfg), rateHeaders(cfg.RateLimiter, withAsker(cfg.LLM, resolvers.Middleware(cfg.DB)(ws))), api)
 	}
 	mux := routes(cfg, es, api)
 	if !cfg.DisableMCP && docs == nil {

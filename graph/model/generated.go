@@ -34,6 +34,18 @@ type AskAnswer struct {
 	Tokens int `json:"tokens"`
 }
 
+// An event of `askStream`: the passages, a piece of the answer, or the answer.
+type AskEvent struct {
+	// What the event carries.
+	Kind AskEventKind `json:"kind"`
+	// The passages, best first, numbered from 1 as the answer cites them; on the PASSAGES event only.
+	Passages []*Passage `json:"passages,omitempty"`
+	// The next piece of the answer's text, in order: the pieces make the answer's text; on DELTA events only.
+	Delta *string `json:"delta,omitempty"`
+	// The whole answer; on the ANSWER event only.
+	Answer *AskAnswer `json:"answer,omitempty"`
+}
+
 // An answer to a question from the archive's abstracts.
 type AskResult struct {
 	// The question as asked.
@@ -279,6 +291,67 @@ type TopicResearcher struct {
 	Researcher *Researcher `json:"researcher"`
 	// How many of their papers are filed under the topic.
 	PaperCount int `json:"paperCount"`
+}
+
+// What an event of `askStream` carries.
+type AskEventKind string
+
+const (
+	// The passages, the first event.
+	AskEventKindPassages AskEventKind = "PASSAGES"
+	// The next piece of the answer's text.
+	AskEventKindDelta AskEventKind = "DELTA"
+	// The whole answer, the last event.
+	AskEventKindAnswer AskEventKind = "ANSWER"
+)
+
+var AllAskEventKind = []AskEventKind{
+	AskEventKindPassages,
+	AskEventKindDelta,
+	AskEventKindAnswer,
+}
+
+func (e AskEventKind) IsValid() bool {
+	switch e {
+	case AskEventKindPassages, AskEventKindDelta, AskEventKindAnswer:
+		return true
+	}
+	return false
+}
+
+func (e AskEventKind) String() string {
+	return string(e)
+}
+
+func (e *AskEventKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AskEventKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AskEventKind", str)
+	}
+	return nil
+}
+
+func (e AskEventKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AskEventKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AskEventKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // Where an author stands on a byline.
