@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/coder/websocket"
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/ask"
@@ -19,6 +22,7 @@ import (
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/demo"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/notify"
 	"github.com/papergraph/papergraph/ratelimit"
 )
 
@@ -30,21 +34,34 @@ var axionScript = []string{"Intense magnetic fields [", "1] may produce axions [
 // llm (none when nil) and an hourly budget of 1,000 points.
 func askServer(t *testing.T, bdb *bun.DB, llm *asktest.Scripted) http.Handler {
 	t.Helper()
+	h, _ := askServerFor(t, bdb, llm, 1000)
+	return h
+}
+
+// askServerFor is askServer with a budget of limit points, the limiter
+// it spends and the API key mcpKey issued; /graphql takes WebSocket
+// subscriptions.
+func askServerFor(t *testing.T, bdb *bun.DB, llm *asktest.Scripted, limit int) (http.Handler, ratelimit.Limiter) {
+	t.Helper()
 	if _, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Kaggle, FS: demo.Files(),
 		Paths: []string{"kaggle-arxiv-sample.jsonl.gz"}}); err != nil {
 		t.Fatal(err)
 	}
-	limiter, err := ratelimit.NewMemory(1000, 0)
+	limiter, err := ratelimit.NewMemory(limit, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{RateLimiter: limiter}
+	keys, err := ratelimit.LoadKeys(strings.NewReader(mcpKey + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{RateLimiter: limiter, APIKeys: keys, Bus: notify.NewLocal()}
 	if llm != nil {
 		srv := httptest.NewServer(llm)
 		t.Cleanup(srv.Close)
 		cfg.LLM = &ask.LLM{URL: srv.URL + "/v1", Model: "scripted"}
 	}
-	return newTestServer(t, bdb, cfg).Handler()
+	return newTestServer(t, bdb, cfg).Handler(), limiter
 }
 
 // askAnswer is the ask field as the tests read it.
@@ -184,6 +201,141 @@ func TestAskStream(t *testing.T) {
 		if len(events) < 4 || events[0] != "passages" || events[len(events)-1] != "answer" ||
 			deltas.String() != want || answer.Text != want {
 			t.Errorf("/ask events %v, deltas %q, answer %q; want passages, deltas making %q, answer", events, deltas.String(), answer.Text, want)
+		}
+	})
+}
+
+// askStreamDoc subscribes to the axion question's passages and answer.
+const askStreamDoc = `subscription { askStream(question: "What is the source of axions?", first: 3) {
+  kind passages { number paper { arxivId categories { code } } } delta
+  answer { text citations removedCitations model tokens } } }`
+
+// askEvents are a subscription's messages until it ends: the events'
+// kinds, their passages' papers, the deltas joined, the answer, the
+// budget the last event states, and the codes of the error that ended
+// it, if one did.
+type askEvents struct {
+	kinds  []string
+	papers []string
+	deltas string
+	answer struct {
+		Text                        string
+		Citations, RemovedCitations []int
+		Tokens                      int
+	}
+	remaining int
+	errors    []string
+}
+
+// readAskEvents reads operation id's messages until it completes or
+// fails.
+func readAskEvents(c *wsClient, id string) askEvents {
+	c.t.Helper()
+	var got askEvents
+	for {
+		m := c.read()
+		if m.ID != id {
+			c.t.Fatalf("got %s of %q, want a message of %s", m.Type, m.ID, id)
+		}
+		switch m.Type {
+		case "complete":
+			return got
+		case "error":
+			var errs []struct{ Extensions struct{ Code string } }
+			if err := json.Unmarshal(m.Payload, &errs); err != nil {
+				c.t.Fatal(err)
+			}
+			for _, e := range errs {
+				got.errors = append(got.errors, e.Extensions.Code)
+			}
+			return got
+		}
+		var resp struct {
+			Data struct {
+				AskStream struct {
+					Kind     string
+					Passages []struct{ Paper struct{ ArxivID string } }
+					Delta    *string
+					Answer   *json.RawMessage
+				}
+			}
+			Errors     []struct{ Extensions struct{ Code string } }
+			Extensions struct{ Cost struct{ Remaining int } }
+		}
+		if err := json.Unmarshal(m.Payload, &resp); err != nil {
+			c.t.Fatal(err)
+		}
+		for _, e := range resp.Errors {
+			got.errors = append(got.errors, e.Extensions.Code)
+		}
+		e := resp.Data.AskStream
+		got.kinds = append(got.kinds, e.Kind)
+		got.remaining = resp.Extensions.Cost.Remaining
+		for _, p := range e.Passages {
+			got.papers = append(got.papers, p.Paper.ArxivID)
+		}
+		if e.Delta != nil {
+			got.deltas += *e.Delta
+		}
+		if e.Answer != nil {
+			if err := json.Unmarshal(*e.Answer, &got.answer); err != nil {
+				c.t.Fatal(err)
+			}
+		}
+	}
+}
+
+// dialAsk opens a WebSocket to srv sending key.
+func dialAsk(t *testing.T, srv *httptest.Server, key string) *wsClient {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	return dialWSWith(t, ctx, srv, websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}})
+}
+
+// budgetOf is what remains of key's budget on limiter.
+func budgetOf(t *testing.T, limiter ratelimit.Limiter, key string) int {
+	t.Helper()
+	res, err := limiter.Spend(t.Context(), ratelimit.KeyClient(key), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Remaining
+}
+
+// askStream over the WebSocket sends the passages, then the answer's
+// pieces in order, then the whole answer, whose citation of a passage
+// it was not given is removed; it costs what the ask query costs, its
+// last event stating the budget after the tokens.
+func TestAskSubscription(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		llm := &asktest.Scripted{Pieces: axionScript}
+		h, limiter := askServerFor(t, bdb, llm, 100)
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		before := budgetOf(t, limiter, mcpKey)
+		c := dialAsk(t, srv, mcpKey)
+		c.subscribe("1", askStreamDoc)
+		got := readAskEvents(c, "1")
+		want := "Intense magnetic fields [1] may produce axions ."
+		kinds := []string{"PASSAGES", "DELTA", "DELTA", "DELTA", "ANSWER"}
+		if !slices.Equal(got.kinds, kinds) || len(got.errors) > 0 {
+			t.Fatalf("events %v, errors %v; want %v", got.kinds, got.errors, kinds)
+		}
+		if len(got.papers) != 3 || got.papers[0] != "0704.0169" {
+			t.Errorf("passages of %v, want 3, of 0704.0169 first", got.papers)
+		}
+		if got.deltas != want || got.answer.Text != want || !slices.Equal(got.answer.Citations, []int{1}) ||
+			!slices.Equal(got.answer.RemovedCitations, []int{9}) || got.answer.Tokens != 150 {
+			t.Errorf("deltas %q, answer %+v; want %q citing [1], [9] removed, 150 tokens", got.deltas, got.answer, want)
+		}
+		after := budgetOf(t, limiter, mcpKey)
+		// A point for the passages, as the ask query; two for 150 tokens.
+		if spent := before - after; spent != 3 || got.remaining != after {
+			t.Errorf("askStream spent %d points and stated %d remaining, want 3 spent and %d remaining", spent, got.remaining, after)
+		}
+		if llm.Calls != 1 {
+			t.Errorf("the model was asked %d times, want once", llm.Calls)
 		}
 	})
 }
