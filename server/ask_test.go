@@ -339,3 +339,106 @@ func TestAskSubscription(t *testing.T) {
 		}
 	})
 }
+
+// getAsk asks /ask the axion question with key and returns the answer's
+// status and its events' names and data.
+func getAsk(t *testing.T, srv *httptest.Server, key string) (int, []string, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/ask?"+
+		url.Values{"question": {"What is the source of axions?"}, "first": {"3"}}.Encode(), nil)
+	req.Header.Set("X-API-Key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var events []string
+	var data strings.Builder
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		if e, ok := strings.CutPrefix(lines.Text(), "event: "); ok {
+			events = append(events, e)
+		}
+		if d, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+			data.WriteString(d + "\n")
+		}
+	}
+	return resp.StatusCode, events, data.String()
+}
+
+// A budget that pays for the passages but not for the most an answer may
+// take gets the passages and RATE_LIMITED, the model unasked, from the
+// ask query, /ask and askStream alike; one smaller than it gets
+// COST_LIMIT_EXCEEDED; a spent budget is refused before the passages (429
+// from /ask); an unknown key before anything (401).
+func TestAskRefusals(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		llm := &asktest.Scripted{Pieces: axionScript}
+		h, limiter := askServerFor(t, bdb, llm, 20)
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		// Six points left: the passages cost one each, the answer's
+		// tokens may take nine.
+		if _, err := limiter.Spend(t.Context(), ratelimit.KeyClient(mcpKey), 14); err != nil {
+			t.Fatal(err)
+		}
+
+		req := post(t, map[string]any{"query": askAxions, "variables": map[string]any{"first": 3}}, mediaJSON)
+		req.Header.Set("X-API-Key", mcpKey)
+		rec := serve(h, req)
+		var a askAnswer
+		if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != http.StatusOK || len(a.Data.Ask.Passages) != 3 || a.Data.Ask.Answer != nil ||
+			len(a.Errors) != 1 || a.Errors[0].Extensions.Code != "RATE_LIMITED" {
+			t.Errorf("ask on a small budget: %d %+v, want 200, 3 passages, no answer, RATE_LIMITED", rec.Code, a)
+		}
+
+		status, events, data := getAsk(t, srv, mcpKey)
+		if status != http.StatusOK || !slices.Equal(events, []string{"passages", "error"}) || !strings.Contains(data, `"RATE_LIMITED"`) {
+			t.Errorf("/ask on a small budget: %d %v %s, want the passages and a RATE_LIMITED error", status, events, data)
+		}
+
+		c := dialAsk(t, srv, mcpKey)
+		c.subscribe("1", askStreamDoc)
+		got := readAskEvents(c, "1")
+		if !slices.Equal(got.kinds, []string{"PASSAGES"}) || !slices.Equal(got.errors, []string{"RATE_LIMITED"}) {
+			t.Errorf("askStream on a small budget: events %v, errors %v; want the passages, then RATE_LIMITED", got.kinds, got.errors)
+		}
+		if llm.Calls != 0 {
+			t.Errorf("the model was asked %d times on a budget too small for its answer, want never", llm.Calls)
+		}
+
+		small, _ := askServerFor(t, dbtest.Open(t, dbtest.New(t, dbtest.Kinds()[0])), llm, 5)
+		if a, _ := postAsk(t, small, askAxions, map[string]any{"first": 3}); len(a.Data.Ask.Passages) != 3 ||
+			len(a.Errors) != 1 || a.Errors[0].Extensions.Code != "COST_LIMIT_EXCEEDED" {
+			t.Errorf("ask on a budget of 5 points: %+v, want the passages and COST_LIMIT_EXCEEDED", a)
+		}
+
+		if _, err := limiter.Spend(t.Context(), ratelimit.KeyClient(mcpKey), budgetOf(t, limiter, mcpKey)); err != nil {
+			t.Fatal(err)
+		}
+		status, events, data = getAsk(t, srv, mcpKey)
+		if status != http.StatusTooManyRequests || len(events) != 0 {
+			t.Errorf("/ask on a spent budget: %d %v, want 429 before any event", status, events)
+		}
+		c.subscribe("2", askStreamDoc)
+		got = readAskEvents(c, "2")
+		if len(got.kinds) != 0 || !slices.Equal(got.errors, []string{"RATE_LIMITED"}) {
+			t.Errorf("askStream on a spent budget: events %v, errors %v; want RATE_LIMITED alone", got.kinds, got.errors)
+		}
+
+		if status, events, _ := getAsk(t, srv, "agent-not-issued"); status != http.StatusUnauthorized || len(events) != 0 {
+			t.Errorf("/ask with an unknown key: %d %v, want 401", status, events)
+		}
+		_, resp, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", &websocket.DialOptions{
+			Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: http.Header{"Authorization": {"Bearer agent-not-issued"}}})
+		if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("WebSocket with an unknown key: %v, want 401", err)
+		}
+		if llm.Calls != 0 {
+			t.Errorf("the model was asked %d times, want never", llm.Calls)
+		}
+	})
+}
