@@ -1,17 +1,21 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/ask"
+	"github.com/papergraph/papergraph/ask/asktest"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/ratelimit"
 )
@@ -32,6 +36,12 @@ func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // of limit points.
 func mcpServer(t *testing.T, bdb *bun.DB, limit int) *httptest.Server {
 	t.Helper()
+	return mcpServerWith(t, bdb, limit, nil)
+}
+
+// mcpServerWith is mcpServer with the scripted model llm (none when nil).
+func mcpServerWith(t *testing.T, bdb *bun.DB, limit int, llm *asktest.Scripted) *httptest.Server {
+	t.Helper()
 	keys, err := ratelimit.LoadKeys(strings.NewReader(mcpKey + "\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,15 +50,49 @@ func mcpServer(t *testing.T, bdb *bun.DB, limit int) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(newTestServer(t, bdb, Config{RateLimiter: limiter, APIKeys: keys}).Handler())
+	cfg := Config{RateLimiter: limiter, APIKeys: keys}
+	if llm != nil {
+		model := httptest.NewServer(llm)
+		t.Cleanup(model.Close)
+		cfg.LLM = &ask.LLM{URL: model.URL + "/v1", Model: "scripted"}
+	}
+	srv := httptest.NewServer(newTestServer(t, bdb, cfg).Handler())
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// toolCalls counts a session's calls of each tool.
+type toolCalls struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// record is a client middleware that counts the tools/call requests.
+func (c *toolCalls) record(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p, ok := req.GetParams().(*mcp.CallToolParams); ok && method == "tools/call" {
+			c.mu.Lock()
+			c.n[p.Name]++
+			c.mu.Unlock()
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // mcpSession connects the SDK's client to srv's /mcp with key.
 func mcpSession(t *testing.T, srv *httptest.Server, key string) *mcp.ClientSession {
 	t.Helper()
+	return mcpSessionWith(t, srv, key, nil)
+}
+
+// mcpSessionWith is mcpSession counting its tool calls in calls (when
+// not nil).
+func mcpSessionWith(t *testing.T, srv *httptest.Server, key string, calls *toolCalls) *mcp.ClientSession {
+	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "papergraph-test", Version: "1"}, nil)
+	if calls != nil {
+		c.AddSendingMiddleware(calls.record)
+	}
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp",
 		HTTPClient: &http.Client{Transport: keyTransport{key}}}, nil)
 	if err != nil {
@@ -114,15 +158,21 @@ func findSubjects(t *testing.T, cs *mcp.ClientSession) demoSubjects {
 	return demoSubjects{}
 }
 
-// An MCP client (the official Go SDK's) lists papergraph's tools and
-// calls each one on the demo set, reads papers and researchers as
-// resources, is refused with 401 for an unknown key and gets a
-// RATE_LIMITED tool error once its budget is spent.
+// mcpTools are the tools docs/mcp.md documents.
+var mcpTools = []string{"ask", "citations", "coauthor_network", "collaboration_path", "get_paper", "get_researcher", "search_papers"}
+
+// An MCP client (the official Go SDK's) lists papergraph's tools, exactly
+// those documented, and calls each one on the demo set (a tool the test
+// does not call fails it), reads papers and researchers as resources, is
+// refused with 401 for an unknown key and gets a RATE_LIMITED tool error
+// once its budget is spent.
 func TestMCP(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importDemo(t, bdb)
-		srv := mcpServer(t, bdb, 10_000)
-		cs := mcpSession(t, srv, mcpKey)
+		llm := &asktest.Scripted{Pieces: axionScript}
+		srv := mcpServerWith(t, bdb, 10_000, llm)
+		calls := &toolCalls{n: map[string]int{}}
+		cs := mcpSessionWith(t, srv, mcpKey, calls)
 		tools, err := cs.ListTools(t.Context(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -132,15 +182,61 @@ func TestMCP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		want := []string{"ask", "citations", "coauthor_network", "collaboration_path", "get_paper", "get_researcher", "search_papers"}
-		if !slices.Equal(names, want) {
-			t.Fatalf("tools %v, want %v", names, want)
+		if !slices.Equal(names, mcpTools) {
+			t.Fatalf("tools %v, want %v", names, mcpTools)
 		}
 		s := findSubjects(t, cs)
 		mcpToolsAnswer(t, cs, s)
+		mcpAsk(t, cs, llm, mcpSession(t, mcpServer(t, bdb, 10_000), mcpKey))
+		for _, name := range names {
+			if calls.n[name] == 0 {
+				t.Errorf("tool %s is listed but the test never calls it", name)
+			}
+		}
 		mcpResources(t, cs, s)
 		mcpRefusals(t, bdb, srv)
 	})
+}
+
+// mcpAsk calls ask with the scripted model on cs, whose answer cites the
+// first passage and a ninth it was not given, and on bare, a server
+// without a model: both give the passages; the answer cites only those.
+func mcpAsk(t *testing.T, cs *mcp.ClientSession, llm *asktest.Scripted, bare *mcp.ClientSession) {
+	var got struct {
+		Ask struct {
+			Passages []struct {
+				Number int
+				Paper  struct{ ArxivID string }
+			}
+			Answer *struct {
+				Text                        string
+				Citations, RemovedCitations []int
+			}
+		}
+	}
+	args := map[string]any{"question": "What is the source of axions?", "first": 3}
+	callJSON(t, cs, "ask", args, &got)
+	want := "Intense magnetic fields [1] may produce axions ."
+	if a := got.Ask.Answer; len(got.Ask.Passages) != 3 || a == nil ||
+		a.Text != want || !slices.Equal(a.Citations, []int{1}) || !slices.Equal(a.RemovedCitations, []int{9}) {
+		t.Fatalf("ask: %+v, want 3 passages and the answer %q citing [1] alone", got, want)
+	}
+	if llm.Calls != 1 {
+		t.Errorf("ask asked the model %d times, want once", llm.Calls)
+	}
+	res, err := bare.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := `"` + got.Ask.Passages[0].Paper.ArxivID + `"`
+	if res.IsError || len(res.Content) != 2 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, first) ||
+		!strings.Contains(res.Content[1].(*mcp.TextContent).Text, "LLM_UNAVAILABLE") {
+		var texts []string
+		for _, c := range res.Content {
+			texts = append(texts, c.(*mcp.TextContent).Text)
+		}
+		t.Errorf("ask without a model: %q, want the passages (of %s first) and a note that says why there is no answer", texts, first)
+	}
 }
 
 // mcpToolsAnswer calls the tools past search and get_paper on s.
@@ -250,12 +346,12 @@ func mcpRefusals(t *testing.T, bdb *bun.DB, srv *httptest.Server) {
 }
 
 // The npm MCP SDK's client, as agents use it, lists the tools, calls each
-// one and reads a paper by URI.
+// one (ask with the scripted model) and reads a paper by URI.
 func TestMCPNodeClient(t *testing.T) {
 	script := nodePackage(t, "mcpclient", "client.mjs")
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importDemo(t, bdb)
-		srv := mcpServer(t, bdb, 10_000)
+		srv := mcpServerWith(t, bdb, 10_000, &asktest.Scripted{Pieces: axionScript})
 		s := findSubjects(t, mcpSession(t, srv, mcpKey))
 		calls, _ := json.Marshal(map[string]any{
 			"search_papers":      map[string]any{"query": "string", "first": 3},
@@ -264,6 +360,7 @@ func TestMCPNodeClient(t *testing.T) {
 			"coauthor_network":   map[string]any{"id": s.author, "maxNodes": 5},
 			"collaboration_path": map[string]any{"from": s.author, "to": s.coauthor},
 			"citations":          map[string]any{"id": s.paper, "first": 2},
+			"ask":                map[string]any{"question": "What is the source of axions?", "first": 3},
 		})
 		node := exec.CommandContext(t.Context(), "node", script, srv.URL+"/mcp", mcpKey, string(calls), paperURIPrefix+s.paper)
 		var stderr strings.Builder
@@ -283,8 +380,10 @@ func TestMCPNodeClient(t *testing.T) {
 				t.Fatalf("client.mjs printed %q: %v", line, err)
 			}
 			switch {
-			case step.Step == "tools" && len(step.Names) != 7:
-				t.Errorf("the npm client listed tools %v", step.Names)
+			case step.Step == "tools" && !slices.Equal(step.Names, mcpTools):
+				t.Errorf("the npm client listed tools %v, want %v", step.Names, mcpTools)
+			case step.Step == "call" && step.Name == "ask" && !strings.Contains(step.Text, `"citations":[1],"removedCitations":[9]`):
+				t.Errorf("the npm client's ask: %s, want the answer citing [1] alone", step.Text)
 			case step.Step == "call" && (step.IsError || !json.Valid([]byte(step.Text))):
 				t.Errorf("the npm client's %s call: %s", step.Name, step.Text)
 			case step.Step == "call":
@@ -293,8 +392,9 @@ func TestMCPNodeClient(t *testing.T) {
 				t.Errorf("the npm client read %s as %s, want the title %q", paperURIPrefix+s.paper, step.Text, s.title)
 			}
 		}
-		if len(called) != 6 {
-			t.Errorf("the npm client called %v, want all six tools", called)
+		slices.Sort(called)
+		if !slices.Equal(called, mcpTools) {
+			t.Errorf("the npm client called %v, want every tool: %v", called, mcpTools)
 		}
 	})
 }
