@@ -3599,8 +3599,10 @@ extend type Query {
   question's words (` + "`" + `searchPapers` + "`" + `' search), scored by BM25. Without a
   model, or when the model fails, ` + "`" + `answer` + "`" + ` is null and the passages stand
   (the error says why, with the code LLM_UNAVAILABLE). The model's tokens
-  cost points beyond the query's: one per hundred, spent once the answer
-  is whole.
+  cost points beyond the query's, one per hundred: the most the answer may
+  take is reserved before the model is asked (RATE_LIMITED, the passages
+  standing, when the budget cannot cover it) and what it did not take
+  given back once it is whole.
   """
   ask(
     "The question, in plain words (at most 500 characters)."
