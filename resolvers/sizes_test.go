@@ -55,6 +55,7 @@ func TestSchemaSizesAreTheResolvers(t *testing.T) {
 		"Paper.related":              {DefaultRelated, MaxRelated},
 		"Researcher.similar":         {DefaultSimilar, MaxSimilar},
 		"Query.ask":                  {ask.DefaultPassages, ask.MaxPassages},
+		"Subscription.askStream":     {ask.DefaultPassages, ask.MaxPassages},
 		"AskAnswer.citations":        fixed(ask.MaxPassages),
 		"AskAnswer.removedCitations": fixed(ask.MaxPassages),
 		"PaperAnalysis.keywords":     fixed(db.MaxKeywords),
