@@ -19,7 +19,6 @@ var askQuestions = []string{
 	"What is the source of axions?",
 	"How do black holes lose information?",
 	"What is the entropy of a black hole?",
-	"What is supersymmetry?",
 	"Why is the cosmological constant small?",
 	"How are magnetic monopoles quantized?",
 	"What are the dualities of string theory?",
