@@ -12,6 +12,7 @@ import (
 	"github.com/papergraph/papergraph/demo"
 	"github.com/papergraph/papergraph/embed"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/topics"
 )
 
 // TestDemoSetLoads imports the embedded demo set as `papergraph import demo`
@@ -45,6 +46,10 @@ func TestDemoSetLoads(t *testing.T) {
 		}
 		if _, err := embed.Sync(ctx, bdb, e, embed.SyncOptions{}); err != nil {
 			t.Fatal(err)
+		}
+		// and group them into topics after that.
+		if sum, err := topics.Update(ctx, bdb, topics.Options{}); err != nil || !sum.Built || sum.Topics == 0 {
+			t.Fatalf("topics of the demo set: %+v, %v", sum, err)
 		}
 		got, err := db.ReadStats(ctx, bdb)
 		if err != nil {

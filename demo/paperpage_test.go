@@ -18,17 +18,18 @@ import (
 	"github.com/papergraph/papergraph/server"
 )
 
-// paperPageQuery is the paper page: the paper with its authors and every
-// field of its analysis. The topics branch adds `topics { name }` beside
-// `analysis`, and its statement to paperPageStatements.
+// paperPageQuery is the paper page: the paper with its authors, every
+// field of its analysis and its topics with their parents.
 const paperPageQuery = `query($ids: [String!]!) { papers(ids: $ids) {
 	arxivId title authors { name }
 	analysis { summary novelty paperType researchField significanceScore keywords source { model promptVersion } analysedAt }
+	topics { name level parent { name } }
 } }`
 
 // paperPageStatements is what the paper page costs, for one paper or
-// many: the papers, their bylines, their analyses.
-const paperPageStatements = 3
+// many: the papers, their bylines, their analyses, their topics, and the
+// parents of those.
+const paperPageStatements = 5
 
 // fixtureAnalysis is a line of demo/data/analyses.jsonl.
 type fixtureAnalysis struct {
@@ -88,7 +89,12 @@ func checkPaperPage(t *testing.T, bdb *bun.DB) {
 				Papers []struct {
 					ArxivID, Title string
 					Authors        []struct{ Name string }
-					Analysis       *struct {
+					Topics         []struct {
+						Name   string
+						Level  int
+						Parent *struct{ Name string }
+					}
+					Analysis *struct {
 						Summary, Novelty, PaperType, ResearchField string
 						SignificanceScore                          int
 						Keywords                                   []string
@@ -114,6 +120,12 @@ func checkPaperPage(t *testing.T, bdb *bun.DB) {
 				!slices.Equal(a.Keywords, want.Keywords) || a.Source.Model != want.Model ||
 				a.Source.PromptVersion != want.PromptVersion || a.AnalysedAt.Format(time.RFC3339) != want.AnalysedAt {
 				t.Errorf("%s: analysis %+v, want the fixture's %+v", want.ArxivID, a, want)
+			}
+			// Every paper with an embedding is filed under a broad topic
+			// and one within it, named.
+			if tp := p.Topics; len(tp) != 2 || tp[0].Level != 0 || tp[0].Parent != nil || tp[0].Name == "" ||
+				tp[1].Level != 1 || tp[1].Parent == nil || tp[1].Parent.Name != tp[0].Name || tp[1].Name == "" {
+				t.Errorf("%s: topics %+v, want a named broad topic and a topic within it", want.ArxivID, tp)
 			}
 		}
 		first := resp.Data.Papers[0]
