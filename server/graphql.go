@@ -32,6 +32,7 @@ func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments)
 	// later extension refuses.
 	srv.Use(exchangeRecorder{})
 	srv.Use(cacheHeaders{})
+	srv.Use(noSubscriptions{})
 	if cfg.DisableIntrospection {
 		srv.Use(noIntrospection{})
 		// "Did you mean …" in a validation error names fields as

@@ -46,6 +46,7 @@ const (
 // Error codes of the WebSocket.
 const (
 	codeNotSubscription  = "SUBSCRIPTIONS_ONLY"
+	codeWebsocketOnly    = "WEBSOCKET_ONLY"
 	codeTooManyStreams   = "TOO_MANY_SUBSCRIPTIONS"
 	codeSubscriptionCost = codeCostLimit
 )
@@ -220,6 +221,22 @@ func (subscriptionsOnly) Validate(graphql.ExecutableSchema) error { return nil }
 func (subscriptionsOnly) MutateOperationContext(_ context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
 	if opCtx.Operation != nil && opCtx.Operation.Operation != ast.Subscription {
 		return refusal(codeNotSubscription, "only subscriptions go over the WebSocket; send %ss by HTTP POST or GET to /graphql", opCtx.Operation.Operation)
+	}
+	return nil
+}
+
+// noSubscriptions refuses subscriptions over HTTP: their events go over
+// the WebSocket, and a GET or POST answer is one response, which would
+// leave the subscription's stream running with nobody to read it.
+type noSubscriptions struct{}
+
+func (noSubscriptions) ExtensionName() string { return "NoSubscriptions" }
+
+func (noSubscriptions) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (noSubscriptions) MutateOperationContext(_ context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
+	if opCtx.Operation != nil && opCtx.Operation.Operation == ast.Subscription {
+		return refusal(codeWebsocketOnly, "subscriptions go over the WebSocket at /graphql (graphql-transport-ws), not over HTTP")
 	}
 	return nil
 }

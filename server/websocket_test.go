@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -441,4 +443,29 @@ func TestSubscriptionStatementsDepthNotWidth(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A subscription sent by HTTP is refused before it starts, by POST and by
+// GET: its events go over the WebSocket, and nothing would read a stream
+// started for a one-response answer. askStream, whose stream reports a
+// failed answer as a subscription error, is among them.
+func TestSubscriptionsOverHTTPRefused(t *testing.T) {
+	bus := notify.NewLocal()
+	h := sqliteServer(t, Config{Bus: bus}).Handler()
+	for _, doc := range []string{
+		`subscription { papersAdded { title } }`,
+		`subscription { askStream(question: "What is the source of axions?") { kind } }`,
+	} {
+		get := httptest.NewRequest(http.MethodGet, "/graphql?"+url.Values{"query": {doc}}.Encode(), nil)
+		get.Header.Set("Accept", mediaJSON)
+		for _, req := range []*http.Request{post(t, map[string]any{"query": doc}, mediaJSON), get} {
+			resp := decode(t, serve(h, req))
+			if resp.errorCode() != codeWebsocketOnly || (len(resp.Data) > 0 && string(resp.Data) != "null") || strings.Contains(resp.Errors[0].Message, "/tmp") {
+				t.Errorf("%s %s: %+v, want one %s error and no data", req.Method, doc, resp, codeWebsocketOnly)
+			}
+		}
+	}
+	if n := bus.Subscribers(); n != 0 {
+		t.Errorf("%d subscribers after refusals, want 0", n)
+	}
 }
