@@ -114,6 +114,25 @@ func Run(ctx context.Context, bdb *bun.DB, o RunOptions) (RunSummary, error) {
 		current = n
 		return err
 	})
+	results := analyseAll(ctx, c, jobs, workers, pace)
+	for r := range results {
+		keep(ctx, cancel, bdb, o, now, r, &sum)
+		if o.Progress != nil {
+			o.Progress(sum)
+		}
+	}
+	gerr := g.Wait()
+	sum.Current = current
+	if cause := context.Cause(ctx); cause != nil {
+		return sum, cause
+	}
+	return sum, gerr
+}
+
+// analyseAll asks c for an analysis of each paper of jobs, workers at a
+// time, each within pace when set, and sends what it answered on the
+// channel it returns, closed when every worker is done.
+func analyseAll(ctx context.Context, c *chatClient, jobs <-chan db.AnalysisCandidate, workers int, pace <-chan time.Time) <-chan answered {
 	results := make(chan answered)
 	var wg sync.WaitGroup
 	for range workers {
@@ -132,43 +151,36 @@ func Run(ctx context.Context, bdb *bun.DB, o RunOptions) (RunSummary, error) {
 		wg.Wait()
 		close(results)
 	}()
+	return results
+}
 
-	for r := range results {
-		if r.answer != nil {
-			sum.PromptTokens += r.answer.promptTokens
-			sum.CompletionTokens += r.answer.completionTokens
-		}
-		switch {
-		case r.err != nil:
-			if ctx.Err() == nil {
-				cancel(fmt.Errorf("analysis of %s: %w", r.paper.ArxivID, r.err))
-			}
-			continue
-		case r.answer.problem != "":
-			sum.Rejected++
-			if o.Rejected != nil {
-				o.Rejected(Rejection{PaperID: r.paper.ID, ArxivID: r.paper.ArxivID, Reason: r.answer.problem})
-			}
-		default:
-			row := r.answer.Answer.row(r.paper.ID, r.paper.Title, r.paper.Abstract, r.answer.model, PromptVersion, now())
-			// The write is not under the run's context: an answer paid
-			// for is kept even when the run is stopping.
-			if err := db.SaveAnalyses(context.WithoutCancel(ctx), bdb, []*db.PaperAnalysis{row}); err != nil {
-				cancel(err)
-				continue
-			}
-			sum.Analysed++
-		}
-		if o.Progress != nil {
-			o.Progress(sum)
-		}
+// keep counts r's tokens into sum and writes its analysis, or reports it
+// rejected; a failed call stops the run through cancel.
+func keep(ctx context.Context, cancel context.CancelCauseFunc, bdb *bun.DB, o RunOptions, now func() time.Time, r answered, sum *RunSummary) {
+	if r.answer != nil {
+		sum.PromptTokens += r.answer.promptTokens
+		sum.CompletionTokens += r.answer.completionTokens
 	}
-	gerr := g.Wait()
-	sum.Current = current
-	if cause := context.Cause(ctx); cause != nil {
-		return sum, cause
+	switch {
+	case r.err != nil:
+		if ctx.Err() == nil {
+			cancel(fmt.Errorf("analysis of %s: %w", r.paper.ArxivID, r.err))
+		}
+	case r.answer.problem != "":
+		sum.Rejected++
+		if o.Rejected != nil {
+			o.Rejected(Rejection{PaperID: r.paper.ID, ArxivID: r.paper.ArxivID, Reason: r.answer.problem})
+		}
+	default:
+		row := r.answer.Answer.row(r.paper.ID, r.paper.Title, r.paper.Abstract, r.answer.model, PromptVersion, now())
+		// The write is not under the run's context: an answer paid
+		// for is kept even when the run is stopping.
+		if err := db.SaveAnalyses(context.WithoutCancel(ctx), bdb, []*db.PaperAnalysis{row}); err != nil {
+			cancel(err)
+			return
+		}
+		sum.Analysed++
 	}
-	return sum, gerr
 }
 
 // candidates sends to jobs, in id order, up to limit (when positive)

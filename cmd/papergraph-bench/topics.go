@@ -11,6 +11,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/topics"
 )
@@ -56,32 +58,12 @@ func cmdTopics(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer bdb.Close()
-	m, err := db.ActiveEmbeddingModel(ctx, bdb)
+	a, err := loadTopicArchive(ctx, bdb)
 	if err != nil {
 		return err
 	}
-	var ids []int64
-	var vs [][]float32
-	if err := db.EachVectorToFile(ctx, bdb, m.Name, true, func(id, _ int64, v []float32) error {
-		topics.Normalize(v)
-		ids, vs = append(ids, id), append(vs, v)
-		return nil
-	}); err != nil {
-		return err
-	}
-	var rows []struct {
-		ID        int64     `bun:"id"`
-		Primary   string    `bun:"primary_category"`
-		Published time.Time `bun:"published,nullzero"`
-	}
-	if err := bdb.NewRaw("SELECT id, COALESCE(primary_category, '') AS primary_category, published FROM papers ORDER BY id").Scan(ctx, &rows); err != nil {
-		return err
-	}
-	cat, date := map[int64]string{}, map[int64]time.Time{}
-	for _, r := range rows {
-		cat[r.ID], date[r.ID] = r.Primary, r.Published
-	}
-	r := topicsReport{Papers: len(ids), Model: m.Name}
+	ids, vs := a.ids, a.vs
+	r := topicsReport{Papers: len(ids), Model: a.model}
 
 	start := time.Now()
 	h := topics.ClusterVectors(vs)
@@ -95,6 +77,56 @@ func cmdTopics(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			r.Within++
 		}
 	}
+	measureAgreement(&r, h, ids, a.category)
+	measureIncrement(&r, h, ids, vs, a.published, *inc)
+	out, _ := json.MarshalIndent(r, "", "  ")
+	fmt.Fprintln(stdout, string(out))
+	return nil
+}
+
+// topicArchive is what the topics measurement reads of an archive: each
+// paper's normalised vector under the active model, its primary category
+// and its first version's date.
+type topicArchive struct {
+	model     string
+	ids       []int64
+	vs        [][]float32
+	category  map[int64]string
+	published map[int64]time.Time
+}
+
+// loadTopicArchive reads bdb's vectors, categories and dates.
+func loadTopicArchive(ctx context.Context, bdb *bun.DB) (topicArchive, error) {
+	var ta topicArchive
+	m, err := db.ActiveEmbeddingModel(ctx, bdb)
+	if err != nil {
+		return ta, err
+	}
+	if err := db.EachVectorToFile(ctx, bdb, m.Name, true, func(id, _ int64, v []float32) error {
+		topics.Normalize(v)
+		ta.ids, ta.vs = append(ta.ids, id), append(ta.vs, v)
+		return nil
+	}); err != nil {
+		return ta, err
+	}
+	var rows []struct {
+		ID        int64     `bun:"id"`
+		Primary   string    `bun:"primary_category"`
+		Published time.Time `bun:"published,nullzero"`
+	}
+	if err := bdb.NewRaw("SELECT id, COALESCE(primary_category, '') AS primary_category, published FROM papers ORDER BY id").Scan(ctx, &rows); err != nil {
+		return ta, err
+	}
+	ta.model, ta.category, ta.published = m.Name, map[int64]string{}, map[int64]time.Time{}
+	for _, r := range rows {
+		ta.category[r.ID], ta.published[r.ID] = r.Primary, r.Published
+	}
+	return ta, nil
+}
+
+// measureAgreement sets r's agreement of the topics h with the papers'
+// primary categories, at each level.
+func measureAgreement(r *topicsReport, h topics.Hierarchy, ids []int64, cat map[int64]string) {
 	var classes []string
 	var top, sub, subClasses []int
 	for i, id := range ids {
@@ -113,6 +145,12 @@ func cmdTopics(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	r.NMI1, r.Purity1 = agreement(subCls, sub)
 
+}
+
+// measureIncrement sets r's stability figures: the newest inc papers
+// (by date) filed into topics built from the others, against h, built
+// from all.
+func measureIncrement(r *topicsReport, h topics.Hierarchy, ids []int64, vs [][]float32, date map[int64]time.Time, inc int) {
 	// The increment: the newest papers, filed into topics built from the
 	// others, against a rebuild from all.
 	order := make([]int, len(ids))
@@ -120,7 +158,7 @@ func cmdTopics(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return date[ids[a]].Compare(date[ids[b]]) })
-	n := min(*inc, len(ids)/10)
+	n := min(inc, len(ids)/10)
 	isNew := make([]bool, len(ids))
 	for _, i := range order[len(order)-n:] {
 		isNew[i] = true
@@ -175,9 +213,6 @@ func cmdTopics(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	r.NewAgree = float64(agree) / float64(max(n, 1))
 	r.NewSim, r.OldSim = newSim/float64(max(n, 1)), oldSim/float64(max(len(oldIdx), 1))
-	out, _ := json.MarshalIndent(r, "", "  ")
-	fmt.Fprintln(stdout, string(out))
-	return nil
 }
 
 func dotF(a, b []float32) float32 {
