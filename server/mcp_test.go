@@ -167,6 +167,9 @@ var mcpTools = []string{"ask", "citations", "coauthor_network", "collaboration_p
 // refused with 401 for an unknown key and gets a RATE_LIMITED tool error
 // once its budget is spent.
 func TestMCP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the demo set")
+	}
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		importDemo(t, bdb)
 		llm := &asktest.Scripted{Pieces: axionScript}
