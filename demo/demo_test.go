@@ -20,7 +20,8 @@ import (
 // on the same database (the import is the slow part), it runs every example
 // of the manual and the schema's descriptions (checkExamples) and the
 // README's first query on the largest researcher pages (checkResearcherPage)
-// and the paper page with its analysis (checkPaperPage).
+// and the paper page with its analysis (checkPaperPage), and holds the
+// default search mode to its quality floor (checkSearchFloor).
 func TestDemoSetLoads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 50,375 papers")
@@ -75,5 +76,6 @@ func TestDemoSetLoads(t *testing.T) {
 		t.Run("examples", func(t *testing.T) { checkExamples(t, bdb) })
 		t.Run("researcher page", func(t *testing.T) { checkResearcherPage(t, bdb) })
 		t.Run("paper page", func(t *testing.T) { checkPaperPage(t, bdb) })
+		t.Run("search floor", func(t *testing.T) { checkSearchFloor(t, bdb) })
 	})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,8 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/client"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/embed"
+	"github.com/papergraph/papergraph/internal/searchquality"
 	"github.com/papergraph/papergraph/resolvers"
 )
 
@@ -34,31 +32,6 @@ var defaultQuerySets = []string{
 
 // searchModes are searchPapers' modes, in the order they are reported.
 var searchModes = []string{"KEYWORD", "SEMANTIC", "HYBRID"}
-
-// qualityRow is how often one mode finds the papers of one query set: the
-// queries whose paper comes first (At1) and among the first ten (At10),
-// overall and in each half of the file (the even-numbered queries, from
-// 0, and the odd-numbered), so that a ranking tuned on one half is judged
-// on the other too.
-type qualityRow struct {
-	Set      string  `json:"set"`
-	Mode     string  `json:"mode"`
-	Queries  int     `json:"queries"`
-	At1      int     `json:"success1"`
-	At10     int     `json:"success10"`
-	MRR      float64 `json:"mrr10"`
-	EvenAt10 int     `json:"evenSuccess10"`
-	OddAt10  int     `json:"oddSuccess10"`
-	Even     int     `json:"evenQueries"`
-	Misses   []miss  `json:"misses,omitempty"`
-}
-
-// miss is a query whose paper did not come in the first ten.
-type miss struct {
-	ArxivID string   `json:"arxivId"`
-	Query   string   `json:"query"`
-	Got     []string `json:"got"`
-}
 
 func cmdSearchQuality(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("search-quality", flag.ContinueOnError)
@@ -90,14 +63,14 @@ func cmdSearchQuality(ctx context.Context, args []string, stdout, stderr io.Writ
 	c := client.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mw.ServeHTTP(w, r.WithContext(resolvers.WithVectors(r.Context(), live)))
 	}))
-	var rows []qualityRow
+	var rows []searchquality.Row
 	for _, file := range strings.Split(*queries, ",") {
-		qs, err := readQuerySet(file)
+		qs, err := searchquality.ReadSet(file)
 		if err != nil {
 			return err
 		}
 		for _, mode := range strings.Split(*modes, ",") {
-			row, err := measureSet(c, file, mode, qs)
+			row, err := searchquality.Measure(c, file, mode, qs)
 			if err != nil {
 				return err
 			}
@@ -115,75 +88,4 @@ func cmdSearchQuality(ctx context.Context, args []string, stdout, stderr io.Writ
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"database": bdb.Dialect().Name().String(), "sets": rows})
-}
-
-// readQuerySet reads a TSV of queries: an arXiv id and a query, or an
-// arXiv id, a number (the known items' citation count) and a query, and
-// any further columns; lines starting with # are comments.
-func readQuerySet(path string) ([]queryCase, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var qs []queryCase
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cols := strings.Split(line, "\t")
-		if len(cols) < 2 {
-			return nil, fmt.Errorf("%s:%d: want an arXiv id, a tab and a query", path, n)
-		}
-		q := cols[1]
-		if _, err := strconv.Atoi(q); err == nil && len(cols) > 2 {
-			q = cols[2]
-		}
-		qs = append(qs, queryCase{strings.TrimSpace(cols[0]), strings.TrimSpace(q)})
-	}
-	return qs, sc.Err()
-}
-
-// measureSet posts each query of qs as searchPapers(query:, first: 10,
-// mode:) and counts where its paper comes.
-func measureSet(c *client.Client, set, mode string, qs []queryCase) (qualityRow, error) {
-	row := qualityRow{Set: set, Mode: mode, Queries: len(qs)}
-	for i, q := range qs {
-		var resp struct {
-			SearchPapers struct{ Nodes []struct{ ArxivID string } }
-		}
-		err := c.Post(`query($q: String!, $m: SearchMode!) { searchPapers(query: $q, first: 10, mode: $m) { nodes { arxivId } } }`,
-			&resp, client.Var("q", q.Query), client.Var("m", mode))
-		if err != nil {
-			return row, fmt.Errorf("%s, %s, %q: %w", set, mode, q.Query, err)
-		}
-		got := make([]string, len(resp.SearchPapers.Nodes))
-		for j, n := range resp.SearchPapers.Nodes {
-			got[j] = n.ArxivID
-		}
-		if i%2 == 0 {
-			row.Even++
-		}
-		r := slices.Index(got, q.ArxivID)
-		switch {
-		case r < 0:
-			row.Misses = append(row.Misses, miss{q.ArxivID, q.Query, got[:min(len(got), 3)]})
-			continue
-		case r == 0:
-			row.At1++
-		}
-		row.At10++
-		row.MRR += 1 / float64(r+1)
-		if i%2 == 0 {
-			row.EvenAt10++
-		} else {
-			row.OddAt10++
-		}
-	}
-	if row.Queries > 0 {
-		row.MRR /= float64(row.Queries)
-	}
-	return row, nil
 }
