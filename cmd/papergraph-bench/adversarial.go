@@ -112,23 +112,11 @@ func cmdAdversarial(ctx context.Context, args []string, stdout, stderr io.Writer
 		return errors.New("adversarial takes no arguments")
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "adversarial: "+format+"\n", a...) }
-	dir := *work
-	if dir == "" {
-		var err error
-		if dir, err = os.MkdirTemp("", "papergraph-adversarial-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := adversarialWorkDir(ctx, *work, bin, logf)
+	if err != nil {
 		return err
 	}
-	if *bin == "" {
-		*bin = filepath.Join(dir, "papergraph")
-		logf("building papergraph")
-		if err := buildPapergraph(ctx, *bin); err != nil {
-			return err
-		}
-	}
+	defer cleanup()
 	admin, err := pgx.Connect(ctx, *adminDSN)
 	if err != nil {
 		return fmt.Errorf("--pg: %w", err)
@@ -178,6 +166,30 @@ func cmdAdversarial(ctx context.Context, args []string, stdout, stderr io.Writer
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"started": time.Now().UTC(), "duration_s": d.Seconds(), "first": *first,
 		"serve_flags": append([]string{"--rate-limit", "0"}, extra...), "load": loadAverage("/proc"), "results": results})
+}
+
+// adversarialWorkDir returns the directory the run keeps its databases
+// in: work, made when missing, or a new temporary one that cleanup
+// removes. With *bin empty it builds papergraph there and sets *bin.
+func adversarialWorkDir(ctx context.Context, work string, bin *string, logf func(string, ...any)) (dir string, cleanup func(), err error) {
+	cleanup = func() {}
+	if dir = work; dir == "" {
+		if dir, err = os.MkdirTemp("", "papergraph-adversarial-"); err != nil {
+			return "", cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", cleanup, err
+	}
+	if *bin == "" {
+		*bin = filepath.Join(dir, "papergraph")
+		logf("building papergraph")
+		if err := buildPapergraph(ctx, *bin); err != nil {
+			cleanup()
+			return "", func() {}, err
+		}
+	}
+	return dir, cleanup, nil
 }
 
 // demoDatabases imports the demo set into a new PostgreSQL database pgDB
