@@ -743,10 +743,6 @@ func probeSubscribers(ctx context.Context, o probeOptions, work string, d *probe
 	pid := srv.cmd.Process.Pid
 	rssBefore := procStatus(pid, "VmRSS")
 	wsURL := "ws" + strings.TrimPrefix(srv.url, "http")
-	type listener struct {
-		events int
-		end    string
-	}
 	subs := make([]*listener, o.listeners)
 	var lastEvent atomic.Int64
 	var wg sync.WaitGroup
@@ -757,44 +753,7 @@ func probeSubscribers(ctx context.Context, o probeOptions, work string, d *probe
 		l := &listener{}
 		subs[i] = l
 		subscribed.Add(1)
-		wg.Go(func() {
-			c, refused, err := wsDial(lctx, wsURL, net.IPv4(127, 0, 1, byte(1+i)))
-			if c == nil {
-				l.end = fmt.Sprintf("not connected: %s%v", refused, err)
-				subscribed.Done()
-				return
-			}
-			defer c.CloseNow()
-			err = c.Write(lctx, websocket.MessageText, []byte(`{"id":"1","type":"subscribe","payload":{"query":"subscription { papersAdded { arxivId } }"}}`))
-			subscribed.Done()
-			for err == nil {
-				var b []byte
-				if _, b, err = c.Read(lctx); err != nil {
-					break
-				}
-				var m struct {
-					Type    string
-					Payload json.RawMessage
-				}
-				if json.Unmarshal(b, &m) != nil {
-					l.end = fmt.Sprintf("bad message %.100s", b)
-					return
-				}
-				switch m.Type {
-				case "next":
-					l.events++
-					lastEvent.Store(time.Now().UnixNano())
-				case "ping":
-					err = c.Write(lctx, websocket.MessageText, []byte(`{"type":"pong"}`))
-				case "error", "complete":
-					l.end = fmt.Sprintf("%s %.200s", m.Type, m.Payload)
-					return
-				}
-			}
-			if lctx.Err() == nil {
-				l.end = closeOutcome(err)
-			}
-		})
+		wg.Go(func() { l.listen(lctx, wsURL, net.IPv4(127, 0, 1, byte(1+i)), &lastEvent, &subscribed) })
 	}
 	subscribed.Wait()
 	time.Sleep(2 * time.Second) // the subscriptions start on the server
@@ -817,17 +776,80 @@ func probeSubscribers(ctx context.Context, o probeOptions, work string, d *probe
 	peakRSS = procStatus(pid, "VmHWM")
 	cancel()
 	wg.Wait()
-	every, counts, ends := 0, map[int]int{}, map[string]int{}
+	every, dist, closes := listenersSummary(subs, o.records)
+	requests, ids, _ := repo.listed()
+	return []probeRow{
+		{Figure: "harvest", Value: fmt.Sprintf("%d records in %d requests, events done %.1f s after the first", len(ids), requests, elapsed.Seconds())},
+		{Figure: "subscribers with every event", Value: fmt.Sprintf("%d of %d (events received: %s)", every, o.listeners, strings.Join(dist, ", "))},
+		{Figure: "subscriptions ended by the server", Value: strings.Join(closes, "; ")},
+		{Figure: "server memory (RSS at start / peak)", Value: rssBefore + " / " + peakRSS},
+	}, nil
+}
+
+// listener is one subscriber of the subscribers probe: how many events
+// it received, and how its subscription ended when the server ended it.
+type listener struct {
+	events int
+	end    string
+}
+
+// listen subscribes to papersAdded from addr and counts its events until
+// ctx ends or the server ends the subscription, answering pings; it
+// marks subscribed done once its subscribe message is sent (or it could
+// not connect) and stores the time of each event in lastEvent.
+func (l *listener) listen(ctx context.Context, wsURL string, addr net.IP, lastEvent *atomic.Int64, subscribed *sync.WaitGroup) {
+	c, refused, err := wsDial(ctx, wsURL, addr)
+	if c == nil {
+		l.end = fmt.Sprintf("not connected: %s%v", refused, err)
+		subscribed.Done()
+		return
+	}
+	defer c.CloseNow()
+	err = c.Write(ctx, websocket.MessageText, []byte(`{"id":"1","type":"subscribe","payload":{"query":"subscription { papersAdded { arxivId } }"}}`))
+	subscribed.Done()
+	for err == nil {
+		var b []byte
+		if _, b, err = c.Read(ctx); err != nil {
+			break
+		}
+		var m struct {
+			Type    string
+			Payload json.RawMessage
+		}
+		if json.Unmarshal(b, &m) != nil {
+			l.end = fmt.Sprintf("bad message %.100s", b)
+			return
+		}
+		switch m.Type {
+		case "next":
+			l.events++
+			lastEvent.Store(time.Now().UnixNano())
+		case "ping":
+			err = c.Write(ctx, websocket.MessageText, []byte(`{"type":"pong"}`))
+		case "error", "complete":
+			l.end = fmt.Sprintf("%s %.200s", m.Type, m.Payload)
+			return
+		}
+	}
+	if ctx.Err() == nil {
+		l.end = closeOutcome(err)
+	}
+}
+
+// listenersSummary counts the listeners that received every one of
+// records events, and describes how many events they received and how
+// their subscriptions ended.
+func listenersSummary(subs []*listener, records int) (every int, dist, closes []string) {
+	counts, ends := map[int]int{}, map[string]int{}
 	for _, l := range subs {
 		counts[l.events]++
-		if l.events == o.records {
+		if l.events == records {
 			every++
 		}
 		if l.end != "" {
 			ends[l.end]++
 		}
 	}
-	var dist, closes []string
 	for n, k := range counts {
 		dist = append(dist, fmt.Sprintf("%d×%d", k, n))
 	}
@@ -839,13 +861,7 @@ func probeSubscribers(ctx context.Context, o probeOptions, work string, d *probe
 	if len(closes) == 0 {
 		closes = []string{"none"}
 	}
-	requests, ids, _ := repo.listed()
-	return []probeRow{
-		{Figure: "harvest", Value: fmt.Sprintf("%d records in %d requests, events done %.1f s after the first", len(ids), requests, elapsed.Seconds())},
-		{Figure: "subscribers with every event", Value: fmt.Sprintf("%d of %d (events received: %s)", every, o.listeners, strings.Join(dist, ", "))},
-		{Figure: "subscriptions ended by the server", Value: strings.Join(closes, "; ")},
-		{Figure: "server memory (RSS at start / peak)", Value: rssBefore + " / " + peakRSS},
-	}, nil
+	return every, dist, closes
 }
 
 func probeTable(w io.Writer, rows []probeRow) error {
