@@ -191,6 +191,7 @@ func TestMCP(t *testing.T) {
 		s := findSubjects(t, cs)
 		mcpToolsAnswer(t, cs, s)
 		mcpAsk(t, cs, llm, mcpSession(t, mcpServer(t, bdb, 10_000), mcpKey))
+		mcpAskOnSmallBudget(t, bdb)
 		for _, name := range names {
 			if calls.n[name] == 0 {
 				t.Errorf("tool %s is listed but the test never calls it", name)
@@ -239,6 +240,26 @@ func mcpAsk(t *testing.T, cs *mcp.ClientSession, llm *asktest.Scripted, bare *mc
 			texts = append(texts, c.(*mcp.TextContent).Text)
 		}
 		t.Errorf("ask without a model: %q, want the passages (of %s first) and a note that says why there is no answer", texts, first)
+	}
+}
+
+// mcpAskOnSmallBudget: a budget that pays for ask's passages but not for
+// the model's tokens gets the passages and a note that says why there is
+// no answer, and the model is never asked.
+func mcpAskOnSmallBudget(t *testing.T, bdb *bun.DB) {
+	llm := &asktest.Scripted{Pieces: axionScript}
+	small := mcpSession(t, mcpServerWith(t, bdb, 6, llm), mcpKey)
+	res, err := small.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"question": "What is the source of axions?", "first": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range res.Content {
+		texts = append(texts, c.(*mcp.TextContent).Text)
+	}
+	if res.IsError || len(texts) != 2 || !strings.Contains(texts[0], `"passages"`) || !strings.Contains(texts[0], `"arxivId"`) ||
+		!strings.HasPrefix(texts[1], "No answer: ") || llm.Calls != 0 {
+		t.Errorf("ask on a budget too small for the model's tokens: %q (model asked %d times), want the passages, a note, no model call", texts, llm.Calls)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/papergraph/papergraph/resolvers"
 )
 
 // The MCP tools' GraphQL documents. Each is priced by the cost model as
@@ -121,16 +119,12 @@ func addMCPTools(s *mcp.Server, g gqlRunner) {
 		})
 }
 
-// askResult is the ask tool's answer: the passages stand when the model
-// gave no answer (LLM_UNAVAILABLE), with a second text that says why.
+// askResult is the ask tool's answer: the passages stand when there is
+// no answer (the model failed, LLM_UNAVAILABLE, or the budget could not
+// pay for its tokens), with a second text that says why.
 func askResult(a *gqlAnswer, err error) (*mcp.CallToolResult, any, error) {
 	if err != nil || len(a.Errors) == 0 || string(a.Data) == "null" || len(a.Data) == 0 {
 		return toolResult(a, err)
-	}
-	for _, e := range a.Errors {
-		if e.Extensions.Code != resolvers.CodeLLMUnavailable {
-			return toolResult(a, nil)
-		}
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(a.Data)},
 		&mcp.TextContent{Text: "No answer: " + a.errorText()}}}, nil, nil
