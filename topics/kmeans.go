@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+
+	"github.com/papergraph/papergraph/vector"
 )
 
 // seed fixes the clustering's random choices, so that the same vectors
@@ -14,22 +16,6 @@ const seed = 20261205
 // maxRounds bounds the rounds of k-means; it stops earlier when no point
 // changes cluster.
 const maxRounds = 30
-
-// Normalize scales v to length 1 in place (a zero vector stays zero), so
-// that the dot product of two vectors is their cosine.
-func Normalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return
-	}
-	f := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= f
-	}
-}
 
 func dot(a, b []float32) float32 {
 	var s float32
@@ -123,7 +109,7 @@ func means(vs [][]float32, assign []int, k, dim int) [][]float32 {
 		for j := range out[c] {
 			out[c][j] = float32(sums[c][j])
 		}
-		Normalize(out[c])
+		vector.Normalize(out[c])
 	}
 	return out
 }

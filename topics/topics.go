@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/vector"
 )
 
 // MinPapers is the fewest papers with an embedding that are grouped into
@@ -81,7 +82,7 @@ func build(ctx context.Context, idb bun.IDB, model string) (topics, papers int, 
 	var ids, hashes []int64
 	var vs [][]float32
 	err = db.EachVectorToFile(ctx, idb, model, true, func(id, hash int64, v []float32) error {
-		Normalize(v)
+		vector.Normalize(v)
 		ids, hashes, vs = append(ids, id), append(hashes, hash), append(vs, v)
 		return nil
 	})
@@ -162,7 +163,7 @@ func fileNew(ctx context.Context, idb bun.IDB, model string) (topics, papers int
 	}
 	var filed []db.PaperTopic
 	err = db.EachVectorToFile(ctx, idb, model, false, func(id, hash int64, v []float32) error {
-		Normalize(v)
+		vector.Normalize(v)
 		if len(v) != len(cs[0].Centroid) {
 			return fmt.Errorf("topics: a vector of %d numbers for centroids of %d: run papergraph topics --rebuild", len(v), len(cs[0].Centroid))
 		}

@@ -33,7 +33,7 @@ func read(ctx context.Context, src Source) (*flat, error) {
 		}
 		u := make([]float32, len(v))
 		copy(u, v)
-		normalize(u)
+		Normalize(u)
 		f.scales = append(f.scales, quantize(u, code))
 		f.codes = append(f.codes, code...)
 		f.ids = append(f.ids, id)
@@ -246,7 +246,7 @@ func kmeans(vs []float32, dim, k int, rng *rand.Rand) []float32 {
 				j := rng.IntN(n)
 				copy(sums[c*dim:(c+1)*dim], vs[j*dim:(j+1)*dim])
 			}
-			normalize(sums[c*dim : (c+1)*dim])
+			Normalize(sums[c*dim : (c+1)*dim])
 		}
 		cs, sums = sums, cs
 	}

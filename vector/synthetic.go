@@ -47,7 +47,7 @@ func topicsOf(n, dim int, seed uint64) [][]float32 {
 	fields := make([][]float32, max(4, n/50_000))
 	for i := range fields {
 		fields[i] = gaussian(rng, dim, 1)
-		normalize(fields[i])
+		Normalize(fields[i])
 	}
 	topics := make([][]float32, max(8, n/500))
 	sd := 0.8 / math.Sqrt(float64(dim))
@@ -57,7 +57,7 @@ func topicsOf(n, dim int, seed uint64) [][]float32 {
 		for j := range t {
 			t[j] += f[j]
 		}
-		normalize(t)
+		Normalize(t)
 		topics[i] = t
 	}
 	return topics

@@ -120,8 +120,8 @@ func (x *Index) Bytes() int64 {
 	return n + 4*int64(len(x.centroids))
 }
 
-// normalize scales v to unit length in place; a zero vector stays zero.
-func normalize(v []float32) {
+// Normalize scales v to unit length in place; a zero vector stays zero.
+func Normalize(v []float32) {
 	var s float64
 	for _, f := range v {
 		s += float64(f) * float64(f)
@@ -159,7 +159,7 @@ func (x *Index) unit(v []float32) ([]float32, error) {
 		return nil, fmt.Errorf("%w: got %d, want %d", ErrDim, len(v), x.dim)
 	}
 	u := slices.Clone(v)
-	normalize(u)
+	Normalize(u)
 	return u, nil
 }
 

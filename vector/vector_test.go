@@ -12,11 +12,11 @@ import (
 func exact(t *testing.T, src Source, q []float32, k int) []int64 {
 	t.Helper()
 	u := slices.Clone(q)
-	normalize(u)
+	Normalize(u)
 	var hs []Hit
 	err := src(context.Background(), func(id int64, v []float32) error {
 		w := slices.Clone(v)
-		normalize(w)
+		Normalize(w)
 		hs = append(hs, Hit{ID: id, Score: dotF(u, w)})
 		return nil
 	})

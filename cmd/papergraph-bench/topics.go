@@ -15,6 +15,7 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/topics"
+	"github.com/papergraph/papergraph/vector"
 )
 
 // topicsReport is what papergraph-bench topics measures of the topics of
@@ -103,7 +104,7 @@ func loadTopicArchive(ctx context.Context, bdb *bun.DB) (topicArchive, error) {
 		return ta, err
 	}
 	if err := db.EachVectorToFile(ctx, bdb, m.Name, true, func(id, _ int64, v []float32) error {
-		topics.Normalize(v)
+		vector.Normalize(v)
 		ta.ids, ta.vs = append(ta.ids, id), append(ta.vs, v)
 		return nil
 	}); err != nil {
