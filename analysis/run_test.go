@@ -42,8 +42,8 @@ func storePapers(t *testing.T, bdb bun.IDB, titles ...string) map[string]int64 {
 	return out
 }
 
-// runOptions are a run's options against srv, with waits short enough
-// for a test (a Retry-After of 1s stands).
+// runOptions are a run's options against srv, with backoffs short
+// enough for a test; a server's Retry-After still stands, up to MaxWait.
 func runOptions(srv *httptest.Server, waits *[]time.Duration) analysis.RunOptions {
 	var mu sync.Mutex
 	return analysis.RunOptions{URL: srv.URL + "/v1", Model: "scripted", Concurrency: 3, Timeout: 300 * time.Millisecond,

@@ -29,7 +29,7 @@ var askQuestions = []string{
 // server, without a model (the passages alone: the server's own work), on
 // each database, and reports the median and 90th percentile request:
 //
-//	PAPERGRAPH_TEST_POSTGRES=postgres://… go test ./server -run '^$' -bench BenchmarkAsk -benchtime 200x
+//	PAPERGRAPH_TEST_POSTGRES=postgres://… go test ./server -run '^$' -bench BenchmarkAsk -benchtime 100x
 func BenchmarkAsk(b *testing.B) {
 	for _, kind := range dbtest.Kinds() {
 		b.Run(kind, func(b *testing.B) {

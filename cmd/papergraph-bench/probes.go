@@ -721,6 +721,11 @@ func probeRepeatToken(ctx context.Context, o probeOptions, srv *target, client *
 	}, nil
 }
 
+// quietEnd is how long the subscribers probe waits, after the last page
+// and the last event, before it counts what each subscriber received:
+// far longer than an event takes to reach a subscriber that keeps up.
+const quietEnd = 20 * time.Second
+
 // probeSubscribers starts a server that harvests o.records records from a
 // local repository once o.listeners subscribers, each from an address of
 // its own, listen to papersAdded, and counts what each receives.
@@ -762,17 +767,17 @@ func probeSubscribers(ctx context.Context, o probeOptions, work string, d *probe
 	opened = true
 	// The harvest ends some time after the last page is served, and the
 	// events some time after that: the subscribers are done once the
-	// last page is served and no event has come for 20 s.
+	// last page is served and no event has come for quietEnd.
 	var peakRSS string
 	for {
 		time.Sleep(time.Second)
 		_, _, last := repo.listed()
 		quiet := time.Since(time.Unix(0, max(lastEvent.Load(), last.UnixNano())))
-		if !last.IsZero() && quiet > 20*time.Second || time.Since(start) > 30*time.Minute {
+		if !last.IsZero() && quiet > quietEnd || time.Since(start) > 30*time.Minute {
 			break
 		}
 	}
-	elapsed := time.Since(start) - 20*time.Second
+	elapsed := time.Since(start) - quietEnd
 	peakRSS = procStatus(pid, "VmHWM")
 	cancel()
 	wg.Wait()

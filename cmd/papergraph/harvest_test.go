@@ -158,7 +158,7 @@ func serveUntil(t *testing.T, dsn, oaiURL, line string) string {
 }
 
 // serveWhile runs serve --harvest-every on dsn, asking more of the
-// server at addr every 50 ms until it answers false.
+// server at addr, a short pause between asks, until it answers false.
 func serveWhile(t *testing.T, dsn, oaiURL string, more func(addr string) bool) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
