@@ -150,6 +150,9 @@ func (r *Resolver) askResult(ctx context.Context, question string, filter *model
 		return nil, err
 	}
 	out := &model.AskResult{Question: question, Passages: passages}
+	if err := lookAhead(ctx, "Paper", passagePapers(ps), "AskResult", "passages", "Passage", "paper"); err != nil {
+		return nil, err
+	}
 	if !asksField(ctx, "answer") {
 		return out, nil
 	}
@@ -160,6 +163,15 @@ func (r *Resolver) askResult(ctx context.Context, question string, filter *model
 	}
 	out.Answer = ans
 	return out, nil
+}
+
+// passagePapers are the papers of ps, in order.
+func passagePapers(ps []ask.Passage) []*db.Paper {
+	papers := make([]*db.Paper, len(ps))
+	for i, p := range ps {
+		papers[i] = p.Paper
+	}
+	return papers
 }
 
 // asksField tells whether the field's selection asks for name.
@@ -198,11 +210,7 @@ func (r *Resolver) askStream(ctx context.Context, question string, filter *model
 			// loaders a level at a time, as below the ask field.
 			select {
 			case l := <-answers:
-				papers := make([]*db.Paper, len(ps))
-				for i, p := range ps {
-					papers[i] = p.Paper
-				}
-				_ = lookAheadWith(ctx, l, "Paper", papers, "passages", "paper")
+				_ = lookAheadWith(ctx, l, "Paper", passagePapers(ps), "AskEvent", "passages", "Passage", "paper")
 			case <-ctx.Done():
 				return
 			}

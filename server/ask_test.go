@@ -125,8 +125,8 @@ func TestAskGraphQL(t *testing.T) {
 			t.Errorf("ask spent %d points, want 3 (1 for the query, 2 for 150 tokens)", spent)
 		}
 		// The search (a statement per word at most), the abstracts, and
-		// the passages' papers' categories, which the dataloader may
-		// read in two batches.
+		// the passages' papers' categories, which the look-ahead reads
+		// in one batch however the resolvers are scheduled.
 		for _, first := range []int{1, 3} {
 			start := statements.Count()
 			a, _ := postAsk(t, h, askAxions, map[string]any{"first": first})
