@@ -28,17 +28,25 @@ var stopwords = func() map[string]bool {
 // stopwords, numbers and single letters.
 func words(text string, out []string) []string {
 	out = out[:0]
+	eachWord(text, func(_, _ int, w string) { out = append(out, w) })
+	return out
+}
+
+// eachWord calls fn with each word of text as words makes it, and where
+// in text the run of letters and digits it was made from starts and ends.
+func eachWord(text string, fn func(start, end int, w string)) {
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
 			return
 		}
 		w := strings.ToLower(text[start:end])
+		from := start
 		start = -1
 		if len(w) < 2 || stopwords[w] || isNumber(w) {
 			return
 		}
-		out = append(out, stem(w))
+		fn(from, end, stem(w))
 	}
 	for i, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
@@ -50,7 +58,6 @@ func words(text string, out []string) []string {
 		flush(i)
 	}
 	flush(len(text))
-	return out
 }
 
 // stem drops a regular plural's s, so that a query's "graphs" meets an
@@ -79,3 +86,11 @@ func isNumber(w string) bool {
 // lower-cased, a plural's s dropped, without stopwords, numbers and
 // single letters. Topics are named by them.
 func Words(text string) []string { return words(text, nil) }
+
+// EachWord calls fn with each of the words Words makes of text, with its
+// spelling (the run of text it was made from, as written: "Higgs" for
+// the word "higg") and the offset of that run in text. Topic names are
+// spelled by it, as a stem is not a word a reader knows.
+func EachWord(text string, fn func(word, spelling string, at int)) {
+	eachWord(text, func(start, end int, w string) { fn(w, text[start:end], start) })
+}
