@@ -24,10 +24,12 @@ type namer struct {
 	counts []map[int32]int32 // papers holding each term, per topic
 	seen   []int32           // the last paper each term was counted for, plus one
 	doc    int32
+	picked [][]string // the terms each topic is named by, as words
 }
 
 func newNamer(h *Hierarchy) *namer {
-	n := &namer{h: h, terms: map[string]int32{}, counts: make([]map[int32]int32, len(h.Topics))}
+	n := &namer{h: h, terms: map[string]int32{}, counts: make([]map[int32]int32, len(h.Topics)),
+		picked: make([][]string, len(h.Topics))}
 	for i := range n.counts {
 		n.counts[i] = map[int32]int32{}
 	}
@@ -67,14 +69,14 @@ func (n *namer) add(i int, title, abstract string) {
 	}
 }
 
-// name names every topic by the terms most particular to it: those whose
+// pick chooses the terms each topic is named by: those whose
 // share of the topic's papers most exceeds their share of the papers
 // around it (the archive for a broad topic, its broad topic for one
 // within), weighed by that share (the term's part of the Kullback-Leibler
 // divergence of the topic from its surroundings). A topic within another
 // does not repeat its terms; a term sharing a word with a better one is
 // passed over.
-func (n *namer) name() {
+func (n *namer) pick() {
 	words := make([]string, len(n.df))
 	for t, id := range n.terms {
 		words[id] = t
@@ -90,7 +92,7 @@ func (n *namer) name() {
 			for id, c := range n.counts[t.Parent] {
 				ref[id] = c
 			}
-			taken = strings.Split(p.Name, ", ")
+			taken = n.picked[t.Parent]
 		}
 		type scored struct {
 			term  string
@@ -123,10 +125,7 @@ func (n *namer) name() {
 				picked = append(picked, c.term)
 			}
 		}
-		t.Name = strings.Join(picked, ", ")
-		if t.Name == "" {
-			t.Name = "miscellaneous"
-		}
+		n.picked[i] = picked
 	}
 }
 

@@ -22,6 +22,11 @@ import (
 // topics.
 const MinPapers = 20
 
+// textPage is how many papers' texts a statement reads while naming:
+// enough that the statements are few, few enough that a page's texts
+// take little memory.
+const textPage = 2000
+
 // ErrTooFewPapers says the archive has too few papers with an embedding
 // to group into topics.
 var ErrTooFewPapers = fmt.Errorf("topics need at least %d papers with an embedding: run papergraph embed", MinPapers)
@@ -116,27 +121,41 @@ func build(ctx context.Context, idb bun.IDB, model string) (topics, papers int, 
 }
 
 // nameTopics names the topics of h from the titles and abstracts of the
-// papers ids (in id order, as h's vectors), read a page at a time.
+// papers ids (in id order, as h's vectors): a first reading picks the
+// terms of each name, a second spells their words as the topic's papers
+// do.
 func nameTopics(ctx context.Context, idb bun.IDB, model string, ids []int64, h *Hierarchy) error {
 	nm := newNamer(h)
+	if err := eachText(ctx, idb, model, ids, nm.add); err != nil {
+		return err
+	}
+	nm.pick()
+	sp := newSpeller(h, nm.picked)
+	if err := eachText(ctx, idb, model, ids, sp.add); err != nil {
+		return err
+	}
+	for i := range h.Topics {
+		h.Topics[i].Name = sp.name(i, nm.picked[i])
+	}
+	return nil
+}
+
+// eachText calls fn with the index in ids, title and abstract of each of
+// the papers ids, read a page at a time.
+func eachText(ctx context.Context, idb bun.IDB, model string, ids []int64, fn func(i int, title, abstract string)) error {
 	var after int64
 	for {
-		page, err := db.PaperTexts(ctx, idb, model, after, 2000)
-		if err != nil {
+		page, err := db.PaperTexts(ctx, idb, model, after, textPage)
+		if err != nil || len(page) == 0 {
 			return err
-		}
-		if len(page) == 0 {
-			break
 		}
 		after = page[len(page)-1].ID
 		for _, p := range page {
 			if i, ok := slices.BinarySearch(ids, p.ID); ok {
-				nm.add(i, p.Title, p.Abstract)
+				fn(i, p.Title, p.Abstract)
 			}
 		}
 	}
-	nm.name()
-	return nil
 }
 
 // fileNew files the papers new or changed since they were filed under
