@@ -20,8 +20,9 @@ import (
 // on the same database (the import is the slow part), it runs every example
 // of the manual and the schema's descriptions (checkExamples) and the
 // README's first query on the largest researcher pages (checkResearcherPage)
-// and the paper page with its analysis (checkPaperPage), and holds the
-// default search mode to its quality floor (checkSearchFloor).
+// and the paper page with its analysis (checkPaperPage), holds the
+// default search mode to its quality floor (checkSearchFloor) and the
+// topics' names to words of their papers (checkTopicNames).
 func TestDemoSetLoads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 50,375 papers")
@@ -77,5 +78,6 @@ func TestDemoSetLoads(t *testing.T) {
 		t.Run("researcher page", func(t *testing.T) { checkResearcherPage(t, bdb) })
 		t.Run("paper page", func(t *testing.T) { checkPaperPage(t, bdb) })
 		t.Run("search floor", func(t *testing.T) { checkSearchFloor(t, bdb) })
+		t.Run("topic names", func(t *testing.T) { checkTopicNames(t, bdb) })
 	})
 }
