@@ -48,10 +48,11 @@ type TopicBuild struct {
 const topicColumns = "t.id, t.parent_id, t.level, t.name, t.paper_count, t.model"
 
 // SaveTopics replaces the archive's topics and their papers with topics
-// and filed, in one transaction, and records the build.
+// and filed, counts the topics' researchers, and records the build, in
+// one transaction.
 func SaveTopics(ctx context.Context, idb bun.IDB, b *TopicBuild, topics []Topic, filed []PaperTopic) error {
 	return idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, q := range []string{"DELETE FROM paper_topics", "DELETE FROM topics WHERE parent_id IS NOT NULL",
+		for _, q := range []string{"DELETE FROM topic_researchers", "DELETE FROM paper_topics", "DELETE FROM topics WHERE parent_id IS NOT NULL",
 			"DELETE FROM topics", "DELETE FROM topic_builds"} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
@@ -63,6 +64,9 @@ func SaveTopics(ctx context.Context, idb bun.IDB, b *TopicBuild, topics []Topic,
 			}
 		}
 		if err := insertFiled(ctx, tx, filed); err != nil {
+			return err
+		}
+		if err := countTopicResearchers(ctx, tx); err != nil {
 			return err
 		}
 		_, err := tx.NewInsert().Model(b).Exec(ctx)
@@ -131,7 +135,8 @@ func EachVectorToFile(ctx context.Context, idb bun.IDB, model string, all bool, 
 }
 
 // FilePapers files papers under topics, replacing where they were filed,
-// and counts the topics' papers again, in one transaction.
+// and counts the topics' papers and researchers again, in one
+// transaction.
 func FilePapers(ctx context.Context, idb bun.IDB, filed []PaperTopic) error {
 	return idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		ids := make([]int64, 0, len(filed))
@@ -153,8 +158,8 @@ func FilePapers(ctx context.Context, idb bun.IDB, filed []PaperTopic) error {
 	})
 }
 
-// RecountTopics counts the papers of every topic again: after papers
-// were deleted, say.
+// RecountTopics counts the papers and researchers of every topic again:
+// after papers were deleted or their bylines changed, say.
 func RecountTopics(ctx context.Context, idb bun.IDB) error {
 	return idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return recountTopics(ctx, tx) })
 }
@@ -162,6 +167,38 @@ func RecountTopics(ctx context.Context, idb bun.IDB) error {
 func recountTopics(ctx context.Context, tx bun.Tx) error {
 	_, err := tx.ExecContext(ctx, `UPDATE topics SET paper_count =
 		(SELECT COUNT(*) FROM paper_topics AS pt WHERE pt.topic_id = topics.id)`)
+	if err != nil {
+		return err
+	}
+	return countTopicResearchers(ctx, tx)
+}
+
+// maxTopicByline is the longest byline whose authors count towards a
+// topic's researchers, as a collaboration's thousands of names would
+// fill every list.
+const maxTopicByline = 100
+
+// countTopicResearchers writes topic_researchers afresh from the papers
+// filed under the topics: for each, the MaxTopicResearchers researchers
+// with most papers there. Every topic is counted, not only those that
+// gained or lost papers: a filing of a day's papers reaches nearly every
+// broad topic, whose papers are all the archive's, and a byline can
+// change (researchers merged) without any paper being filed again.
+func countTopicResearchers(ctx context.Context, tx bun.Tx) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM topic_researchers"); err != nil {
+		return err
+	}
+	counted := tx.NewSelect().TableExpr("paper_topics AS pt").
+		ColumnExpr("pt.topic_id, a.researcher_id, COUNT(DISTINCT a.paper_id) AS n").
+		Join("JOIN papers AS p ON p.id = pt.paper_id AND p.author_count <= ?", maxTopicByline).
+		Join("JOIN authorships AS a ON a.paper_id = pt.paper_id").
+		Where("a.researcher_id IS NOT NULL").GroupExpr("pt.topic_id, a.researcher_id")
+	ranked := tx.NewSelect().TableExpr("(?) AS c", counted).
+		ColumnExpr("c.topic_id, c.researcher_id, c.n").
+		ColumnExpr("ROW_NUMBER() OVER (PARTITION BY c.topic_id ORDER BY c.n DESC, c.researcher_id) AS rank")
+	top := tx.NewSelect().TableExpr("(?) AS x", ranked).
+		ColumnExpr("x.topic_id, x.rank, x.researcher_id, x.n").Where("x.rank <= ?", MaxTopicResearchers)
+	_, err := tx.NewRaw("INSERT INTO topic_researchers (topic_id, rank, researcher_id, paper_count) ?", top).Exec(ctx)
 	return err
 }
 
@@ -261,8 +298,8 @@ func TopicsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[i
 	return groupBy(rows, func(r *TopicCount) int64 { return r.ResearcherID }, row[TopicCount]), nil
 }
 
-// MaxTopicResearchers is the most researchers TopicResearchersByTopicIDs
-// reads of a topic.
+// MaxTopicResearchers is the most researchers of a topic that
+// topic_researchers holds and TopicResearchersByTopicIDs reads.
 const MaxTopicResearchers = 100
 
 // TopicResearcher is a researcher with how many of their papers are
@@ -274,25 +311,16 @@ type TopicResearcher struct {
 
 // TopicResearchersByTopicIDs reads the researchers with most papers
 // filed under topics, at most MaxTopicResearchers each, most papers
-// first. Bylines of more than 100 authors are left out, as a
-// collaboration's thousands of names would fill every list.
+// first, as the topics' last build or filing counted them (bylines of
+// more than maxTopicByline authors left out).
 func TopicResearchersByTopicIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*TopicResearcher, error) {
 	var rows []withParent[TopicResearcher]
 	b := binding(idb)
-	cond, args := in(b, "pt.topic_id", ids)
-	counted := idb.NewSelect().TableExpr("paper_topics AS pt").
-		ColumnExpr("pt.topic_id, a.researcher_id, COUNT(DISTINCT a.paper_id) AS n").
-		Join("JOIN papers AS p ON p.id = pt.paper_id AND p.author_count <= 100").
-		Join("JOIN authorships AS a ON a.paper_id = pt.paper_id").
-		Where(cond, args...).Where("a.researcher_id IS NOT NULL").GroupExpr("pt.topic_id, a.researcher_id")
-	ranked := idb.NewSelect().TableExpr("(?) AS c", counted).
-		ColumnExpr("c.topic_id, c.researcher_id, c.n").
-		ColumnExpr("ROW_NUMBER() OVER (PARTITION BY c.topic_id ORDER BY c.n DESC, c.researcher_id) AS rank")
-	err := idb.NewSelect().TableExpr("(?) AS x", ranked).
-		ColumnExpr("x.topic_id AS parent, x.n, r.*").
-		Join("JOIN researchers AS r ON r.id = x.researcher_id").
-		Where("x.rank <= ?", MaxTopicResearchers).
-		OrderExpr("x.topic_id, x.n DESC, r.id").Scan(b.ctx(ctx), &rows)
+	cond, args := in(b, "tr.topic_id", ids)
+	err := idb.NewSelect().TableExpr("topic_researchers AS tr").
+		ColumnExpr("tr.topic_id AS parent, tr.paper_count AS n, r.*").
+		Join("JOIN researchers AS r ON r.id = tr.researcher_id").
+		Where(cond, args...).OrderExpr("tr.topic_id, tr.rank").Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}

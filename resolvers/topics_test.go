@@ -200,3 +200,47 @@ func TestTopicLookups(t *testing.T) {
 		}
 	})
 }
+
+// TestTopicResearchers: a topic's researchers are those with most papers
+// filed under it, most first and the lower id among equals, with their
+// counts, as counted from its papers' bylines.
+func TestTopicResearchers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		withTopics(t, bdb)
+		c := newClient(bdb)
+		var got struct {
+			Topics struct {
+				Nodes []struct {
+					Researchers []struct {
+						PaperCount int
+						Researcher struct{ Name string }
+					}
+				}
+			}
+		}
+		c.MustPost(`{ topics(first: 1) { nodes { researchers(first: 3) { paperCount researcher { name } } } } }`, &got)
+		var want []struct {
+			Name string `bun:"name"`
+			N    int    `bun:"n"`
+		}
+		if err := bdb.NewRaw(`SELECT r.name, c.n FROM (SELECT a.researcher_id, COUNT(DISTINCT a.paper_id) AS n
+			FROM paper_topics AS pt JOIN papers AS p ON p.id = pt.paper_id AND p.author_count <= 100
+			JOIN authorships AS a ON a.paper_id = pt.paper_id
+			WHERE pt.topic_id = 1 AND a.researcher_id IS NOT NULL GROUP BY a.researcher_id) AS c
+			JOIN researchers AS r ON r.id = c.researcher_id ORDER BY c.n DESC, r.id LIMIT 3`).Scan(t.Context(), &want); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Topics.Nodes) != 1 || len(want) == 0 {
+			t.Fatalf("topics(first: 1) = %+v; counted %+v", got.Topics, want)
+		}
+		rs := got.Topics.Nodes[0].Researchers
+		if len(rs) != len(want) {
+			t.Fatalf("researchers = %+v, want %+v", rs, want)
+		}
+		for i, w := range want {
+			if rs[i].Researcher.Name != w.Name || rs[i].PaperCount != w.N {
+				t.Errorf("researcher %d = %+v, want %s with %d papers", i+1, rs[i], w.Name, w.N)
+			}
+		}
+	})
+}

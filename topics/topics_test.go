@@ -1,8 +1,10 @@
 package topics_test
 
 import (
+	"cmp"
 	"context"
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -144,11 +146,97 @@ func scalar(t *testing.T, bdb *bun.DB, q string) int64 {
 	return n
 }
 
-// checkCounts checks every topic's paper_count against its papers.
+// checkCounts checks every topic's paper_count against its papers, and
+// its researchers against their papers there.
 func checkCounts(t *testing.T, bdb *bun.DB) {
 	t.Helper()
 	if n := scalar(t, bdb, `SELECT COUNT(*) FROM topics AS t WHERE t.paper_count <>
 		(SELECT COUNT(*) FROM paper_topics AS pt WHERE pt.topic_id = t.id)`); n != 0 {
 		t.Errorf("%d topics whose paper_count is not their papers'", n)
 	}
+	got, want := topicResearchers(t, bdb), countedResearchers(t, bdb)
+	if len(got) == 0 || !slices.Equal(got, want) {
+		t.Errorf("%d rows of topic_researchers, %d counted from the topics' papers, or they differ", len(got), len(want))
+	}
+}
+
+// topicResearcher is a row of topic_researchers.
+type topicResearcher struct {
+	TopicID, Rank, ResearcherID, PaperCount int64
+}
+
+// topicResearchers reads topic_researchers in topic and rank order.
+func topicResearchers(t *testing.T, bdb *bun.DB) []topicResearcher {
+	t.Helper()
+	var rows []topicResearcher
+	if err := bdb.NewSelect().TableExpr("topic_researchers").Column("topic_id", "rank", "researcher_id", "paper_count").
+		OrderExpr("topic_id, rank").Scan(t.Context(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// countedResearchers is what topic_researchers should hold, counted here
+// from the papers filed under each topic: per topic, the researchers with
+// most papers there (bylines of more than 100 authors aside), most first
+// and the lower id among equals, at most db.MaxTopicResearchers.
+func countedResearchers(t *testing.T, bdb *bun.DB) []topicResearcher {
+	t.Helper()
+	var counts []topicResearcher
+	if err := bdb.NewRaw(`SELECT pt.topic_id, a.researcher_id, COUNT(DISTINCT a.paper_id) AS paper_count
+		FROM paper_topics AS pt JOIN papers AS p ON p.id = pt.paper_id AND p.author_count <= 100
+		JOIN authorships AS a ON a.paper_id = pt.paper_id WHERE a.researcher_id IS NOT NULL
+		GROUP BY pt.topic_id, a.researcher_id`).Scan(t.Context(), &counts); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(counts, func(a, b topicResearcher) int {
+		return cmp.Or(cmp.Compare(a.TopicID, b.TopicID), cmp.Compare(b.PaperCount, a.PaperCount), cmp.Compare(a.ResearcherID, b.ResearcherID))
+	})
+	var out []topicResearcher
+	for i, c := range counts {
+		if i == 0 || c.TopicID != counts[i-1].TopicID {
+			c.Rank = 1
+		} else {
+			c.Rank = counts[i-1].Rank + 1
+		}
+		counts[i] = c
+		if c.Rank <= db.MaxTopicResearchers {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestResearchersKeptCurrent: a topic's researchers follow its papers'
+// bylines. After two researchers are merged into one, the update that
+// files nothing leaves topic_researchers as a full rebuild of the same
+// papers writes it.
+func TestResearchersKeptCurrent(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importAndEmbed(t, bdb, ingest.Kaggle, "../demo/data/kaggle-arxiv-sample.jsonl.gz")
+		update(t, bdb, topics.Options{})
+		before := topicResearchers(t, bdb)
+		// The two researchers with most papers in the topics become one.
+		var ids []int64
+		if err := bdb.NewRaw(`SELECT researcher_id FROM topic_researchers GROUP BY researcher_id
+			ORDER BY SUM(paper_count) DESC, researcher_id LIMIT 2`).Scan(t.Context(), &ids); err != nil || len(ids) != 2 {
+			t.Fatalf("the two researchers with most papers: %v, %v", ids, err)
+		}
+		if _, err := bdb.NewUpdate().Table("authorships").Set("researcher_id = ?", ids[0]).
+			Where("researcher_id = ?", ids[1]).Exec(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if sum := update(t, bdb, topics.Options{}); sum.Built || sum.Papers != 0 {
+			t.Fatalf("update after the merge = %+v, want nothing filed", sum)
+		}
+		incremental := topicResearchers(t, bdb)
+		if slices.Equal(before, incremental) {
+			t.Error("the topics' researchers did not change when two merged")
+		}
+		update(t, bdb, topics.Options{Rebuild: true})
+		if full := topicResearchers(t, bdb); !slices.Equal(incremental, full) {
+			t.Errorf("after the merge an update gave %d rows of topic_researchers, a rebuild %d, or they differ", len(incremental), len(full))
+		}
+		checkCounts(t, bdb)
+	})
 }
