@@ -3799,7 +3799,7 @@ papers. Papers new since the topics were built join the nearest one.
 type Topic {
   "The topic's global id, stable until the topics are built afresh."
   id: ID!
-  "The topic's name: up to three words or title phrases most particular to its papers, most telling first."
+  "The topic's name: up to three words or title phrases most particular to its papers, most telling first, spelled as its papers spell them."
   name: String!
   "0 for a broad topic, 1 for a topic within one."
   level: Int!
@@ -3818,7 +3818,7 @@ type Topic {
     "The order of the list."
     sort: PaperSort = NEWEST
   ): PaperConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100)
-  "The researchers with most papers filed under the topic, most first (bylines of more than 100 authors left out)."
+  "The researchers with most papers filed under the topic, most first (bylines of more than 100 authors left out), as the last build or update of the topics counted them."
   researchers("How many researchers to return (0 to 100)." first: Int = 10): [TopicResearcher!]! @listSize(assumedSize: 10, slicingArguments: ["first"], requireOneSlicingArgument: false) @listBound(max: 100) @cost(weight: "10")
   "The broad topic this one lies within, null for a broad topic."
   parent: Topic
