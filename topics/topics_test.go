@@ -240,3 +240,25 @@ func TestResearchersKeptCurrent(t *testing.T) {
 		checkCounts(t, bdb)
 	})
 }
+
+// TestMigrationCountsResearchers: an archive whose topics were built
+// before topic_researchers existed has them counted by the migration
+// that makes the table, as a build counts them.
+func TestMigrationCountsResearchers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+		importAndEmbed(t, bdb, ingest.Kaggle, "../demo/data/kaggle-arxiv-sample.jsonl.gz")
+		update(t, bdb, topics.Options{})
+		built := topicResearchers(t, bdb)
+		for _, q := range []string{"DROP TABLE topic_researchers", "DELETE FROM bun_migrations WHERE name = '0029_topic_researchers'"} {
+			if _, err := bdb.ExecContext(t.Context(), q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Migrate(t.Context(), bdb); err != nil {
+			t.Fatal(err)
+		}
+		if migrated := topicResearchers(t, bdb); len(built) == 0 || !slices.Equal(built, migrated) {
+			t.Errorf("the build counted %d rows of topic_researchers, the migration %d, or they differ", len(built), len(migrated))
+		}
+	})
+}
