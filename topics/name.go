@@ -24,7 +24,7 @@ type namer struct {
 	counts []map[int32]int32 // papers holding each term, per topic
 	seen   []int32           // the last paper each term was counted for, plus one
 	doc    int32
-	picked [][]string // the terms each topic is named by, as words
+	picked [][]string // the terms each topic is named by, as stems (see pick)
 }
 
 func newNamer(h *Hierarchy) *namer {
