@@ -32,6 +32,8 @@ var bulkDeferred = []string{
 	"papers_published", "papers_citation_count", "paper_categories_category",
 	"researchers_family_key", "authorships_researcher", "affiliations_institution",
 	"paper_references_cited", "paper_references_target", "papers_figures",
+	// Read only by papergraph embed, after the import.
+	"papers_text_rev",
 	// PostgreSQL: the full-text and name-prefix indexes.
 	"papers_search_doc", "papers_title_doc", "researchers_name_key_c", "researchers_family_key_c",
 	// SQLite: the full-text triggers.

@@ -23,17 +23,24 @@ type EmbeddingModel struct {
 	Data      []byte    `bun:"data"`
 	Active    bool      `bun:"active,notnull"`
 	CreatedAt time.Time `bun:"created_at,notnull"`
+	// Generation is the last of the model's writes of paper vectors (see
+	// PutPaperVectors).
+	Generation int64 `bun:"generation,notnull"`
 }
 
 // PaperEmbedding is a paper's vector under a model (table
-// paper_embeddings); TextHash identifies the text it was made from.
+// paper_embeddings); TextHash identifies the text it was made from and
+// TextRev is the paper's text_rev when that text was read. Generation is
+// the write that stored it (PutPaperVectors sets it).
 type PaperEmbedding struct {
 	bun.BaseModel `bun:"table:paper_embeddings"`
 
-	PaperID  int64  `bun:"paper_id,pk"`
-	Model    string `bun:"model,pk"`
-	TextHash int64  `bun:"text_hash,notnull"`
-	Vector   []byte `bun:"vector,notnull"`
+	PaperID    int64  `bun:"paper_id,pk"`
+	Model      string `bun:"model,pk"`
+	TextHash   int64  `bun:"text_hash,notnull"`
+	TextRev    int64  `bun:"text_rev,notnull"`
+	Generation int64  `bun:"generation,notnull"`
+	Vector     []byte `bun:"vector,notnull"`
 }
 
 // ErrNoEmbeddingModel says the archive keeps no model by the name asked
@@ -128,12 +135,14 @@ func ActivateEmbeddingModel(ctx context.Context, idb bun.IDB, name string) error
 
 // PaperText is a paper's text to embed, with the hash of the text its
 // stored vector under a model was made from (Stored false: none is).
+// TextRev is the paper's text_rev as the text was read.
 type PaperText struct {
 	ID       int64  `bun:"id"`
 	Title    string `bun:"title"`
 	Abstract string `bun:"abstract"`
 	Hash     int64  `bun:"text_hash"`
 	Stored   bool   `bun:"stored"`
+	TextRev  int64  `bun:"text_rev"`
 }
 
 // PaperTexts returns up to limit papers with an id above after, in id
@@ -149,18 +158,116 @@ func PaperTexts(ctx context.Context, idb bun.IDB, model string, after int64, lim
 	return ps, err
 }
 
-// PutPaperVectors writes the vectors of papers under model, in one
-// transaction, replacing those stored.
-func PutPaperVectors(ctx context.Context, idb bun.IDB, rows []PaperEmbedding) error {
-	if len(rows) == 0 {
+// StalePaperIDs returns, in id order, the papers whose vector under
+// model is missing or was made from a text that has changed since (its
+// text_rev is not the paper's), in one statement that reads two narrow
+// indexes and no text: with nothing to embed, a run costs this and no
+// more. It is a NOT EXISTS over all three columns of the unique
+// paper_embeddings_text_rev, the form in which SQLite's planner reads that
+// index alone (a join on the key reads each vector's row).
+func StalePaperIDs(ctx context.Context, idb bun.IDB, model string) ([]int64, error) {
+	var ids []int64
+	current := idb.NewSelect().TableExpr("paper_embeddings AS e").ColumnExpr("1").
+		Where("e.model = ? AND e.paper_id = p.id AND e.text_rev = p.text_rev", model)
+	err := idb.NewSelect().TableExpr("papers AS p").ColumnExpr("p.id").
+		Where("NOT EXISTS (?)", current).OrderExpr("p.id").Scan(ctx, &ids)
+	return ids, err
+}
+
+// PaperTextsByIDs reads the text of the papers ids, in id order, each
+// with the hash of its vector under model, in one statement; papers
+// deleted meanwhile are left out.
+func PaperTextsByIDs(ctx context.Context, idb bun.IDB, model string, ids []int64) ([]PaperText, error) {
+	var ps []PaperText
+	if len(ids) == 0 {
+		return ps, nil
+	}
+	err := idb.NewSelect().TableExpr("papers AS p").
+		ColumnExpr("p.id, p.title, COALESCE(p.abstract, '') AS abstract, p.text_rev").
+		ColumnExpr("COALESCE(e.text_hash, 0) AS text_hash, e.paper_id IS NOT NULL AS stored").
+		Join("LEFT JOIN paper_embeddings AS e ON e.model = ? AND e.paper_id = p.id", model).
+		Where("p.id IN (?)", bun.In(ids)).OrderExpr("p.id").Scan(ctx, &ps)
+	return ps, err
+}
+
+// SetPaperTextRevs records that the vectors under model of the papers
+// revs names (paper id to text_rev) are current at those revs: their
+// text changed and changed back, or they were stored before revs were
+// counted. One statement per distinct rev, in one transaction.
+func SetPaperTextRevs(ctx context.Context, idb bun.IDB, model string, revs map[int64]int64) error {
+	if len(revs) == 0 {
 		return nil
 	}
+	byRev := map[int64][]int64{}
+	for id, rev := range revs {
+		byRev[rev] = append(byRev[rev], id)
+	}
 	return idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for rev, ids := range byRev {
+			if _, err := tx.NewUpdate().Model((*PaperEmbedding)(nil)).Set("text_rev = ?", rev).
+				Where("model = ?", model).Where("paper_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PutPaperVectors writes the vectors of papers under model, in one
+// transaction, replacing those stored, and stamps them with the model's
+// next generation, which it returns. Taking the generation first locks
+// the model's row, so two writers' generations commit in their order:
+// a reader that saw generation g has seen every row stamped g or less.
+func PutPaperVectors(ctx context.Context, idb bun.IDB, rows []PaperEmbedding) (gen int64, err error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	err = idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := tx.NewUpdate().Model((*EmbeddingModel)(nil)).Set("generation = generation + 1").
+			Where("name = ?", rows[0].Model).Returning("generation").Scan(ctx, &gen); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("%w named %q", ErrNoEmbeddingModel, rows[0].Model)
+			}
+			return err
+		}
+		for i := range rows {
+			if rows[i].Model != rows[0].Model {
+				return fmt.Errorf("db: one write of paper vectors holds models %q and %q", rows[0].Model, rows[i].Model)
+			}
+			rows[i].Generation = gen
+		}
 		_, err := tx.NewInsert().Model(&rows).
 			On("CONFLICT (model, paper_id) DO UPDATE").
-			Set("text_hash = EXCLUDED.text_hash, vector = EXCLUDED.vector").Exec(ctx)
+			Set("text_hash = EXCLUDED.text_hash, text_rev = EXCLUDED.text_rev").
+			Set("generation = EXCLUDED.generation, vector = EXCLUDED.vector").Exec(ctx)
 		return err
 	})
+	return gen, err
+}
+
+// ModelGeneration reads the name, creation time and generation of the
+// active model, in one statement of one row: what a server polls to learn
+// that another process wrote vectors or changed the model.
+func ModelGeneration(ctx context.Context, idb bun.IDB) (*EmbeddingModel, error) {
+	m := new(EmbeddingModel)
+	err := idb.NewSelect().Model(m).Column("name", "dim", "created_at", "generation").
+		Where("active").Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w is active: run papergraph embed", ErrNoEmbeddingModel)
+	}
+	return m, err
+}
+
+// EachPaperVectorSince calls fn with the vector of every paper under model
+// written in a generation after gen, in one statement; an error from fn
+// stops the reading and is returned.
+func EachPaperVectorSince(ctx context.Context, idb bun.IDB, model string, gen int64, fn func(id int64, v []float32) error) error {
+	rows, err := idb.NewSelect().Model((*PaperEmbedding)(nil)).Column("paper_id", "vector").
+		Where("model = ?", model).Where("generation > ?", gen).OrderExpr("paper_id").Rows(ctx)
+	if err != nil {
+		return err
+	}
+	return scanVectors(rows, fn)
 }
 
 // CountPaperVectors counts the papers with a vector under model.
@@ -177,6 +284,12 @@ func EachPaperVector(ctx context.Context, idb bun.IDB, model string, fn func(id 
 	if err != nil {
 		return err
 	}
+	return scanVectors(rows, fn)
+}
+
+// scanVectors calls fn with each row's paper id and decoded vector, and
+// closes rows.
+func scanVectors(rows *sql.Rows, fn func(id int64, v []float32) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		var id int64

@@ -42,9 +42,10 @@ type SyncSummary struct {
 
 // Sync embeds with e every paper without a vector under e's model or
 // whose title or abstract changed since it got one, Batch papers a
-// transaction, and then makes e's model the active one. It reads the
-// archive in paper id order once; a Sync stopped part way keeps the
-// batches written, and the next one embeds only the rest.
+// transaction, and then makes e's model the active one. It finds them by
+// the papers' text revisions alone (db.StalePaperIDs), reading no text,
+// and then reads the text of those papers only; a Sync stopped part way
+// keeps the batches written, and the next one embeds only the rest.
 func Sync(ctx context.Context, idb bun.IDB, e Embedder, o SyncOptions) (SyncSummary, error) {
 	start := time.Now()
 	sum := SyncSummary{Model: e.Name()}
@@ -55,31 +56,34 @@ func Sync(ctx context.Context, idb bun.IDB, e Embedder, o SyncOptions) (SyncSumm
 	if err != nil {
 		return sum, err
 	}
+	stale, err := db.StalePaperIDs(ctx, idb, e.Name())
+	if err != nil {
+		return sum, err
+	}
 	batch := o.Batch
 	if batch <= 0 {
 		batch = 512
 	}
-	var after, scanned int64
-	for {
-		page, err := db.PaperTexts(ctx, idb, e.Name(), after, batch)
-		if err != nil || len(page) == 0 {
-			if err == nil {
-				break
-			}
+	var scanned int64
+	for len(stale) > 0 {
+		ids := stale[:min(batch, len(stale))]
+		stale = stale[len(ids):]
+		page, err := db.PaperTextsByIDs(ctx, idb, e.Name(), ids)
+		if err != nil {
 			return sum, err
 		}
-		after, scanned = page[len(page)-1].ID, scanned+int64(len(page))
+		scanned += int64(len(ids))
 		n, err := embedPage(ctx, idb, e, page, o.Embedded)
 		if err != nil {
 			return sum, err
 		}
 		sum.Embedded += int64(n)
-		sum.Unchanged += int64(len(page) - n)
 		if o.Progress != nil {
-			o.Progress(SyncProgress{Model: e.Name(), Scanned: scanned, Total: max(total, scanned),
+			o.Progress(SyncProgress{Model: e.Name(), Scanned: scanned, Total: scanned + int64(len(stale)),
 				Embedded: sum.Embedded, Elapsed: time.Since(start)})
 		}
 	}
+	sum.Unchanged = max(total-sum.Embedded, 0)
 	if err := db.ActivateEmbeddingModel(ctx, idb, e.Name()); err != nil {
 		return sum, err
 	}
@@ -105,18 +109,25 @@ func ensureModel(ctx context.Context, idb bun.IDB, e Embedder) error {
 
 // embedPage embeds the papers of page whose text changed, in one call to
 // e, and writes their vectors, which written then hears when not nil; it
-// returns how many it embedded.
+// returns how many it embedded. A paper whose text hashes as its vector's
+// did (its text changed back) only has its vector's revision brought
+// level with it.
 func embedPage(ctx context.Context, idb bun.IDB, e Embedder, page []db.PaperText, written func(int64, []float32)) (int, error) {
 	var texts []string
 	var rows []db.PaperEmbedding
+	current := map[int64]int64{}
 	for _, p := range page {
 		text := PaperText(p.Title, p.Abstract)
 		h := TextHash(text)
 		if p.Stored && p.Hash == h {
+			current[p.ID] = p.TextRev
 			continue
 		}
 		texts = append(texts, text)
-		rows = append(rows, db.PaperEmbedding{PaperID: p.ID, Model: e.Name(), TextHash: h})
+		rows = append(rows, db.PaperEmbedding{PaperID: p.ID, Model: e.Name(), TextHash: h, TextRev: p.TextRev})
+	}
+	if err := db.SetPaperTextRevs(ctx, idb, e.Name(), current); err != nil {
+		return 0, err
 	}
 	if len(texts) == 0 {
 		return 0, nil
@@ -134,7 +145,7 @@ func embedPage(ctx context.Context, idb bun.IDB, e Embedder, page []db.PaperText
 		}
 		rows[i].Vector = db.EncodeVector(v)
 	}
-	if err := db.PutPaperVectors(ctx, idb, rows); err != nil {
+	if _, err := db.PutPaperVectors(ctx, idb, rows); err != nil {
 		return 0, err
 	}
 	if written != nil {

@@ -3,8 +3,10 @@ package embed_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -240,4 +242,121 @@ func TestBuiltinRelearnsAfterTheArchiveDoubles(t *testing.T) {
 		importPapers(t, bdb, corpus(700, 9)[300:])
 		learns(sampled, false)
 	})
+}
+
+// generations reads the generation each paper's vector under model was
+// written in.
+func generations(t *testing.T, bdb *bun.DB, model string) map[int64]int64 {
+	t.Helper()
+	var rows []db.PaperEmbedding
+	if err := bdb.NewSelect().Model(&rows).Column("paper_id", "generation").Where("model = ?", model).
+		Scan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]int64{}
+	for _, r := range rows {
+		out[r.PaperID] = r.Generation
+	}
+	return out
+}
+
+// readsText lists the statements of sqls that read a paper's title or
+// abstract, and those that write paper vectors.
+func readsText(sqls []string) (reads, writes []string) {
+	for _, s := range sqls {
+		if strings.Contains(s, `"title"`) || strings.Contains(s, ".title") || strings.Contains(s, "abstract") {
+			reads = append(reads, s)
+		}
+		if strings.HasPrefix(s, "INSERT INTO \"paper_embeddings\"") || strings.HasPrefix(s, "UPDATE \"paper_embeddings\"") {
+			writes = append(writes, s)
+		}
+	}
+	return reads, writes
+}
+
+// TestSyncWithNothingChangedReadsNoText: a sync after a sync reads no
+// paper's text and writes no vector; an abstract changed by any writer (a
+// plain UPDATE here) is embedded again, that paper's text alone read and
+// its vector alone written; a text set to what it was, or changed and
+// changed back, embeds nothing.
+func TestSyncWithNothingChangedReadsNoText(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
+		ctx := context.Background()
+		importPapers(t, bdb, corpus(120, 6))
+		m, _, err := embed.Builtin(ctx, bdb, smallModel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := embed.Sync(ctx, bdb, m, embed.SyncOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		before := generations(t, bdb, embed.BuiltinName)
+		log := &dbtest.Log{}
+		bdb.AddQueryHook(log)
+		sum, err := embed.Sync(ctx, bdb, m, embed.SyncOptions{})
+		if err != nil || sum.Embedded != 0 || sum.Unchanged != 120 {
+			t.Fatalf("second Sync = %+v, %v; want 120 unchanged", sum, err)
+		}
+		if reads, writes := readsText(log.Take()); len(reads)+len(writes) > 0 {
+			t.Errorf("a sync with nothing to do read text in %q and wrote vectors in %q", reads, writes)
+		}
+		var id int64
+		if err := bdb.NewSelect().TableExpr("papers").ColumnExpr("min(id)").Scan(ctx, &id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bdb.NewUpdate().Table("papers").Set("abstract = ?", corpus(8, 99)[2].Abstract).
+			Where("id = ?", id).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		log.Take()
+		sum, err = embed.Sync(ctx, bdb, m, embed.SyncOptions{})
+		if err != nil || sum.Embedded != 1 || sum.Unchanged != 119 {
+			t.Fatalf("Sync after the change = %+v, %v; want 1 embedded, 119 unchanged", sum, err)
+		}
+		reads, writes := readsText(log.Take())
+		if len(reads) != 1 || !strings.Contains(reads[0], fmt.Sprintf("IN (%d)", id)) || len(writes) != 1 {
+			t.Errorf("the sync read text in %q and wrote vectors in %q; want paper %d's text read and one write", reads, writes, id)
+		}
+		for pid, g := range generations(t, bdb, embed.BuiltinName) {
+			if rewritten := g != before[pid]; rewritten != (pid == id) {
+				t.Errorf("paper %d: vector rewritten %v, want rewritten only for the changed paper %d", pid, rewritten, id)
+			}
+		}
+		stillSame(t, bdb, m, id)
+	})
+}
+
+// stillSame: setting paper id's title to itself leaves nothing to embed;
+// changing it and changing it back, and vectors stored before revisions
+// were counted, are checked by their text's hash once, embedded again
+// none, and then left alone.
+func stillSame(t *testing.T, bdb *bun.DB, m embed.Embedder, id int64) {
+	t.Helper()
+	ctx := context.Background()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := bdb.ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec("UPDATE papers SET title = title WHERE id = ?", id)
+	if stale, err := db.StalePaperIDs(ctx, bdb, embed.BuiltinName); err != nil || len(stale) != 0 {
+		t.Errorf("after setting a title to itself, stale papers %v, %v; want none", stale, err)
+	}
+	exec("UPDATE papers SET title = 'Something else' WHERE id = ?", id+1)
+	exec("UPDATE papers SET title = (SELECT title FROM papers WHERE id = ?) WHERE id = ?", id+2, id+1)
+	exec("UPDATE papers SET title = title || ' ' WHERE id = ?", id+1)
+	exec("UPDATE papers SET title = rtrim(title) WHERE id = ?", id+1)
+	exec("UPDATE paper_embeddings SET text_rev = -1 WHERE paper_id = ?", id+3)
+	stale, err := db.StalePaperIDs(ctx, bdb, embed.BuiltinName)
+	if err != nil || len(stale) != 2 {
+		t.Errorf("stale papers %v, %v; want the two whose revisions moved", stale, err)
+	}
+	sum, err := embed.Sync(ctx, bdb, m, embed.SyncOptions{})
+	if err != nil || sum.Embedded != 1 {
+		t.Errorf("Sync = %+v, %v; want the paper whose title changed embedded, no other", sum, err)
+	}
+	if stale, err := db.StalePaperIDs(ctx, bdb, embed.BuiltinName); err != nil || len(stale) != 0 {
+		t.Errorf("after the sync, stale papers %v, %v; want none", stale, err)
+	}
 }
