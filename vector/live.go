@@ -15,7 +15,9 @@ var ErrNoVectors = errors.New("no paper has an embedding yet; search with mode K
 // Live is the index a server searches: built in the background when the
 // server starts, searched once built, and added to as papers come in.
 // Vectors added while it builds are kept and added when the build ends,
-// so none is lost to a build that read the source before they came.
+// so none is lost to a build that read the source before they came. A
+// build that replaces an index (the archive's model changed) leaves the
+// old one, with the embedder of its queries, searched until it ends.
 type Live struct {
 	mu       sync.RWMutex
 	idx      *Index
@@ -38,9 +40,7 @@ func NewLive(embed QueryEmbedder) *Live { return &Live{embed: embed} }
 // searches answer ErrBuilding until it is done. done, when not nil, is
 // closed when the build ends.
 func (l *Live) Start(ctx context.Context, src Source, dim int, opts Options) (done <-chan struct{}) {
-	l.mu.Lock()
-	l.building = true
-	l.mu.Unlock()
+	l.Begin()
 	ch := make(chan struct{})
 	go func() {
 		defer close(ch)
@@ -50,20 +50,44 @@ func (l *Live) Start(ctx context.Context, src Source, dim int, opts Options) (do
 	return ch
 }
 
-// Set makes idx the index searched, or err the error searches answer,
-// and adds to idx the vectors added since the build began.
-func (l *Live) Set(idx *Index, err error) {
+// Begin says a build has begun: vectors added are kept for it, and
+// searches answer from the index there is, or ErrBuilding without one,
+// until Set or Replace ends it.
+func (l *Live) Begin() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.building, l.idx, l.err = false, idx, err
-	if idx != nil {
-		for _, p := range l.pending {
-			if aerr := idx.Add(p.id, p.v); aerr != nil && l.err == nil {
-				l.err = aerr
-			}
+	l.building = true
+}
+
+// Set makes idx the index searched, or err the error searches answer,
+// and adds to idx the vectors added since the build began.
+func (l *Live) Set(idx *Index, err error) { l.Replace(idx, nil, err) }
+
+// Replace ends a build: idx becomes the index searched and embed, when
+// not nil, the embedder of its queries, and the vectors added since the
+// build began join idx (those of another dimension, made by the model
+// idx replaces, are dropped). A build that failed (err) leaves the index
+// there was searched, or err the error searches answer without one.
+func (l *Live) Replace(idx *Index, embed QueryEmbedder, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pending := l.pending
+	l.building, l.pending = false, nil
+	if err != nil || idx == nil {
+		if l.idx == nil {
+			l.err = err
+		}
+		return
+	}
+	l.idx, l.err = idx, nil
+	if embed != nil {
+		l.embed = embed
+	}
+	for _, p := range pending {
+		if len(p.v) == idx.Dim() {
+			_ = idx.Add(p.id, p.v) // cannot fail: the dimension is idx's
 		}
 	}
-	l.pending = nil
 }
 
 // Add indexes a new paper's vector, or keeps it for the index being
@@ -81,38 +105,39 @@ func (l *Live) Add(id int64, v []float32) error {
 	return l.idx.Add(id, v)
 }
 
-// index is the index to search, or why there is none.
-func (l *Live) index() (*Index, error) {
+// index is the index to search and the embedder of its queries, or why
+// there is none.
+func (l *Live) index() (*Index, QueryEmbedder, error) {
 	if l == nil {
-		return nil, ErrNoVectors
+		return nil, nil, ErrNoVectors
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	switch {
+	case l.idx != nil && l.err == nil && l.idx.Len() > 0:
+		return l.idx, l.embed, nil
 	case l.building:
-		return nil, ErrBuilding
+		return nil, nil, ErrBuilding
 	case l.err != nil:
-		return nil, l.err
-	case l.idx == nil || l.idx.Len() == 0:
-		return nil, ErrNoVectors
+		return nil, nil, l.err
 	}
-	return l.idx, nil
+	return nil, nil, ErrNoVectors
 }
 
 // Ready reports whether searches are answered from the index: it is
 // built and holds a vector.
 func (l *Live) Ready() bool {
-	_, err := l.index()
+	_, _, err := l.index()
 	return err == nil
 }
 
 // SearchText embeds text and returns the k papers nearest it.
 func (l *Live) SearchText(ctx context.Context, text string, k int) ([]Hit, error) {
-	idx, err := l.index()
+	idx, embed, err := l.index()
 	if err != nil {
 		return nil, err
 	}
-	q, err := l.embed(ctx, text)
+	q, err := embed(ctx, text)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +146,7 @@ func (l *Live) SearchText(ctx context.Context, text string, k int) ([]Hit, error
 
 // Search returns the k papers nearest q.
 func (l *Live) Search(q []float32, k int) ([]Hit, error) {
-	idx, err := l.index()
+	idx, _, err := l.index()
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +155,7 @@ func (l *Live) Search(q []float32, k int) ([]Hit, error) {
 
 // Vectors are the indexed vectors of the papers ids that have one.
 func (l *Live) Vectors(ids []int64) (map[int64][]float32, error) {
-	idx, err := l.index()
+	idx, _, err := l.index()
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ type serveFlags struct {
 	clientWebsockets, websockets                         *int
 	websocketIdle                                        *time.Duration
 	replicas                                             repeated
-	maxLag, harvestEvery                                 *time.Duration
+	maxLag, harvestEvery, vectorsRefresh                 *time.Duration
 	prod                                                 production
 	harvest                                              *harvestFlags
 }
@@ -69,11 +69,16 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	f.harvestEvery = fs.Duration("harvest-every", 0, "harvest arXiv's OAI-PMH interface at start and then every `DURATION` (6h, say),\n"+
 		"one instance at a time; the harvest flags below apply; 0: never")
 	f.harvest = addHarvestFlags(fs)
+	f.vectorsRefresh = fs.Duration("vectors-refresh", embed.DefaultRefresh, "look every `DURATION` for papers another process (an import, papergraph embed) embedded,\n"+
+		"and add them to the vector index searched")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
 	if *f.maxAnswer <= 0 || *f.answerMemory <= 0 || *f.memoryLimit < 0 {
 		return nil, fmt.Errorf("%w: --max-answer-bytes and --max-answer-memory must be positive, --memory-limit not negative", errUsage)
+	}
+	if *f.vectorsRefresh <= 0 {
+		return nil, fmt.Errorf("%w: --vectors-refresh %s: want a positive interval", errUsage, *f.vectorsRefresh)
 	}
 	if *f.harvestEvery < 0 || *f.harvestEvery > 0 && db.ReadOnlyDSN(*dsn) {
 		return nil, fmt.Errorf("%w: --harvest-every %s: want a positive interval and a writable database", errUsage, *f.harvestEvery)
@@ -130,7 +135,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.Bus = serveBus(*f.dsn, publish, logger)
 	defer cfg.Bus.Close()
-	cfg.Vectors = startVectors(ctx, cfg.DB, f.harvest.embed.config(), logger)
+	cfg.Vectors = startVectors(ctx, cfg.DB, f.harvest.embed.config(), *f.vectorsRefresh, logger)
 	var hm *harvestMetrics
 	if *f.harvestEvery > 0 {
 		hm = newHarvestMetrics()

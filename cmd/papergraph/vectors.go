@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -12,14 +13,18 @@ import (
 
 // startVectors builds, in the background, the vector index that
 // searchPapers' SEMANTIC and HYBRID modes, Paper.related and
-// Researcher.similar read (see embed.StartIndex). Without a model whose
-// vectors are complete it returns nil, and the server searches by
-// keyword alone.
-func startVectors(ctx context.Context, idb bun.IDB, cfg embed.Config, logger *slog.Logger) *vector.Live {
-	live, _, err := embed.StartIndex(ctx, idb, cfg)
-	if err != nil {
-		logger.Info("no vector index: searches rank by keyword alone", "reason", err.Error())
-		return nil
+// Researcher.similar read, and keeps it level with the database every
+// refresh (see embed.Watcher): papers another process embeds are searched
+// without a restart, and an archive with no embeddings yet gets an index
+// once an import or papergraph embed makes them. Until then the server
+// searches by keyword alone.
+func startVectors(ctx context.Context, idb bun.IDB, cfg embed.Config, refresh time.Duration, logger *slog.Logger) *vector.Live {
+	w := embed.NewWatcher(ctx, idb, cfg)
+	if !w.Live().Ready() {
+		logger.Info("vector index: searches rank by keyword alone until it is built", "refresh", refresh.String())
 	}
-	return live
+	go w.Run(ctx, refresh, func(err error) {
+		logger.Warn("vector index: could not bring it up to date", "err", err)
+	})
+	return w.Live()
 }
