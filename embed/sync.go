@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -84,11 +85,24 @@ func Sync(ctx context.Context, idb bun.IDB, e Embedder, o SyncOptions) (SyncSumm
 		}
 	}
 	sum.Unchanged = max(total-sum.Embedded, 0)
-	if err := db.ActivateEmbeddingModel(ctx, idb, e.Name()); err != nil {
+	if err := activate(ctx, idb, e.Name()); err != nil {
 		return sum, err
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// activate makes model the active one unless it is already: a run with
+// nothing to do writes nothing, and waits for no commit.
+func activate(ctx context.Context, idb bun.IDB, model string) error {
+	row, err := db.ModelGeneration(ctx, idb)
+	if err == nil && row.Name == model {
+		return nil
+	}
+	if err != nil && !errors.Is(err, db.ErrNoEmbeddingModel) {
+		return err
+	}
+	return db.ActivateEmbeddingModel(ctx, idb, model)
 }
 
 // ensureModel records a provider's model, whose row holds no data; a
