@@ -165,3 +165,49 @@ func TestLiveBuildsInBackground(t *testing.T) {
 		t.Fatalf("Vectors = %v, %v", vs, err)
 	}
 }
+
+// TestLiveReplaceKeepsTheOldIndexUntilDone: while an index of another
+// dimension is built to replace it, the old one answers with its own
+// query embedder; Replace swaps both, adds the papers added meanwhile in
+// the new dimension and drops those in the old; a failed build leaves
+// the old index searched.
+func TestLiveReplaceKeepsTheOldIndexUntilDone(t *testing.T) {
+	ctx := context.Background()
+	const oldDim, newDim = 16, 24
+	oldQ, newQ := Queries(1, 2000, oldDim, 1, 7)[0], Queries(1, 2000, newDim, 1, 8)[0]
+	l := NewLive(func(context.Context, string) ([]float32, error) { return oldQ, nil })
+	<-l.Start(ctx, Synthetic(2000, oldDim, 1, 7), oldDim, Options{})
+	l.Begin()
+	if got, err := l.SearchText(ctx, "x", 3); err != nil || len(got) != 3 {
+		t.Fatalf("search during the replacing build = %v, %v; want the old index's answer", got, err)
+	}
+	if err := l.Add(7777, newQ); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Add(8888, oldQ); err != nil {
+		t.Fatal(err)
+	}
+	l.Replace(nil, nil, errors.New("the build failed"))
+	if got, err := l.SearchText(ctx, "x", 3); err != nil || len(got) != 3 {
+		t.Fatalf("search after a failed build = %v, %v; want the old index's answer", got, err)
+	}
+	l.Begin()
+	if err := l.Add(7777, newQ); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Add(8888, oldQ); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := Build(ctx, Synthetic(2000, newDim, 1, 8), newDim, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Replace(idx, func(context.Context, string) ([]float32, error) { return newQ, nil }, nil)
+	got, err := l.SearchText(ctx, "x", 3)
+	if err != nil || got[0].ID != 7777 {
+		t.Fatalf("search after Replace = %v, %v; want paper 7777, added during the build, first", got, err)
+	}
+	if vs, _ := l.Vectors([]int64{8888}); len(vs) != 0 {
+		t.Errorf("the old model's vector added during the build is in the new index")
+	}
+}
