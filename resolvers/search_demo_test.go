@@ -27,8 +27,10 @@ var parityQueries = []string{
 }
 
 // TestSearchDemo runs the search tests that need the demo set, imported
-// once per database: the same matches on both (issue 11), known items
-// first, and a topical query's influential papers on the first page.
+// once per database: the same matches on both, known items
+// first, and a topical query's influential papers on the first page;
+// then, with the papers embedded by the built-in model and a vector index
+// as serve builds, what SEMANTIC and HYBRID find (semanticModes).
 func TestSearchDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports the demo set (a minute or two per database); runs without -short")
@@ -56,6 +58,8 @@ func TestSearchDemo(t *testing.T) {
 		t.Run(kind+"/topical", func(t *testing.T) { topical(t, c) })
 		t.Run(kind+"/capped-count", func(t *testing.T) { cappedCount(t, bdb, c) })
 		t.Run(kind+"/candidates", func(t *testing.T) { candidatePages(t, bdb, c) })
+		vc := builtinClient(t, bdb)
+		t.Run(kind+"/semantic-and-hybrid", func(t *testing.T) { semanticModes(t, vc) })
 	}
 }
 
