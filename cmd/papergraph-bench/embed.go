@@ -154,8 +154,9 @@ func measureEmbed(ctx context.Context, bdb *bun.DB, dsn string, fresh bool, r *e
 		return err
 	}
 	r.LearnDocs, r.Words, r.Dim, r.ModelBytes = m.Docs(), m.Words(), m.Dim(), len(data)
-	// A vector's bytes and its row's keys: paper id, model name, hash.
-	r.VectorBytes = r.Papers * int64(4*m.Dim()+8+len(embed.BuiltinName)+8)
+	// A vector's bytes and its row's other columns: paper id, model name,
+	// hash, text revision and generation.
+	r.VectorBytes = r.Papers * int64(4*m.Dim()+8+len(embed.BuiltinName)+8+8+8)
 	r.BytesPerPaper = float64(r.VectorBytes) / float64(max(r.Papers, 1))
 	if fresh && before > 0 {
 		r.FileGrowth = fileSize(ctx, bdb, dsn) - before
