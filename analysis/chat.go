@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -115,13 +114,9 @@ func (c *chatClient) post(ctx context.Context, body []byte) (*completion, error)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	endpoint := strings.TrimSuffix(c.url, "/") + "/chat/completions"
-	req, err := http.NewRequestWithContext(tctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	req, err := retry.PostJSON(tctx, endpoint, c.key, body)
 	if err != nil {
 		return nil, fmt.Errorf("--llm-url: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	client := c.client
 	if client == nil {
@@ -141,12 +136,7 @@ func (c *chatClient) post(ctx context.Context, body []byte) (*completion, error)
 	case err != nil:
 		return nil, &retry.Temporary{Err: fmt.Errorf("%s: %w", endpoint, err)}
 	case resp.StatusCode != http.StatusOK:
-		err := fmt.Errorf("%s answered %s: %s", endpoint, resp.Status, retry.Snippet(raw))
-		if retry.Busy(resp.StatusCode) {
-			wait, _ := retry.After(resp.Header.Get("Retry-After"), time.Now())
-			return nil, &retry.Temporary{Err: err, Wait: wait}
-		}
-		return nil, err
+		return nil, retry.Refusal(endpoint, resp, raw)
 	}
 	a := decodeCompletion(raw)
 	a.model = cmp.Or(a.model, c.model)

@@ -2,7 +2,6 @@ package ask
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/papergraph/papergraph/retry"
 )
 
 // DefaultTimeout bounds one answer of the model unless LLM.Timeout says.
@@ -160,15 +161,11 @@ func (l *LLM) post(ctx context.Context, msgs []Message) (*http.Response, error) 
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(l.URL, "/")+"/chat/completions", bytes.NewReader(body))
+	req, err := retry.PostJSON(ctx, strings.TrimSuffix(l.URL, "/")+"/chat/completions", l.Key, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	if l.Key != "" {
-		req.Header.Set("Authorization", "Bearer "+l.Key)
-	}
 	client := l.Client
 	if client == nil {
 		client = http.DefaultClient

@@ -1,7 +1,6 @@
 package embed
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,13 +32,9 @@ func (p *Provider) post(ctx context.Context, texts []string) ([][]float32, error
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, bytes.NewReader(body))
+	req, err := retry.PostJSON(ctx, p.endpoint, p.key, body)
 	if err != nil {
 		return nil, fmt.Errorf("embed: --embeddings-url: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if p.key != "" {
-		req.Header.Set("Authorization", "Bearer "+p.key)
 	}
 	client := p.Client
 	if client == nil {
@@ -58,12 +53,7 @@ func (p *Provider) post(ctx context.Context, texts []string) ([][]float32, error
 		return nil, &retry.Temporary{Err: fmt.Errorf("embed: %s: reading the answer: %w", p.endpoint, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("embed: %s answered %s: %s", p.endpoint, resp.Status, retry.Snippet(text))
-		if retry.Busy(resp.StatusCode) {
-			wait, _ := retry.After(resp.Header.Get("Retry-After"), time.Now())
-			return nil, &retry.Temporary{Err: err, Wait: wait}
-		}
-		return nil, err
+		return nil, retry.Refusal("embed: "+p.endpoint, resp, text)
 	}
 	return decodeAnswer(p.endpoint, text, len(texts))
 }

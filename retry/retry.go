@@ -1,12 +1,15 @@
 // Package retry holds what papergraph's HTTP clients (the OAI-PMH
-// harvester, the enrichers, the embeddings provider and the analyser)
-// share to retry a busy server: reading its Retry-After, waiting under
-// the caller's context, and trying again with a doubling backoff.
+// harvester, the enrichers, the embeddings provider, the analyser and
+// ask's model) share: the JSON POST of an OpenAI-compatible API, and
+// retrying a busy server: reading its Retry-After, waiting under the
+// caller's context, and trying again with a doubling backoff.
 package retry
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,6 +61,32 @@ func (e *Temporary) Unwrap() error { return e.Err }
 // 429 or a 5xx.
 func Busy(status int) bool {
 	return status == http.StatusTooManyRequests || status >= 500
+}
+
+// PostJSON builds the POST of a JSON body to an OpenAI-compatible API's
+// url, with key as its bearer token when there is one.
+func PostJSON(ctx context.Context, url, key string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	return req, nil
+}
+
+// Refusal is the error for an answer whose status is not 200 OK, named
+// by what (the endpoint) with a snippet of its body: a *Temporary, waiting
+// what Retry-After asks, when the status says the server is busy.
+func Refusal(what string, resp *http.Response, body []byte) error {
+	err := fmt.Errorf("%s answered %s: %s", what, resp.Status, Snippet(body))
+	if Busy(resp.StatusCode) {
+		wait, _ := After(resp.Header.Get("Retry-After"), time.Now())
+		return &Temporary{Err: err, Wait: wait}
+	}
+	return err
 }
 
 // Policy says how Do tries again.
