@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,8 +94,7 @@ func adversarialProbes() []attackProbe {
 }
 
 func cmdAdversarial(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("adversarial", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("adversarial", stderr)
 	adminDSN := fs.String("pg", defaultPG, "a PostgreSQL server (any database) to create the demo database on")
 	bin := fs.String("papergraph", "", "the papergraph binary to serve (default: build ./cmd/papergraph)")
 	dbs := fs.String("db", "sqlite,postgres", "comma-separated databases to serve from: sqlite, postgres")

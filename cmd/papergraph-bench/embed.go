@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,8 +41,7 @@ type embedReport struct {
 }
 
 func cmdEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("embed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("embed", stderr)
 	corpus := fs.String("corpus", "", "the directory synth wrote; its papers are imported into a new SQLite database in it")
 	dsn := fs.String("db", "", "measure on this database, already imported, instead of --corpus")
 	queries := fs.String("queries", "", "also measure how often the vectors alone rank each query's paper in the top 10:\n"+

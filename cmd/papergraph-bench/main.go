@@ -34,6 +34,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/papergraph/papergraph/db"
 )
 
 func main() {
@@ -127,9 +131,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown subcommand %q", args[0])
 }
 
-func cmdSynth(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
+// newFlags makes a subcommand's flag set, which reports its errors and
+// its usage on stderr and leaves the exit to main.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	return fs
+}
+
+// openArchive parses the args of a subcommand that takes --db DSN and
+// no other arguments, and opens the archive DSN names.
+func openArchive(fs *flag.FlagSet, args []string, dsn *string) (*bun.DB, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if *dsn == "" || fs.NArg() > 0 {
+		return nil, fmt.Errorf("%s needs --db DSN and no other arguments", fs.Name())
+	}
+	return db.Open(*dsn)
+}
+
+func cmdSynth(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("synth", stderr)
 	n := fs.Int("papers", 0, "papers to write (1 to 3,000,000 and more)")
 	seed := fs.Uint64("seed", 1, "seed of the random draws: one seed, one corpus, byte for byte")
 	out := fs.String("out", "", "directory to write the corpus into")
@@ -165,8 +188,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run", stderr)
 	base := fs.String("url", "http://localhost:8080", "the server's base URL")
 	corpus := fs.String("corpus", "", "the directory synth wrote (its bench.json names what to ask for)")
 	clientsFlag := fs.String("clients", "1,10", "comma-separated concurrencies: clients that each send a request as soon as their last is answered")

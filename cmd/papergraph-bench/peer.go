@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -160,8 +159,7 @@ type peerRatio struct {
 }
 
 func cmdPeer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("peer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("peer", stderr)
 	var o peerOptions
 	fs.StringVar(&o.adminDSN, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
 		"a PostgreSQL URL of a user that may create databases, on this machine (backends' CPU is read from /proc)")

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"image/color"
 	"io"
@@ -34,8 +33,7 @@ type plotOptions struct {
 }
 
 func cmdPlot(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("plot", stderr)
 	var o plotOptions
 	fs.IntVar(&o.clients, "clients", 10, "the concurrency to draw: one of those run's --clients measured")
 	fs.StringVar(&o.metric, "metric", "p50", "the latency to draw: p50 or p99")

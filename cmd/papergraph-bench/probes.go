@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -53,8 +52,7 @@ type probeRow struct {
 }
 
 func cmdProbe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("probe", stderr)
 	var o probeOptions
 	fs.StringVar(&o.bin, "papergraph", "", "the papergraph binary to probe; empty: build ./cmd/papergraph of this source tree")
 	fs.StringVar(&o.pg, "db", "", "also probe PostgreSQL: a postgres:// `DSN` allowed to create and drop a database of its own")

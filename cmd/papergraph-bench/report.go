@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,8 +20,7 @@ const (
 )
 
 func cmdReport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("report", stderr)
 	write := fs.String("write", "", "replace the tables between report's marker lines in `FILE` instead of printing them")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,7 +13,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
-	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/embed"
 	"github.com/papergraph/papergraph/internal/searchquality"
 	"github.com/papergraph/papergraph/resolvers"
@@ -34,19 +31,12 @@ var defaultQuerySets = []string{
 var searchModes = []string{"KEYWORD", "SEMANTIC", "HYBRID"}
 
 func cmdSearchQuality(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("search-quality", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("search-quality", stderr)
 	dsn := fs.String("db", os.Getenv("PAPERGRAPH_DB"), "the archive to search, with its embeddings (env PAPERGRAPH_DB)")
 	queries := fs.String("queries", strings.Join(defaultQuerySets, ","), "comma-separated TSV `FILES` of arXiv id and query (or arXiv id, a number and query)")
 	modes := fs.String("modes", strings.Join(searchModes, ","), "the searchPapers `MODES` to measure")
 	misses := fs.Bool("misses", false, "list each mode's misses (paper not in the first ten) in the JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *dsn == "" || fs.NArg() > 0 {
-		return errors.New("search-quality needs --db DSN (or PAPERGRAPH_DB) and no other arguments")
-	}
-	bdb, err := db.Open(*dsn)
+	bdb, err := openArchive(fs, args, dsn)
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -44,17 +42,10 @@ type topicsReport struct {
 }
 
 func cmdTopics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("topics", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("topics", stderr)
 	dsn := fs.String("db", "", "an archive already imported and embedded (papergraph import), which is only read")
 	inc := fs.Int("increment", 250, "the increment: the `N` newest papers by first version, filed into topics built from the rest")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *dsn == "" || fs.NArg() > 0 {
-		return errors.New("topics needs --db DSN and no other arguments")
-	}
-	bdb, err := db.Open(*dsn)
+	bdb, err := openArchive(fs, args, dsn)
 	if err != nil {
 		return err
 	}

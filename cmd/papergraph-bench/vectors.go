@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -39,8 +38,7 @@ type vectorsResult struct {
 }
 
 func cmdVectors(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("vectors", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("vectors", stderr)
 	n := fs.Int("papers", 0, "synthetic vectors to index")
 	dim := fs.Int("dim", 256, "their dimension")
 	spread := fs.Float64("spread", 1.2, "a vector's distance from its topic, relative to the topic's norm")
