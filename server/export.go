@@ -241,21 +241,39 @@ type (
 		Data    []graphmlData `xml:"data"`
 	}
 	graphmlEdge struct {
-		XMLName xml.Name      `xml:"edge"`
-		ID      string        `xml:"id,attr"`
-		Source  string        `xml:"source,attr"`
-		Target  string        `xml:"target,attr"`
-		Data    []graphmlData `xml:"data"`
+		xmlEdge
+		Data []graphmlData `xml:"data"`
 	}
 )
 
-func writeGraphML(w io.Writer, g exportGraph) error {
+// xmlEdge is what an edge element of GraphML and of GEXF both carry: its
+// id and the ids of its ends.
+type xmlEdge struct {
+	XMLName xml.Name `xml:"edge"`
+	ID      string   `xml:"id,attr"`
+	Source  string   `xml:"source,attr"`
+	Target  string   `xml:"target,attr"`
+}
+
+// xmlEdge is the i-th edge of g as GraphML and GEXF name it.
+func (g exportGraph) xmlEdge(i int) xmlEdge {
+	e := g.Edges[i]
+	return xmlEdge{ID: "e" + strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target)}
+}
+
+// newGraphEncoder starts an indented XML encoder on w, and says how g's
+// edges go in the words GraphML and GEXF share.
+func newGraphEncoder(w io.Writer, g exportGraph) (*xml.Encoder, string) {
 	enc := xml.NewEncoder(w)
 	enc.Indent("", " ")
-	edgeDefault := "undirected"
 	if g.directed {
-		edgeDefault = "directed"
+		return enc, "directed"
 	}
+	return enc, "undirected"
+}
+
+func writeGraphML(w io.Writer, g exportGraph) error {
+	enc, edgeDefault := newGraphEncoder(w, g)
 	root := xml.StartElement{Name: xml.Name{Space: "http://graphml.graphdrawing.org/xmlns", Local: "graphml"}}
 	graph := xml.StartElement{Name: xml.Name{Local: "graph"}, Attr: []xml.Attr{
 		{Name: xml.Name{Local: "id"}, Value: "G"}, {Name: xml.Name{Local: "edgedefault"}, Value: edgeDefault},
@@ -280,8 +298,7 @@ func writeGraphML(w io.Writer, g exportGraph) error {
 				}
 			}
 			for i, e := range g.Edges {
-				if err := enc.Encode(graphmlEdge{ID: "e" + strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target),
-					Data: []graphmlData{{"weight", strconv.Itoa(e.Weight)}}}); err != nil {
+				if err := enc.Encode(graphmlEdge{g.xmlEdge(i), []graphmlData{{"weight", strconv.Itoa(e.Weight)}}}); err != nil {
 					return err
 				}
 			}
@@ -324,21 +341,13 @@ type (
 		AttValues []gexfAttValue `xml:"attvalues>attvalue"`
 	}
 	gexfEdge struct {
-		XMLName xml.Name `xml:"edge"`
-		ID      string   `xml:"id,attr"`
-		Source  string   `xml:"source,attr"`
-		Target  string   `xml:"target,attr"`
-		Weight  int      `xml:"weight,attr"`
+		xmlEdge
+		Weight int `xml:"weight,attr"`
 	}
 )
 
 func writeGEXF(w io.Writer, g exportGraph) error {
-	enc := xml.NewEncoder(w)
-	enc.Indent("", " ")
-	edgeType := "undirected"
-	if g.directed {
-		edgeType = "directed"
-	}
+	enc, edgeType := newGraphEncoder(w, g)
 	root := xml.StartElement{Name: xml.Name{Space: g.gexf.namespace, Local: "gexf"}, Attr: []xml.Attr{
 		{Name: xml.Name{Local: "version"}, Value: g.gexf.version},
 		{Name: xml.Name{Local: "xmlns:xsi"}, Value: "http://www.w3.org/2001/XMLSchema-instance"},
@@ -385,7 +394,7 @@ func writeGEXF(w io.Writer, g exportGraph) error {
 			}
 			return encodeXML(enc, element("edges"), func() error {
 				for i, e := range g.Edges {
-					if err := enc.Encode(gexfEdge{ID: "e" + strconv.Itoa(i), Source: g.nodeID(e.Source), Target: g.nodeID(e.Target), Weight: e.Weight}); err != nil {
+					if err := enc.Encode(gexfEdge{g.xmlEdge(i), e.Weight}); err != nil {
 						return err
 					}
 				}

@@ -26,21 +26,13 @@ func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments)
 	srv.AddTransport(transport.Options{AllowedMethods: []string{"GET", "POST", "OPTIONS"}})
 	srv.AddTransport(overHTTP{Transport: transport.GET{}, documentIDs: docs != nil})
 	srv.AddTransport(overHTTP{Transport: transport.POST{}, documentIDs: docs != nil})
-	queries := lru.New[*ast.QueryDocument](1000)
-	srv.SetQueryCache(queries)
+	queries := newQueryCache(srv)
 	// First, so that it sees the name of every operation, even those a
 	// later extension refuses.
 	srv.Use(exchangeRecorder{})
 	srv.Use(cacheHeaders{})
 	srv.Use(noSubscriptions{})
-	if cfg.DisableIntrospection {
-		srv.Use(noIntrospection{})
-		// "Did you mean …" in a validation error names fields as
-		// introspection would.
-		srv.SetDisableSuggestion(true)
-	} else {
-		srv.Use(extension.Introspection{})
-	}
+	useIntrospection(srv, cfg)
 	if docs != nil {
 		// Not APQ as well: it would let any client add a document.
 		srv.Use(docs)
@@ -58,6 +50,31 @@ func newGraphQL(es graphql.ExecutableSchema, cfg Config, docs *trustedDocuments)
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(resolvers.Recover)
 	return srv
+}
+
+// parsedDocuments is how many parsed documents a handler keeps: gqlgen's
+// own default, so that a client repeating an operation is parsed once.
+const parsedDocuments = 1000
+
+// newQueryCache gives srv the cache of parsed documents, which the cost
+// limit reads too.
+func newQueryCache(srv *handler.Server) *lru.LRU[*ast.QueryDocument] {
+	queries := lru.New[*ast.QueryDocument](parsedDocuments)
+	srv.SetQueryCache(queries)
+	return queries
+}
+
+// useIntrospection lets srv answer introspection, or refuses it when cfg
+// turns it off.
+func useIntrospection(srv *handler.Server, cfg Config) {
+	if cfg.DisableIntrospection {
+		srv.Use(noIntrospection{})
+		// "Did you mean …" in a validation error names fields as
+		// introspection would.
+		srv.SetDisableSuggestion(true)
+		return
+	}
+	srv.Use(extension.Introspection{})
 }
 
 // overHTTP corrects gqlgen's GET and POST transports where they part from

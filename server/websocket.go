@@ -12,8 +12,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
-	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/coder/websocket"
 	"github.com/uptrace/bun"
@@ -73,17 +71,9 @@ func newWebsocket(es graphql.ExecutableSchema, bdb bun.IDB, cfg Config, docs *tr
 		InitTimeout:           wsInitTimeout,
 		ErrorFunc:             closeOnReadError,
 	})
-	queries := lru.New[*ast.QueryDocument](1000)
-	srv.SetQueryCache(queries)
+	queries := newQueryCache(srv)
 	srv.Use(subscriptionsOnly{})
-	if cfg.DisableIntrospection {
-		srv.Use(noIntrospection{})
-		// "Did you mean …" in a validation error names fields as
-		// introspection would.
-		srv.SetDisableSuggestion(true)
-	} else {
-		srv.Use(extension.Introspection{})
-	}
+	useIntrospection(srv, cfg)
 	if docs != nil {
 		srv.Use(docs)
 	}
