@@ -119,20 +119,11 @@ func RelatedByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64, n int) (ma
 func PaperIDsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n int) (map[int64][]int64, error) {
 	b := binding(idb)
 	cond, args := in(b, "a.researcher_id", ids)
-	var rows []struct {
-		Parent int64 `bun:"parent"`
-		Paper  int64 `bun:"paper"`
-	}
-	err := idb.NewRaw(`SELECT parent, paper FROM (
+	return idLists(ctx, idb, b, `SELECT parent AS k, paper AS v FROM (
 	  SELECT a.researcher_id AS parent, a.paper_id AS paper,
 	    ROW_NUMBER() OVER (PARTITION BY a.researcher_id ORDER BY p.citation_count DESC, p.id) AS rk
 	  FROM authorships AS a JOIN papers AS p ON p.id = a.paper_id WHERE `+cond+`
-	) AS x WHERE rk <= ? ORDER BY parent, rk`, append(args, n)...).Scan(b.ctx(ctx), &rows)
-	out := map[int64][]int64{}
-	for _, r := range rows {
-		out[r.Parent] = append(out[r.Parent], r.Paper)
-	}
-	return out, err
+	) AS x WHERE rk <= ? ORDER BY parent, rk`, append(args, n)...)
 }
 
 // ResearcherIDsByPaperIDs reads the researchers of papers' bylines, in
@@ -141,17 +132,23 @@ func PaperIDsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n in
 func ResearcherIDsByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64, maxAuthors int) (map[int64][]int64, error) {
 	b := binding(idb)
 	cond, args := in(b, "a.paper_id", ids)
-	var rows []struct {
-		Paper      int64 `bun:"paper_id"`
-		Researcher int64 `bun:"researcher_id"`
-	}
-	err := idb.NewRaw(`SELECT a.paper_id, a.researcher_id FROM authorships AS a
+	return idLists(ctx, idb, b, `SELECT a.paper_id AS k, a.researcher_id AS v FROM authorships AS a
 	  WHERE `+cond+` AND a.researcher_id IS NOT NULL
 	  AND (SELECT COUNT(*) FROM authorships AS o WHERE o.paper_id = a.paper_id) <= ?
-	  ORDER BY a.paper_id, a.position`, append(args, maxAuthors)...).Scan(b.ctx(ctx), &rows)
+	  ORDER BY a.paper_id, a.position`, append(args, maxAuthors)...)
+}
+
+// idLists runs q, bound by b, whose rows are an id k and an id v of its
+// list, and returns each k's list in the order of the rows.
+func idLists(ctx context.Context, idb bun.IDB, b *bound, q string, args ...any) (map[int64][]int64, error) {
+	var rows []struct {
+		K int64 `bun:"k"`
+		V int64 `bun:"v"`
+	}
+	err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows)
 	out := map[int64][]int64{}
 	for _, r := range rows {
-		out[r.Paper] = append(out[r.Paper], r.Researcher)
+		out[r.K] = append(out[r.K], r.V)
 	}
 	return out, err
 }
