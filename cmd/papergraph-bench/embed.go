@@ -54,13 +54,9 @@ func cmdEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var r embedReport
 	if *corpus != "" {
-		b, err := os.ReadFile(filepath.Join(*corpus, manifestFile))
+		man, err := readManifest(*corpus)
 		if err != nil {
 			return err
-		}
-		var man manifest
-		if err := json.Unmarshal(b, &man); err != nil {
-			return fmt.Errorf("%s: %w", manifestFile, err)
 		}
 		r.Synthetic = man.Synthetic
 		*dsn = filepath.Join(*corpus, fmt.Sprintf("embed-bench-%d.db", time.Now().UnixNano()))

@@ -206,19 +206,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(filepath.Join(*corpus, manifestFile))
+	man, err := readManifest(*corpus)
 	if err != nil {
 		return err
-	}
-	var man manifest
-	if err := json.Unmarshal(b, &man); err != nil {
-		return fmt.Errorf("%s: %w", manifestFile, err)
 	}
 	// Each client its own loopback address (see benchClient), as many
 	// clients as connections to papergraph's fair share of statement
 	// slots. A server elsewhere is reached from the host's address.
 	client := benchClient(*oneClient || !loopbackURL(*base))
-	ops, err := mix(ctx, client, strings.TrimSuffix(*base, "/"), &man)
+	ops, err := mix(ctx, client, strings.TrimSuffix(*base, "/"), man)
 	if err != nil {
 		return err
 	}

@@ -319,25 +319,9 @@ func meanwhile(req func(i int) error) (*latencies, func()) {
 // answer with errors is an error naming the first one's code.
 func graphQL(ctx context.Context, client *http.Client, u, key, query string, vars map[string]any, into any) error {
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	b, err := postJSON(ctx, client, u, key, body)
 	if err != nil {
 		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %.200s", res.Status, b)
 	}
 	var r struct {
 		Data   json.RawMessage

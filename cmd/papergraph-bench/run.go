@@ -14,6 +14,8 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/papergraph/papergraph/retry"
 )
 
 // The README's first query (see "A first query").
@@ -163,24 +165,34 @@ func researcherOf(ctx context.Context, client *http.Client, base, paper string, 
 }
 
 func post(ctx context.Context, client *http.Client, u string, body []byte, into any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	b, err := postJSON(ctx, client, u, "", body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	return json.Unmarshal(b, into)
+}
+
+// postJSON posts a JSON body to u, with key as its bearer token when it
+// is set, and returns the answer's body; a status other than 200 OK is
+// an error quoting the start of it.
+func postJSON(ctx context.Context, client *http.Client, u, key string, body []byte) ([]byte, error) {
+	req, err := retry.PostJSON(ctx, u, key, body)
+	if err != nil {
+		return nil, err
+	}
 	res, err := client.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s: %.200s", u, res.Status, b)
+		return nil, fmt.Errorf("%s: %s: %.200s", u, res.Status, b)
 	}
-	return json.Unmarshal(b, into)
+	return b, nil
 }
 
 // attack runs each operation for d at each concurrency: clients workers,

@@ -164,6 +164,19 @@ func synth(m *model, n int, seed uint64, dir string, inc increment) (*manifest, 
 	return man, os.WriteFile(filepath.Join(dir, manifestFile), append(b, '\n'), 0o644)
 }
 
+// readManifest reads the manifest synth wrote into dir.
+func readManifest(dir string) (*manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		return nil, err
+	}
+	var man manifest
+	if err := json.Unmarshal(b, &man); err != nil {
+		return nil, fmt.Errorf("%s: %w", manifestFile, err)
+	}
+	return &man, nil
+}
+
 // noteExamples makes p the manifest's example paper of the most prolific
 // researcher, or of one of median output, if it is the first such.
 func (man *manifest) noteExamples(g *generator, p *paper) {
