@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/papergraph/papergraph/retry"
 )
 
 // An adversarial run starts papergraph serve with its default limits on
@@ -321,11 +323,10 @@ func startServe(ctx context.Context, client *http.Client, dir, bin, dsn string, 
 // attack1 sends one attack request and returns the error codes of its
 // answer, or its status when it is not JSON.
 func attack1(ctx context.Context, client *http.Client, url string, body []byte) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := retry.PostJSON(ctx, url, "", body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	res, err := client.Do(req)
 	if err != nil {
 		return nil, err
@@ -343,18 +344,11 @@ func attack1(ctx context.Context, client *http.Client, url string, body []byte) 
 	}
 	codes := []string{}
 	for _, e := range answer.Errors {
-		if c := cmpOr(e.Extensions.Code, "no code"); !slices.Contains(codes, c) {
+		if c := cmp.Or(e.Extensions.Code, "no code"); !slices.Contains(codes, c) {
 			codes = append(codes, c)
 		}
 	}
 	return codes, nil
-}
-
-func cmpOr(s, or string) string {
-	if s == "" {
-		return or
-	}
-	return s
 }
 
 func firstLine(s string) string {
