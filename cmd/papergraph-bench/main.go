@@ -75,7 +75,8 @@ const usage = `usage:
   papergraph-bench vectors --papers N [--dim 256] [--scan N] [--lists N] [--queries 200] [--truth 50]
       builds the vector index of N SYNTHETIC clustered vectors and prints its build time, bytes per
       paper, p50/p99 latency of a top-100 search and recall@100 against brute force, as JSON
-  papergraph-bench probe [--db DSN] [--only ws-idle,follows,repeat-token,subscribers] [--conns 20000] [--records 20000]
+  papergraph-bench probe [--db DSN] [--only ws-idle,follows,repeat-token,subscribers] [--conns 20000] [--parallel 32]
+      [--records 20000] [--serve-flag F]...
       starts papergraph serve with its default flags on a fresh demo database (SQLite, and PostgreSQL
       under --db) and asks whether one client can exhaust it: idle WebSocket connections from one address,
       parallel aliased follows from one key, a repository repeating its resumption token, and a harvest

@@ -33,11 +33,19 @@ import (
 
 var probeNames = []string{"ws-idle", "follows", "repeat-token", "subscribers"}
 
+// defaultProbeParallel is how many connections ws-idle dials at once by
+// default: enough to keep the server's accept loop busy, few enough that
+// the dialling goroutines, on the same cores as the server, do not starve
+// it and measure the client's scheduling rather than the server's.
+const defaultProbeParallel = 32
+
 type probeOptions struct {
 	bin        string
 	pg         string // the PostgreSQL administration DSN, "" for SQLite only
 	only       []string
 	conns      int // ws-idle's connections from one address
+	parallel   int // ws-idle's connections dialled at once
+	serveFlags []string
 	requests   int // follows' parallel requests
 	aliases    int // follows per request
 	records    int // subscribers' harvest
@@ -59,6 +67,11 @@ func cmdProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	withSQLite := fs.Bool("sqlite", true, "probe SQLite (false: PostgreSQL alone, with --db)")
 	only := fs.String("only", strings.Join(probeNames, ","), "the probes to run, comma-separated")
 	fs.IntVar(&o.conns, "conns", 20000, "ws-idle: idle WebSocket connections opened from one address")
+	fs.IntVar(&o.parallel, "parallel", defaultProbeParallel, "ws-idle: connections dialled at once (the client shares the host's cores with the server)")
+	fs.Func("serve-flag", "a `flag` added to every papergraph serve the probes start, such as --metrics-addr=127.0.0.1:9091 to profile it; repeatable", func(v string) error {
+		o.serveFlags = append(o.serveFlags, v)
+		return nil
+	})
 	fs.IntVar(&o.requests, "requests", 22, "follows: parallel requests from one key")
 	fs.IntVar(&o.aliases, "aliases", 50, "follows: aliased followResearcher mutations in each request")
 	fs.IntVar(&o.records, "records", 20000, "subscribers: records the harvest writes")
@@ -67,6 +80,9 @@ func cmdProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&o.harvestGap, "harvest-delay", time.Second, "subscribers: the server's --harvest-delay (repeat-token runs harvest with its default)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.parallel < 1 {
+		return fmt.Errorf("--parallel %d: want at least 1", o.parallel)
 	}
 	o.only = strings.Split(*only, ",")
 	for _, p := range o.only {
@@ -206,6 +222,7 @@ func runProbes(ctx context.Context, o probeOptions, work string, d *probeDB, row
 func startProbeServer(ctx context.Context, o probeOptions, work string, d *probeDB, name string, extra ...string) (*target, error) {
 	addr := freePort()
 	args := append([]string{"serve", "--db", d.dsn, "--addr", addr}, extra...)
+	args = append(args, o.serveFlags...)
 	t := &target{name: strings.ToLower(d.name) + "-" + name, url: "http://" + addr + "/graphql", cmd: exec.Command(o.bin, args...)}
 	if err := start(work, t); err != nil {
 		return nil, err
@@ -475,7 +492,7 @@ func probeWSIdle(ctx context.Context, o probeOptions, srv *target, client *http.
 		workers  sync.WaitGroup
 	)
 	start := time.Now()
-	for range 256 {
+	for range o.parallel {
 		workers.Go(func() {
 			for next.Add(1) <= int64(o.conns) {
 				c, refused, err := wsDial(ctx, wsURL, net.IPv4(127, 0, 0, 1))
@@ -510,7 +527,7 @@ func probeWSIdle(ctx context.Context, o probeOptions, srv *target, client *http.
 	}
 	slices.Sort(kinds)
 	return []probeRow{
-		{Figure: "connections tried from 127.0.0.1", Value: fmt.Sprintf("%d in %.1f s", o.conns, opened.Seconds())},
+		{Figure: "connections tried from 127.0.0.1", Value: fmt.Sprintf("%d in %.1f s, %d at a time", o.conns, opened.Seconds(), o.parallel)},
 		{Figure: "outcomes", Value: strings.Join(kinds, "; ")},
 		{Figure: "server descriptors (held / peak / limit)", Value: fmt.Sprintf("%d / %d / %s", heldFDs, peakFDs.Load(), fdLimit(fmt.Sprintf("/proc/%d", pid)))},
 		{Figure: "README query from other addresses, before", Value: alone.summary()},
