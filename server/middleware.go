@@ -50,6 +50,9 @@ type exchange struct {
 	// issue.
 	limiter    ratelimit.Limiter
 	unknownKey bool
+	// quiet leaves the request out of the request log: a refusal that a
+	// counter counts and a rate-limited line reports (see refusalLog).
+	quiet bool
 }
 
 // latestRate is the client's budget after the request's latest spend,
@@ -90,6 +93,9 @@ func observe(log *slog.Logger, next http.Handler) http.Handler {
 		ex := &exchange{}
 		ctx := context.WithValue(reqid.With(r.Context(), id), exchangeKey{}, ex)
 		next.ServeHTTP(&statusRecorder{ResponseWriter: w, ex: ex}, r.WithContext(ctx))
+		if ex.quiet {
+			return
+		}
 		if ex.status == 0 {
 			ex.status = http.StatusOK
 		}

@@ -264,7 +264,7 @@ func New(cfg Config) (*Server, error) {
 	api := cors.handler(m.instrument(limitBody(cfg.MaxBodyBytes, withTimeout(queryTimeout, rateHeaders(cfg.RateLimiter, gql)))))
 	if cfg.Bus != nil {
 		ws := newWebsocket(es, cfg.DB, cfg, docs, newStreamCounts(cfg.MaxServerSubscriptions, cfg.WebsocketIdleTimeout))
-		api = upgradeOr(cors, newWSSessions(cfg), rateHeaders(cfg.RateLimiter, withAsker(cfg.LLM, resolvers.Middleware(cfg.DB)(ws))), api)
+		api = upgradeOr(cors, newWSSessions(cfg, m), rateHeaders(cfg.RateLimiter, withAsker(cfg.LLM, resolvers.Middleware(cfg.DB)(ws))), api)
 	}
 	mux := routes(cfg, es, api)
 	if !cfg.DisableMCP && docs == nil {

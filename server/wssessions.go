@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Bounds of the WebSocket connections themselves, beside those of their
@@ -25,9 +27,15 @@ const (
 	// DefaultWebsocketIdleTimeout is how long a connection may stay open
 	// without a subscription before it is closed.
 	DefaultWebsocketIdleTimeout = time.Minute
-	// maxRefusing bounds the refused connections waiting for their
-	// close handshake; past it, upgrades are refused with a plain 429.
-	maxRefusing = 64
+	// wsRetryAfter is the Retry-After of a refused upgrade: a place comes
+	// free only when a connection closes, which no budget predicts, so a
+	// client is told to wait about as long as a browser's reconnecting
+	// client backs off.
+	wsRetryAfter = 10 * time.Second
+	// refusalLogEvery is the least time between two log lines about
+	// refused upgrades: a flood of them must not become a flood of log
+	// lines, and the counter holds the exact number.
+	refusalLogEvery = time.Minute
 )
 
 // Close codes of graphql-transport-ws for what gqlgen closes with the
@@ -35,8 +43,14 @@ const (
 const (
 	closeBadRequest  = 4400
 	closeInitTimeout = 4408
-	closeTooMany     = 4429
 	closeIdle        = websocket.StatusNormalClosure
+)
+
+// The bounds an upgrade is refused for, as the refusals counter's label
+// and the X-RateLimit-Resource header name them.
+const (
+	boundClient = "websocket-client"
+	boundServer = "websocket-server"
 )
 
 // wsSessions admits WebSocket connections: at most perClient open at
@@ -45,16 +59,32 @@ const (
 type wsSessions struct {
 	perClient, perServer int
 	idle                 time.Duration
+	refused              *prometheus.CounterVec
+	log                  *refusalLog
 
 	mu       sync.Mutex
 	total    int
 	byClient map[string]int
-	refusing int
 }
 
-func newWSSessions(cfg Config) *wsSessions {
-	return &wsSessions{perClient: cfg.MaxClientWebsockets, perServer: cfg.MaxWebsockets,
-		idle: cfg.WebsocketIdleTimeout, byClient: map[string]int{}}
+// newWSSessions admits connections as cfg bounds them, counting the
+// open ones and the refusals among m's collectors.
+func newWSSessions(cfg Config, m *metrics) *wsSessions {
+	a := &wsSessions{perClient: cfg.MaxClientWebsockets, perServer: cfg.MaxWebsockets,
+		idle: cfg.WebsocketIdleTimeout, byClient: map[string]int{}, log: &refusalLog{log: cfg.Logger}}
+	a.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "papergraph_websocket_refused_total",
+		Help: "WebSocket upgrades refused with 429 before the upgrade, by the bound they were past: websocket-client or websocket-server.",
+	}, []string{"bound"})
+	m.registry.MustRegister(a.refused, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "papergraph_websockets_open",
+		Help: "WebSocket connections open, all clients together.",
+	}, func() float64 {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return float64(a.total)
+	}))
+	return a
 }
 
 // wsSession is one admitted connection. streams, its subscriptions, is
@@ -82,16 +112,14 @@ func sessionFrom(ctx context.Context) *wsSession {
 // one more, and refuses it otherwise.
 func (a *wsSessions) serve(w http.ResponseWriter, r *http.Request, client string, ws http.Handler) {
 	a.mu.Lock()
-	reason := ""
 	switch {
 	case a.byClient[client] >= a.perClient:
-		reason = "at most " + strconv.Itoa(a.perClient) + " WebSocket connections per client: close one first"
-	case a.total >= a.perServer:
-		reason = "the server holds its most WebSocket connections: try again later"
-	}
-	if reason != "" {
 		a.mu.Unlock()
-		a.refuse(w, r, reason)
+		a.refuse(w, r, boundClient, a.perClient, "at most "+strconv.Itoa(a.perClient)+" WebSocket connections per client: close one first")
+		return
+	case a.total >= a.perServer:
+		a.mu.Unlock()
+		a.refuse(w, r, boundServer, a.perServer, "the server holds its most WebSocket connections: try again later")
 		return
 	}
 	a.byClient[client]++
@@ -110,32 +138,50 @@ func (a *wsSessions) serve(w http.ResponseWriter, r *http.Request, client string
 	ws.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), wsSessionKey{}, s)))
 }
 
-// refuse accepts the upgrade only to close it at once with 4429 and
-// reason, which a client's WebSocket API shows, where a refused upgrade
-// shows nothing; when many refusals are under way it answers 429.
-func (a *wsSessions) refuse(w http.ResponseWriter, r *http.Request, reason string) {
-	a.mu.Lock()
-	busy := a.refusing >= maxRefusing
-	if !busy {
-		a.refusing++
-	}
-	a.mu.Unlock()
-	if busy {
-		w.Header().Set("Retry-After", "10")
-		http.Error(w, "WebSocket refused: "+reason, http.StatusTooManyRequests)
+// refuse answers an upgrade past bound, which allows limit connections,
+// with 429 before any upgrade: a refusal then costs no WebSocket, no
+// close handshake and no goroutine beyond the request's own, and the
+// connection is closed with the answer. Its headers state the bound as
+// the rate-limit headers state a budget, X-RateLimit-Resource naming it.
+// A refusal is counted, and left out of the request log (see
+// refusalLog), since a flood of them is what it defends against.
+func (a *wsSessions) refuse(w http.ResponseWriter, r *http.Request, bound string, limit int, reason string) {
+	exchangeFrom(r.Context()).quiet = true
+	a.refused.WithLabelValues(bound).Inc()
+	a.log.refused(r.Context(), bound)
+	h := w.Header()
+	h.Set("Retry-After", strconv.Itoa(int(wsRetryAfter/time.Second)))
+	h.Set("X-RateLimit-Resource", bound)
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Used", strconv.Itoa(limit))
+	h.Set("Connection", "close")
+	http.Error(w, "WebSocket refused: "+reason, http.StatusTooManyRequests)
+}
+
+// refusalLog logs refused upgrades at most once every refusalLogEvery,
+// with how many were refused since its last line.
+type refusalLog struct {
+	log *slog.Logger
+
+	mu     sync.Mutex
+	last   time.Time
+	unsaid int
+}
+
+func (l *refusalLog) refused(ctx context.Context, bound string) {
+	l.mu.Lock()
+	l.unsaid++
+	now := time.Now()
+	if !l.last.IsZero() && now.Sub(l.last) < refusalLogEvery {
+		l.mu.Unlock()
 		return
 	}
-	defer func() {
-		a.mu.Lock()
-		a.refusing--
-		a.mu.Unlock()
-	}()
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
-		Subprotocols: []string{"graphql-transport-ws", "graphql-ws"}, InsecureSkipVerify: true})
-	if err != nil {
-		return
-	}
-	_ = c.Close(closeTooMany, reason)
+	n := l.unsaid
+	l.last, l.unsaid = now, 0
+	l.mu.Unlock()
+	l.log.LogAttrs(ctx, slog.LevelWarn, "websocket: upgrades refused",
+		slog.Int("refused", n), slog.String("bound", bound), slog.Duration("next_line_after", refusalLogEvery))
 }
 
 // accepted records the connection of s and starts its idle timer.

@@ -1,10 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,8 +49,26 @@ func dialRaw(t *testing.T, ctx context.Context, srv *httptest.Server) *websocket
 	return conn
 }
 
+// refusedUpgrade dials srv's WebSocket and returns the HTTP answer that
+// refused the upgrade, nil when the upgrade was accepted (the connection
+// is then closed).
+func refusedUpgrade(t *testing.T, ctx context.Context, srv *httptest.Server) *http.Response {
+	t.Helper()
+	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql",
+		&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err == nil {
+		conn.CloseNow()
+		return nil
+	}
+	if res == nil {
+		t.Fatalf("dial: %v, want an HTTP answer", err)
+	}
+	return res
+}
+
 // One client holds at most MaxClientWebsockets connections; the next is
-// closed at once with 4429, and a place freed is open again.
+// refused with 429 before the upgrade, its headers stating the bound,
+// and a place freed is open again.
 func TestWebsocketsPerClient(t *testing.T) {
 	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -55,28 +79,104 @@ func TestWebsocketsPerClient(t *testing.T) {
 	for range 3 {
 		open = append(open, dialWS(t, ctx, srv))
 	}
-	code, reason := closeStatus(t, ctx, dialRaw(t, ctx, srv))
-	if code != closeTooMany || !strings.Contains(reason, "at most 3 WebSocket connections per client") {
-		t.Errorf("fourth connection closed with %d %q, want %d and the bound", code, reason, closeTooMany)
+	res := refusedUpgrade(t, ctx, srv)
+	if res == nil {
+		t.Fatal("the fourth connection was upgraded, want 429")
+	}
+	want := map[string]string{
+		"Retry-After": "10", "X-RateLimit-Resource": boundClient,
+		"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "0", "X-RateLimit-Used": "3",
+	}
+	if res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("fourth connection: %s, want 429", res.Status)
+	}
+	for k, v := range want {
+		if got := res.Header.Get(k); got != v {
+			t.Errorf("fourth connection: %s %q, want %q", k, got, v)
+		}
+	}
+	if !res.Close {
+		t.Error("the refusal leaves its connection open, want Connection: close")
+	}
+	if res.Header.Get("Upgrade") != "" {
+		t.Errorf("a refusal carries Upgrade: %q", res.Header.Get("Upgrade"))
 	}
 	open[0].conn.Close(websocket.StatusNormalClosure, "")
 	// The place is given back once the server has seen the close.
 	for {
-		c := dialRaw(t, ctx, srv)
-		if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"connection_init"}`)); err != nil {
-			t.Fatal(err)
-		}
-		_, msg, err := c.Read(ctx)
-		if err == nil {
-			if !strings.Contains(string(msg), "connection_ack") {
-				t.Fatalf("got %s, want connection_ack", msg)
-			}
+		res := refusedUpgrade(t, ctx, srv)
+		if res == nil {
 			break
 		}
-		if websocket.CloseStatus(err) != closeTooMany {
-			t.Fatalf("after a close: %v, want an ack or 4429", err)
+		if res.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("after a close: %s, want an upgrade or 429", res.Status)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// lockedBuffer is a log's output that handlers on many goroutines share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Refused upgrades are counted in /metrics, by the bound they were past,
+// and logged in one line for many rather than a line each.
+func TestWebsocketRefusalsCountedNotLogged(t *testing.T) {
+	const refusals = 5
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var logged lockedBuffer
+	s := newTestServer(t, bdb, Config{Bus: notify.NewLocal(), MaxClientWebsockets: 1,
+		Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	dialWS(t, ctx, srv)
+	for i := range refusals {
+		if res := refusedUpgrade(t, ctx, srv); res == nil || res.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("refusal %d: %v, want 429", i, res)
+		}
+	}
+	res, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	for _, want := range []string{
+		`papergraph_websocket_refused_total{bound="websocket-client"} ` + strconv.Itoa(refusals),
+		"papergraph_websockets_open 1",
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	summaries, per := 0, 0
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "websocket: upgrades refused"):
+			summaries++
+		case strings.Contains(l, "status=429"):
+			per++
+		}
+	}
+	if summaries != 1 || per != 0 {
+		t.Errorf("%d refusals logged %d summary lines and %d request lines, want 1 and 0:\n%s", refusals, summaries, per, logged.String())
 	}
 }
 
