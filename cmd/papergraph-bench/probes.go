@@ -513,9 +513,11 @@ func probeWSIdle(ctx context.Context, o probeOptions, srv *target, client *http.
 	}
 	workers.Wait()
 	opened := time.Since(start)
+	stopReadme()
+	holding, stopHolding := meanwhile(ask)
 	time.Sleep(5 * time.Second) // the held connections sit idle while the other client goes on
 	heldFDs := procFDs(pid)
-	stopReadme()
+	stopHolding()
 	close(sampling)
 	sampler.Wait()
 	for _, c := range held {
@@ -531,7 +533,8 @@ func probeWSIdle(ctx context.Context, o probeOptions, srv *target, client *http.
 		{Figure: "outcomes", Value: strings.Join(kinds, "; ")},
 		{Figure: "server descriptors (held / peak / limit)", Value: fmt.Sprintf("%d / %d / %s", heldFDs, peakFDs.Load(), fdLimit(fmt.Sprintf("/proc/%d", pid)))},
 		{Figure: "README query from other addresses, before", Value: alone.summary()},
-		{Figure: "README query from other addresses meanwhile", Value: readme.summary()},
+		{Figure: "README query from other addresses during the flood", Value: readme.summary()},
+		{Figure: "README query from other addresses while those admitted are held", Value: holding.summary()},
 	}, nil
 }
 
