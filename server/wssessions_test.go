@@ -36,19 +36,6 @@ func closeStatus(t *testing.T, ctx context.Context, c *websocket.Conn) (websocke
 	}
 }
 
-// dialRaw opens a graphql-transport-ws connection to srv, with no
-// handshake.
-func dialRaw(t *testing.T, ctx context.Context, srv *httptest.Server) *websocket.Conn {
-	t.Helper()
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql",
-		&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.CloseNow() })
-	return conn
-}
-
 // refusedUpgrade dials srv's WebSocket and returns the HTTP answer that
 // refused the upgrade, nil when the upgrade was accepted (the connection
 // is then closed).
