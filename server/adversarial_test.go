@@ -320,10 +320,9 @@ func TestAnswerBomb(t *testing.T) {
 				if peak > bombHeapLimit {
 					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, bombHeapLimit>>20)
 				}
-				if !g.memory.sem.TryAcquire(cfg.MaxAnswerMemory) {
+				if !memoryIdle(g.memory) {
 					t.Fatalf("answer memory of %d MB not all given back after the answers", cfg.MaxAnswerMemory>>20)
 				}
-				g.memory.sem.Release(cfg.MaxAnswerMemory)
 				if tt.aliases > cfg.MaxAliases {
 					for i, rec := range recs {
 						if code := decode(t, rec).errorCode(); code != codeTooLarge {
@@ -453,5 +452,57 @@ func TestFailingDocuments(t *testing.T) {
 	hash := sha256.Sum256([]byte(conflictProbe(14, 1_000_000)))
 	if errs, ok := g.failures.Get(t.Context(), string(hash[:])+"\x00"); !ok || len(errs) == 0 {
 		t.Errorf("the repeated failing document is not among the failures")
+	}
+}
+
+// TestCheckSlotsLeaveOthers holds the server to one check slot a core and a
+// client to half of them: with GOMAXPROCS cores, one client holding its
+// whole share of slots (as a flood of its new documents does) still leaves
+// another client's new document to be parsed and validated at once, and
+// answered; a client cannot take every slot.
+func TestCheckSlotsLeaveOthers(t *testing.T) {
+	for _, procs := range []int{1, 2, 3, 4, 8} {
+		per, server := checkSlotsFor(procs)
+		if server != int64(procs) || per < 1 || (procs > 1 && 2*per > server) {
+			t.Errorf("%d cores: %d slots, %d a client; want one a core, at most half a client (one at least)", procs, server, per)
+		}
+	}
+	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	cfg := Config{}
+	cfg.setDefaults()
+	g := newGuards(cfg)
+	cfg.guards = g
+	h := newTestServer(t, bdb, cfg).Handler()
+	if g.checks.per*2 > int64(cap(g.checks.server)) && cap(g.checks.server) > 1 {
+		t.Fatalf("a client may hold %d of %d slots, over half", g.checks.per, cap(g.checks.server))
+	}
+	// The flooding client, the tests' default address, holds all its slots.
+	const flooder = "ip:192.0.2.1"
+	for i := range g.checks.per {
+		done, ok := g.checks.acquire(t.Context(), flooder, time.Hour)
+		if !ok {
+			t.Fatalf("slot %d of the flooding client refused", i)
+		}
+		defer done()
+	}
+	if cap(g.checks.server) == 1 {
+		t.Skip("one core: the flooding client's share is the whole server")
+	}
+	// Another client's new document: a slot is free, so the check does
+	// not wait (were it to, it would wait checkWait and be refused).
+	req := post(t, map[string]any{"query": `query Other { paper(id: "1411.4413") { title } }`}, mediaJSON)
+	req.RemoteAddr = "198.51.100.7:40000"
+	resp := decode(t, serve(h, req))
+	if code := resp.errorCode(); code == codeRateLimited {
+		t.Fatalf("another client's new document was refused for the flooding client's checks: %+v", resp.Errors)
+	}
+	if len(resp.Data) == 0 {
+		t.Errorf("another client's new document was not answered: %+v", resp.Errors)
+	}
+	// The flooding client's own next new document finds its share taken.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, ok := g.checks.acquire(ctx, flooder, time.Hour); ok {
+		t.Error("the flooding client got a slot past its share")
 	}
 }

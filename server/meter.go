@@ -185,11 +185,20 @@ func textBytes(v reflect.Value) int64 {
 
 // answerMemory is the server's allowance of memory for answers in flight:
 // every answer draws on it in chunks as it grows, answerMemoryFactor bytes
-// a byte of its JSON and nodeMemory an object, and gives its draw back once it is written, so that no mix of
-// concurrent requests holds more.
+// a byte of its JSON and nodeMemory an object, and gives its draw back
+// once it is written, so that no mix of concurrent requests holds more.
+// It has two lanes: every answer starts in the small lane and draws there
+// while it holds at most smallAnswer; an answer that grows past it moves
+// its whole draw to the large lane, giving its small chunks back. Large
+// answers thus never hold the small lane for long, and a small answer
+// never waits for the memory of large ones.
 type answerMemory struct {
-	sem   *semaphore.Weighted
-	chunk int64
+	small, large *semaphore.Weighted
+	// smallSize and largeSize are the lanes' sizes.
+	smallSize, largeSize int64
+	chunk                int64
+	// smallAnswer is the most an answer draws from the small lane.
+	smallAnswer int64
 	// wait bounds how long an answer waits for its first chunk.
 	wait time.Duration
 }
@@ -210,47 +219,87 @@ const nodeMemory = 256
 // draws rarely.
 const answerChunk = 64 << 10
 
+// Shares of the small lane: it takes smallLaneShare of the answer memory,
+// and an answer in it draws at most smallAnswerShare of the lane, so that
+// as many small answers as that fit in it at their largest, and far more
+// of a front end's, whose answers are a few chunks.
+const (
+	smallLaneShare   = 4
+	smallAnswerShare = 16
+)
+
 func newAnswerMemory(bytes int64, wait time.Duration) *answerMemory {
-	return &answerMemory{sem: semaphore.NewWeighted(max(bytes, answerChunk)), chunk: answerChunk, wait: wait}
+	bytes = max(bytes, 2*answerChunk)
+	small := max(bytes/smallLaneShare, answerChunk)
+	return &answerMemory{
+		small:       semaphore.NewWeighted(small),
+		large:       semaphore.NewWeighted(bytes - small),
+		smallSize:   small,
+		largeSize:   bytes - small,
+		chunk:       answerChunk,
+		smallAnswer: max(small/smallAnswerShare, answerChunk),
+		wait:        wait,
+	}
 }
 
-// memoryDraw is one answer's draw on answerMemory.
+// memoryDraw is one answer's draw on answerMemory: small of the small
+// lane, or, once it has moved, large of the large one.
 type memoryDraw struct {
 	pool *answerMemory
-	held atomic.Int64
-	mu   sync.Mutex
+	// held is the draw's total, read without the lock.
+	held         atomic.Int64
+	mu           sync.Mutex
+	small, large int64
 }
 
-// admit draws the answer's first chunk, waiting up to the pool's wait for
-// answers in flight to give theirs back: an answer that starts holds
-// nothing, so its wait cannot block the answers it waits for. It reports
-// whether the chunk was drawn.
+// admit draws the answer's first chunk from the small lane, waiting up to
+// the pool's wait for small answers in flight to give theirs back: an
+// answer that starts holds nothing, so its wait cannot block the answers
+// it waits for. It reports whether the chunk was drawn.
 func (m *answerMemory) admit(ctx context.Context) (*memoryDraw, bool) {
 	ctx, cancel := context.WithTimeout(ctx, m.wait)
 	defer cancel()
-	if m.sem.Acquire(ctx, m.chunk) != nil {
+	if m.small.Acquire(ctx, m.chunk) != nil {
 		return nil, false
 	}
-	d := &memoryDraw{pool: m}
+	d := &memoryDraw{pool: m, small: m.chunk}
 	d.held.Store(m.chunk)
 	return d, true
 }
 
 // cover draws chunks until the draw holds bytes, without waiting: an
 // answer that holds memory and waits for more could wait on the others
-// doing the same. It reports whether the draw holds bytes.
+// doing the same. Past the pool's smallAnswer it draws from the large
+// lane, all it needs at once, and gives back what it held in the small
+// one. It reports whether the draw holds bytes.
 func (d *memoryDraw) cover(bytes int64) bool {
 	if bytes <= d.held.Load() {
 		return true
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for d.held.Load() < bytes {
-		if !d.pool.sem.TryAcquire(d.pool.chunk) {
+	p := d.pool
+	need := (bytes + p.chunk - 1) / p.chunk * p.chunk
+	if need <= d.small+d.large {
+		return true
+	}
+	if d.large == 0 && need <= p.smallAnswer {
+		if !p.small.TryAcquire(need - d.small) {
 			return false
 		}
-		d.held.Add(d.pool.chunk)
+		d.small = need
+		d.held.Store(need)
+		return true
 	}
+	if !p.large.TryAcquire(need - d.large) {
+		return false
+	}
+	d.large = need
+	if d.small > 0 {
+		p.small.Release(d.small)
+		d.small = 0
+	}
+	d.held.Store(need)
 	return true
 }
 
@@ -261,7 +310,12 @@ func (d *memoryDraw) release() {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if n := d.held.Swap(0); n > 0 {
-		d.pool.sem.Release(n)
+	if d.small > 0 {
+		d.pool.small.Release(d.small)
 	}
+	if d.large > 0 {
+		d.pool.large.Release(d.large)
+	}
+	d.small, d.large = 0, 0
+	d.held.Store(0)
 }

@@ -129,6 +129,67 @@ func TestAnswerMemory(t *testing.T) {
 	second.release()
 }
 
+// memoryIdle reports whether m's lanes are whole: no answer holds any of
+// them.
+func memoryIdle(m *answerMemory) bool {
+	small := m.small.TryAcquire(m.smallSize)
+	large := m.large.TryAcquire(m.largeSize)
+	if small {
+		m.small.Release(m.smallSize)
+	}
+	if large {
+		m.large.Release(m.largeSize)
+	}
+	return small && large
+}
+
+// TestSmallAnswersBesideLarge fills the large lane of the answer memory
+// with one answer and has another try to grow into it: a small answer
+// still starts at once and grows to the small lane's bound, the second
+// large one is stopped, and when the large answer moved to its lane it
+// gave its small chunks back, so as many small answers start as the small
+// lane holds.
+func TestSmallAnswersBesideLarge(t *testing.T) {
+	pool := newAnswerMemory(64*answerChunk, time.Hour)
+	large, ok := pool.admit(t.Context())
+	if !ok {
+		t.Fatal("the large answer was refused at its start")
+	}
+	if !large.cover(pool.largeSize) {
+		t.Fatalf("the large answer could not draw the whole large lane of %d bytes", pool.largeSize)
+	}
+	// Nothing waits here: admit returns at once while the small lane
+	// has a chunk, and the test would hang on a wait of an hour.
+	var small []*memoryDraw
+	for range pool.smallSize / pool.chunk {
+		d, ok := pool.admit(t.Context())
+		if !ok {
+			t.Fatalf("small answer %d refused while the large answer held its lane", len(small))
+		}
+		small = append(small, d)
+	}
+	if got := pool.small.TryAcquire(1); got {
+		t.Error("the small lane has room left after as many small answers as it holds")
+	}
+	for _, d := range small {
+		d.release()
+	}
+	grown, _ := pool.admit(t.Context())
+	if !grown.cover(pool.smallAnswer) {
+		t.Errorf("a small answer could not grow to %d bytes beside the large one", pool.smallAnswer)
+	}
+	other, _ := pool.admit(t.Context())
+	if other.cover(pool.smallAnswer + 1) {
+		t.Error("a second large answer drew from the large lane the first one holds")
+	}
+	grown.release()
+	other.release()
+	large.release()
+	if !memoryIdle(pool) {
+		t.Error("the lanes are not whole once every answer gave its draw back")
+	}
+}
+
 // TestCheckSlots holds a client to its share of document checks while
 // another client still gets one, and the server to its own bound.
 func TestCheckSlots(t *testing.T) {
