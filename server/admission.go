@@ -15,9 +15,10 @@ import (
 
 // Bounds on the work of documents before they run.
 const (
-	// checkShare is how many new documents one client may have parsed
-	// and validated at once, all its requests together.
-	checkShare = 2
+	// checkShareOf is the share of the server's check slots one client
+	// may hold, all its requests together: a client's flood leaves the
+	// rest to the others.
+	checkShareOf = 2
 	// checkWait is how long a new document waits for its client's turn
 	// and the server's before it is refused.
 	checkWait = 2 * time.Second
@@ -47,10 +48,21 @@ type guards struct {
 
 func newGuards(cfg Config) *guards {
 	return &guards{
-		checks:   newCheckSlots(checkShare, int64(4*runtime.GOMAXPROCS(0))),
+		checks:   newCheckSlots(checkSlotsFor(runtime.GOMAXPROCS(0))),
 		failures: lru.New[gqlerror.List](failuresKept),
 		memory:   newAnswerMemory(cfg.MaxAnswerMemory, answerWait),
 	}
+}
+
+// checkSlotsFor returns the check slots of a server of procs cores: one
+// a core over the server, since parsing and validating is work for a core
+// and never waits, so that checks cannot take more cores than there are
+// while answers wait for them; and a client may hold at most a
+// checkShareOf share of them (at least one), so that its flood leaves
+// slots to the others.
+func checkSlotsFor(procs int) (per, server int64) {
+	server = int64(max(procs, 1))
+	return max(server/checkShareOf, 1), server
 }
 
 // checkSlots bounds the documents being parsed and validated at once: per

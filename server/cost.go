@@ -76,7 +76,7 @@ func init() {
 // costLimit is the gqlgen extension that bounds every operation and reports
 // its cost on every answer: it refuses documents of too many tokens,
 // fields, aliases, root fields, directives or conflicts before they are
-// validated, checking at most checkShare new documents of a client at once
+// validated, checking at most its share of new documents of a client at once
 // and answering documents that failed before from memory; it prices the
 // validated operation with cost.Calculator and refuses it past the node or
 // cost limit; it reserves the estimate of the client's budget, counts what
@@ -160,7 +160,7 @@ func (c *costLimit) MutateOperationParameters(ctx context.Context, params *graph
 	}
 	done, ok := c.guards.checks.acquire(ctx, exchangeFrom(ctx).client, checkWait)
 	if !ok {
-		return refusal(codeRateLimited, "more than %d new documents of this client are being checked at once; try again shortly", checkShare)
+		return refusal(codeRateLimited, "the server's slots for checking new documents stayed taken (a client may hold %d of them); try again shortly", c.guards.checks.per)
 	}
 	op.mu.Lock()
 	op.done = done
