@@ -103,6 +103,7 @@ func cmdAdversarial(ctx context.Context, args []string, stdout, stderr io.Writer
 	d := fs.Duration("duration", 10*time.Second, "how long each probe runs")
 	first := fs.Int("first", 5, "the well-behaved client's $first")
 	work := fs.String("work", "", "keep the SQLite database in `DIR` and the PostgreSQL one after the run, and reuse them\nwhen DIR holds one already (default: a new temporary directory, removed after)")
+	only := fs.String("only", "", "comma-separated probes to run, by the first word of their name (quiet, bomb, failing)\nor their whole name; empty: all")
 	var extra stringList
 	fs.Var(&extra, "serve-flag", "a flag to give serve besides --rate-limit 0 (repeatable), to measure a setting")
 	if err := fs.Parse(args); err != nil {
@@ -150,6 +151,9 @@ func cmdAdversarial(ctx context.Context, args []string, stdout, stderr io.Writer
 			return fmt.Errorf("--db: unknown database %q", name)
 		}
 		for _, p := range adversarialProbes() {
+			if !probeSelected(p.Name, *only) {
+				continue
+			}
 			logf("%s: %s", name, p.Name)
 			r, err := runProbe(ctx, dir, *bin, dsn, extra, p, bodies, *d)
 			if err != nil {
@@ -217,6 +221,22 @@ func demoDatabases(ctx context.Context, admin *pgx.Conn, bin, dir, pgDB, pgDSN, 
 	wg.Go(func() { errs[1] = quiet(ctx, dir, "import-sqlite", bin, "import", "--db", sqliteFile, "demo") })
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// probeSelected says whether the probe named name is among only, a
+// comma-separated list of probe names or their first words; an empty list
+// selects every probe.
+func probeSelected(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	first, _, _ := strings.Cut(name, " ")
+	for _, o := range strings.Split(only, ",") {
+		if o = strings.TrimSpace(o); o == name || o == first {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultPG is the PostgreSQL the benchmarks use unless told otherwise.
