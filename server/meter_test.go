@@ -159,7 +159,8 @@ func TestSmallAnswersBesideLarge(t *testing.T) {
 		t.Fatalf("the large answer could not draw the whole large lane of %d bytes", pool.largeSize)
 	}
 	// Nothing waits here: admit returns at once while the small lane
-	// has a chunk, and the test would hang on a wait of an hour.
+	// has a chunk. The pool's wait outlasts the test binary's timeout,
+	// so a wrongful wait fails the run instead of passing late.
 	var small []*memoryDraw
 	for range pool.smallSize / pool.chunk {
 		d, ok := pool.admit(t.Context())
