@@ -19,13 +19,10 @@ import (
 
 // A connection keeps at most cachedStatements compiled statements, of at
 // most cachedText bytes of SQL in all, the least recently used going
-// first. A compiled statement takes about 13 times its text in SQLite's
-// memory, outside Go's heap (1.1 MiB for a page of 64 parents, 82 KB of
-// SQL), and a client chooses the texts (page sizes,
-// cursors, categories are written into them), so the bound is by size:
-// about 14 MiB a connection, 70 MiB for the writer and 4 readers. The
-// README query's statements for a paper of two authors are 0.2–2.6 KB,
-// 10 KB in all.
+// first. A compiled statement takes an order of magnitude more of SQLite's
+// memory than its text, outside Go's heap, and a client chooses the texts
+// (page sizes, cursors, categories are written into them), so the bound
+// is by size, which bounds each connection's compiled programs too.
 const (
 	cachedStatements = 256
 	cachedText       = 1 << 20

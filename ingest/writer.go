@@ -103,8 +103,8 @@ func (w *writer) write(ctx context.Context, batch []Record) (Counts, error) {
 }
 
 // maxCachedResearchers bounds the writer's researcher cache (entries and
-// keys looked up), which otherwise holds every researcher an import meets:
-// at 750,000 synthetic papers, 370,000 of them. 100,000 is some 50 MB.
+// keys looked up), which otherwise holds every researcher an import meets
+// and so grows with the archive.
 var maxCachedResearchers = 100_000
 
 // idKeys returns the matching keys of the ids that are set, given as

@@ -57,7 +57,7 @@ const searchLatencySuggest = `query($q: String!) { suggest(prefix: $q) { type la
 //
 //	PAPERGRAPH_TEST_POSTGRES=… go test ./resolvers -run '^$' -bench SearchLatency -benchtime 20x
 //
-// The goals (issue 13): on PostgreSQL a median under 20 ms, no request
+// The goals: on PostgreSQL a median under 20 ms, no request
 // over 200 ms, and within twice SQLite's time.
 func BenchmarkSearchLatency(b *testing.B) {
 	for _, kind := range dbtest.Kinds() {

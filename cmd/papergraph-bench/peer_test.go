@@ -313,7 +313,7 @@ func TestPeerFlags(t *testing.T) {
 	}
 }
 
-// The peer is the version issue 13 names, pinned, and its query asks for
+// The peer is the version docs/performance.md names, pinned, and its query asks for
 // what papergraph's does.
 func TestPeerFilesPinPostGraphile(t *testing.T) {
 	var lock struct {

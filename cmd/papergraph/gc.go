@@ -7,8 +7,8 @@ import (
 )
 
 // The garbage collector's settings for serve. A request of the README's
-// first query allocates about 0.6 MB in some 9,300 objects and keeps none
-// of them, while the server's live heap is a few tens of MB: at Go's
+// first query allocates thousands of small objects and keeps none of
+// them, while the server's live heap is small: at Go's
 // default GOGC of 100 the collector then runs every few dozen requests,
 // and its background marking and the allocations' assists become a
 // large share of a busy server's CPU. At 400 it runs a quarter as often,

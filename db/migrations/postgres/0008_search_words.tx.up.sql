@@ -1,4 +1,4 @@
--- The full-text index splits words as SQLite's does (issue 11): before
+-- The full-text index splits words as SQLite's does: before
 -- to_tsvector sees a text, search_words folds it (search_fold of 0003) and
 -- turns every run of characters other than letters and digits into one
 -- space, so that PostgreSQL's parser finds no file paths
@@ -12,7 +12,7 @@
 -- The document is stored in papers.search_doc, filled by triggers when a
 -- title or abstract changes: ranking a match reads it instead of parsing
 -- the abstract again (0003's expression index made ts_rank parse every
--- match's text, 0.2 to 6 s for a common word over the demo set). Titles
+-- match's text, which for a common word is most of the archive). Titles
 -- carry weight A and abstracts B; suggestions match the A words alone, so
 -- one GIN index serves both and 0003's and 0004's indexes and functions go. A bulk load
 -- left open keeps no definition of the indexes dropped here.

@@ -2,9 +2,8 @@
 --
 -- A category's papers, newest or oldest first, were read by joining every
 -- paper filed under the category to papers and sorting them all to keep a
--- page: at 75,000 synthetic papers hep-ph's 20,070 papers took 0.3 s on
--- SQLite and 1.1 s on PostgreSQL a page, and the cost grows with the
--- archive. paper_categories now carries its paper's first-version date
+-- page, so a page of a large category cost as much as the category, and
+-- the cost grew with the archive. paper_categories now carries its paper's first-version date
 -- (the writer keeps it equal to papers.published), and its category index
 -- is in that order, so a page is a range of the index: as many rows read
 -- as the page shows.
@@ -18,14 +17,13 @@ CREATE INDEX paper_categories_category ON paper_categories (category, published,
 
 -- A category's researchers with most papers there, likewise: every
 -- researcher_categories row of the category was read, joined to
--- researchers and sorted (0.3–0.5 s for hep-ph at 75,000 papers).
+-- researchers and sorted.
 --bun:split
 CREATE INDEX researcher_categories_rank ON researcher_categories (category, paper_count DESC, researcher_id);
 
 -- derive_batch holds the part of derive_queue whose figures, fields and
 -- co-authors one transaction of derive recomputes: the whole queue at
--- once held every co-author pair of the archive in memory (2.0 GB at
--- 750,000 synthetic papers).
+-- once held every co-author pair of the archive in memory.
 --bun:split
 CREATE TABLE derive_batch (
 	researcher_id BIGINT PRIMARY KEY

@@ -1,8 +1,7 @@
 -- A paper's citations, newest or oldest first, were read by joining every
 -- paper citing it to papers and sorting them all to keep a page: the most
 -- cited paper of the 2.7-million-paper synthetic archive has 24,281
--- citations, and that paper's own fields, its citations page among them,
--- took 385–435 ms on SQLite. paper_references now
+-- citations, all read and sorted for a page of them. paper_references now
 -- carries the citing paper's first-version date (the writer keeps it
 -- equal to papers.published), and its cited index is in that order, so a
 -- page is a range of the index, as a category's has been since 0013.
@@ -23,8 +22,8 @@ CREATE INDEX paper_references_cited ON paper_references (cited_id, citing_publis
 -- title's words from an abstract's (a GIN index keeps no weights): the
 -- most cited titles matching a prefix were read by walking papers in
 -- citation order, which for a prefix of no title walked the whole archive
--- (17.5 s at 750,000 synthetic papers, past the 20 s deadline at 2.7
--- million). papers.title_doc holds the title's words alone, filled by the
+-- and at the archive's full size ran past the request deadline.
+-- papers.title_doc holds the title's words alone, filled by the
 -- trigger that fills search_doc, with its own GIN index: a prefix few
 -- titles have is read from that index (see SuggestPapers), and its
 -- statistics are the titles'.

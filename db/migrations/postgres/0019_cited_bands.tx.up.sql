@@ -1,7 +1,7 @@
 -- A search's candidates are its most cited matches (see
 -- db.SearchCandidates), and a GIN index gives a word's matches in no
 -- order: a word of 20,000 matches among 2.7 million papers read them all
--- and sorted them (159 ms), and a more common word walked the papers in
+-- and sorted them, and a more common word walked the papers in
 -- citation order, testing each. Each band of citations (2 or 3, 4 to 7,
 -- …, 128 or more; db.citedBands) has a GIN index of its own papers'
 -- documents, so that a band's matches are one scan of a small index, and

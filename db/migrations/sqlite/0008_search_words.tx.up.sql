@@ -1,4 +1,4 @@
--- The full-text index splits words as PostgreSQL's does (issue 11): a word
+-- The full-text index splits words as PostgreSQL's does: a word
 -- is a run of letters and digits, folded by search_fold (db/searchindex.go),
 -- which now also turns every other character of a non-ASCII text into a
 -- space (ASCII text goes to unicode61 as it is: it already splits ASCII

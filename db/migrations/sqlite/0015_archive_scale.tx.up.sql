@@ -1,8 +1,7 @@
 -- A paper's citations, newest or oldest first, were read by joining every
 -- paper citing it to papers and sorting them all to keep a page: the most
 -- cited paper of the 2.7-million-paper synthetic archive has 24,281
--- citations, and that paper's own fields, its citations page among them,
--- took 385–435 ms on SQLite. paper_references now
+-- citations, all read and sorted for a page of them. paper_references now
 -- carries the citing paper's first-version date (the writer keeps it
 -- equal to papers.published), and its cited index is in that order, so a
 -- page is a range of the index, as a category's has been since 0013.

@@ -1,7 +1,7 @@
 -- A search's candidates are its most cited matches (see
 -- db.SearchCandidates), and a full-text index gives a word's matches in id
 -- order, not in citation order: a word of 20,000 matches among 2.7 million
--- papers read them all and sorted them (75 ms), and a more common word
+-- papers read them all and sorted them, and a more common word
 -- walked the papers in citation order, probing the index for each.
 -- papers_fts_cited holds the papers cited twice or more, each with the
 -- token of its band of citations (c2: 2 or 3, c4: 4 to 7, …, c128: 128 or
