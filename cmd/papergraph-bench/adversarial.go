@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/papergraph/papergraph/retry"
 )
 
 // An adversarial run starts papergraph serve with its default limits on
@@ -343,22 +341,16 @@ func startServe(ctx context.Context, client *http.Client, dir, bin, dsn string, 
 // attack1 sends one attack request and returns the error codes of its
 // answer, or its status when it is not JSON.
 func attack1(ctx context.Context, client *http.Client, url string, body []byte) ([]string, error) {
-	req, err := retry.PostJSON(ctx, url, "", body)
+	res, b, err := send(ctx, client, url, "", body)
 	if err != nil {
 		return nil, err
 	}
-	res, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
 	var answer struct {
 		Errors []struct{ Extensions struct{ Code string } }
 	}
-	if err := json.NewDecoder(res.Body).Decode(&answer); err != nil {
+	if err := json.Unmarshal(b, &answer); err != nil {
 		return []string{"HTTP " + strconv.Itoa(res.StatusCode)}, nil
 	}
-	_, _ = io.Copy(io.Discard, res.Body)
 	if len(answer.Errors) == 0 {
 		return []string{"answered"}, nil
 	}

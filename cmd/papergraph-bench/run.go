@@ -176,16 +176,7 @@ func post(ctx context.Context, client *http.Client, u string, body []byte, into 
 // is set, and returns the answer's body; a status other than 200 OK is
 // an error quoting the start of it.
 func postJSON(ctx context.Context, client *http.Client, u, key string, body []byte) ([]byte, error) {
-	req, err := retry.PostJSON(ctx, u, key, body)
-	if err != nil {
-		return nil, err
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
+	res, b, err := send(ctx, client, u, key, body)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +184,26 @@ func postJSON(ctx context.Context, client *http.Client, u, key string, body []by
 		return nil, fmt.Errorf("%s: %s: %.200s", u, res.Status, b)
 	}
 	return b, nil
+}
+
+// send posts a JSON body to u, with key as its bearer token when it is
+// set, and returns the response, its body already read and closed, and
+// that body, whatever the status.
+func send(ctx context.Context, client *http.Client, u, key string, body []byte) (*http.Response, []byte, error) {
+	req, err := retry.PostJSON(ctx, u, key, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, b, nil
 }
 
 // attack runs each operation for d at each concurrency: clients workers,
