@@ -133,3 +133,32 @@ func Active(ctx context.Context, idb bun.IDB, cfg Config) (Embedder, error) {
 	}
 	return p, nil
 }
+
+// activate makes model the active one unless it is already: a run with
+// nothing to do writes nothing, and waits for no commit.
+func activate(ctx context.Context, idb bun.IDB, model string) error {
+	row, err := db.ModelGeneration(ctx, idb)
+	if err == nil && row.Name == model {
+		return nil
+	}
+	if err != nil && !errors.Is(err, db.ErrNoEmbeddingModel) {
+		return err
+	}
+	return db.ActivateEmbeddingModel(ctx, idb, model)
+}
+
+// ensureModel records a provider's model, whose row holds no data; a
+// provider whose vectors changed length drops the old ones.
+func ensureModel(ctx context.Context, idb bun.IDB, e Embedder) error {
+	row, err := db.GetEmbeddingModel(ctx, idb, e.Name())
+	if err == nil && row.Dim == e.Dim() {
+		return nil
+	}
+	if _, builtin := e.(*Model); builtin {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("embed: the stored built-in model is not the one embedding: run papergraph embed --retrain")
+	}
+	return db.PutEmbeddingModel(ctx, idb, &db.EmbeddingModel{Name: e.Name(), Dim: e.Dim(), CreatedAt: time.Now().UTC()})
+}
