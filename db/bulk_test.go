@@ -153,7 +153,7 @@ func searchSegments(t *testing.T, bdb *bun.DB) uint64 {
 func TestBulkLoadLeavesOneSearchSegment(t *testing.T) {
 	defer db.SetFTSHashSize(32 << 10)()
 	ctx := context.Background()
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	if on, err := db.BeginBulk(ctx, bdb); err != nil || !on {
 		t.Fatalf("BeginBulk on an empty archive = %v, %v; want true", on, err)
 	}

@@ -349,7 +349,7 @@ func BenchmarkInsertColumns(b *testing.B) {
 		b.Run(kind, func(b *testing.B) {
 			ctx := context.Background()
 			counter := &db.StatementCounter{}
-			bdb := db.WithQueryHook(dbtest.Open(b, dbtest.New(b, kind)), counter)
+			bdb := db.WithQueryHook(dbtest.Open(b, dbtest.NewMigrated(b, kind)), counter)
 			for b.Loop() {
 				b.StopTimer()
 				if _, err := bdb.ExecContext(ctx, "DROP TABLE IF EXISTS cols"); err != nil {

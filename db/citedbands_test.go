@@ -254,7 +254,7 @@ type planNode struct {
 // (PostgreSQL's partial indexes follow their rows by themselves).
 func TestCitedBandsFollowPapers(t *testing.T) {
 	ctx := context.Background()
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	check := func(when string) {
 		t.Helper()
 		bands := db.CitedBands()

@@ -20,7 +20,7 @@ func TestPostgresSessionsCompileNothing(t *testing.T) {
 	if !slices.Contains(dbtest.Kinds(), "postgres") {
 		t.Skip("no PostgreSQL: set " + dbtest.PostgresEnv)
 	}
-	bdb := dbtest.Open(t, dbtest.New(t, "postgres"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "postgres"))
 	var jit string
 	if err := bdb.NewRaw("SHOW jit").Scan(context.Background(), &jit); err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func (l *sqlLog) want(t *testing.T, n int) []string {
 // PostgreSQL plans the probe from its statistics.
 func TestCategoryProbeUsesPaperKey(t *testing.T) {
 	ctx := context.Background()
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	log := &sqlLog{}
 	bdb.AddQueryHook(log)
 	q, err := db.ParseSearchQuery("the")
@@ -99,7 +99,7 @@ func TestCategoryProbeUsesPaperKey(t *testing.T) {
 // archive to find a day's few papers.
 func TestDeriveReadsAddedPapersByPaper(t *testing.T) {
 	ctx := context.Background()
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	log := &sqlLog{}
 	bdb.AddQueryHook(log)
 	if _, err := db.NameCandidates(ctx, bdb, true); err != nil {

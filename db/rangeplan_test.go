@@ -23,7 +23,7 @@ import (
 // TestPaginationWalk checks the pages' contents on both databases.
 func TestDatePagesAreIndexRanges(t *testing.T) {
 	ctx := context.Background()
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	cursor := db.Cursor{Set: true, Key: 1_000_000_000_000_000_000, ID: 7}
 	for _, c := range []struct {
 		name, index, date string
@@ -128,7 +128,7 @@ func sqlitePlan(t *testing.T, bdb *bun.DB, sql string, args ...any) []string {
 // for each paper, a cost of papers times the researcher's range.
 func TestResearcherFilterProbesBylines(t *testing.T) {
 	ctx := context.Background()
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	sqls, args := statements(t, bdb, func() error {
 		_, err := db.SearchTotal(ctx, bdb, db.PaperSearch{ResearcherID: 7})
 		return err

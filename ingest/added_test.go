@@ -42,7 +42,7 @@ func TestAddedPapersMatchFullDerive(t *testing.T) {
 		saved := addedChunk
 		addedChunk = chunk
 		defer func() { addedChunk = saved }()
-		bdb := dbtest.Open(t, dbtest.New(t, kind))
+		bdb := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 		ctx := context.Background()
 		for _, s := range []struct {
 			f    Format
@@ -135,7 +135,7 @@ func TestDeriveStoppedAnywhereEndsTheSame(t *testing.T) {
 		kaggleRecord("1001.0002", "Ann Lee, Cy Dee, Dan Fox", "Paper 1001.0002", "hep-th", `,{"version":"v2","created":"Tue, 5 Jan 2010 10:00:00 GMT"}`)) // a new version
 	cites := tempFile(t, "cites.csv", "1002.0003;hep-th;1;1;1001.0001,1001.0003;Cy Dee;Cites\n")
 	setup := func(t *testing.T, kind string) *bun.DB {
-		bdb := dbtest.Open(t, dbtest.New(t, kind))
+		bdb := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 		ctx := context.Background()
 		if _, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{base}}); err != nil {
 			t.Fatal(err)

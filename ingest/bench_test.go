@@ -33,7 +33,7 @@ func BenchmarkImportListing(b *testing.B) {
 		b.Run(kind, func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				bdb := dbtest.Open(b, dbtest.New(b, kind))
+				bdb := dbtest.Open(b, dbtest.NewMigrated(b, kind))
 				timer := &statementTimer{total: map[string]time.Duration{}}
 				bdb = db.WithQueryHook(bdb, timer)
 				b.StartTimer()

@@ -74,7 +74,7 @@ func TestKilledImportRerunMatchesUninterrupted(t *testing.T) {
 		}
 		importFiles(t, bdb, ingest.Paperscape, crashFile)
 
-		clean := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
+		clean := dbtest.Open(t, dbtest.NewMigrated(t, kindOf(dsn)))
 		importFiles(t, clean, ingest.Paperscape, crashFile)
 		dbtest.SameDump(t, dbtest.Dump(t, bdb), dbtest.Dump(t, clean))
 		if got := stats(t, bdb); got.Papers != 3261 {

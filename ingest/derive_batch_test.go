@@ -30,7 +30,7 @@ func TestDeriveBatchesAgree(t *testing.T) {
 				saved := deriveBatchSize
 				deriveBatchSize = batch
 				defer func() { deriveBatchSize = saved }()
-				bdb := dbtest.Open(t, dbtest.New(t, kind))
+				bdb := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 				for _, s := range sources {
 					if _, err := Import(context.Background(), bdb, Options{Format: s.format, Paths: []string{s.path}}); err != nil {
 						t.Fatal(err)
@@ -74,7 +74,7 @@ func TestInitialsBatchesAgree(t *testing.T) {
 				saved := initialsBatchSize
 				initialsBatchSize = batch
 				defer func() { initialsBatchSize = saved }()
-				bdb := dbtest.Open(t, dbtest.New(t, kind))
+				bdb := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 				for _, path := range []string{"testdata/kaggle.jsonl", extra} {
 					if _, err := Import(context.Background(), bdb, Options{Format: Kaggle, Paths: []string{path}}); err != nil {
 						t.Fatal(err)

@@ -97,7 +97,7 @@ func TestHarvestMatchesImport(t *testing.T) {
 			t.Errorf("harvested through %q, %v, want the responseDate's day 2026-11-28", through, err)
 		}
 
-		imported := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
+		imported := dbtest.Open(t, dbtest.NewMigrated(t, kindOf(dsn)))
 		importFiles(t, imported, ingest.Kaggle, kaggleSample)
 		dbtest.SameDump(t, withoutHarvestState(dbtest.Dump(t, bdb)), dbtest.Dump(t, imported))
 	})
@@ -190,7 +190,7 @@ func TestHarvestStoppedRerunMatchesUninterrupted(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				stopped := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
+				stopped := dbtest.Open(t, dbtest.NewMigrated(t, kindOf(dsn)))
 				s := oaitest.NewServer(t, records, 20)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
@@ -243,7 +243,7 @@ func TestHarvestWaitsForNoImport(t *testing.T) {
 }
 
 func TestHarvestRefusesBadOptions(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	tests := []struct {
 		name string
 		o    ingest.HarvestOptions
@@ -333,7 +333,7 @@ func TestKilledHarvestRerunMatchesUninterrupted(t *testing.T) {
 		var w waits
 		harvest(t, bdb, harvestOptions(s, &w, "math", "physics", "cs"))
 
-		clean := dbtest.Open(t, dbtest.New(t, kindOf(dsn)))
+		clean := dbtest.Open(t, dbtest.NewMigrated(t, kindOf(dsn)))
 		harvest(t, clean, harvestOptions(oaitest.NewServer(t, records, 20), &w, "math", "physics", "cs"))
 		dbtest.SameDump(t, dbtest.Dump(t, bdb), dbtest.Dump(t, clean))
 	})
@@ -442,7 +442,7 @@ func TestHarvestAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+			bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 			s := oaitest.NewServer(t, records, 50)
 			var w waits
 			o := harvestOptions(s, &w)

@@ -30,15 +30,15 @@ var weaveSources = []struct {
 func TestWeavingIgnoresOrderAndBatching(t *testing.T) {
 	for _, kind := range dbtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {
-			forwards := dbtest.Open(t, dbtest.New(t, kind))
+			forwards := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 			for _, s := range weaveSources {
 				importFiles(t, forwards, s.format, s.path)
 			}
-			backwards := dbtest.Open(t, dbtest.New(t, kind))
+			backwards := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 			for i := len(weaveSources) - 1; i >= 0; i-- {
 				importFiles(t, backwards, weaveSources[i].format, weaveSources[i].path)
 			}
-			once := dbtest.Open(t, dbtest.New(t, kind))
+			once := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 			for i, s := range weaveSources {
 				_, err := ingest.Import(context.Background(), once, ingest.Options{
 					Format: s.format, Paths: []string{s.path}, SkipDerive: i < len(weaveSources)-1,

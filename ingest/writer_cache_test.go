@@ -26,7 +26,7 @@ func TestResearcherCacheBound(t *testing.T) {
 				saved := maxCachedResearchers
 				maxCachedResearchers = bound
 				defer func() { maxCachedResearchers = saved }()
-				bdb := dbtest.Open(t, dbtest.New(t, kind))
+				bdb := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 				for _, s := range sources {
 					if _, err := Import(context.Background(), bdb, Options{Format: s.format, Paths: []string{s.path}, BatchSize: 1}); err != nil {
 						t.Fatal(err)

@@ -14,7 +14,7 @@ func BenchmarkResearcherNetworkDepth2(b *testing.B) {
 	ctx := context.Background()
 	for _, kind := range dbtest.Kinds() {
 		b.Run(kind, func(b *testing.B) {
-			bdb := dbtest.Open(b, dbtest.New(b, kind))
+			bdb := dbtest.Open(b, dbtest.NewMigrated(b, kind))
 			counter := load(b, bdb)
 			var hub int64
 			if err := bdb.NewRaw(`SELECT researcher_id FROM coauthors GROUP BY researcher_id

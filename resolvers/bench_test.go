@@ -34,7 +34,7 @@ import (
 func BenchmarkContractQuery(b *testing.B) {
 	for _, kind := range dbtest.Kinds() {
 		b.Run(kind, func(b *testing.B) {
-			bdb := dbtest.Open(b, dbtest.New(b, kind))
+			bdb := dbtest.Open(b, dbtest.NewMigrated(b, kind))
 			importFixtures(b, bdb)
 			counter := &db.StatementCounter{}
 			bdb.AddQueryHook(counter)
@@ -86,7 +86,7 @@ func benchQuery(b *testing.B, h http.Handler, counter *db.StatementCounter, requ
 // unbatched API would read it. Its statements/op grows with the page size,
 // where BenchmarkContractQuery's stays at contractStatements.
 func BenchmarkContractQueryUnbatched(b *testing.B) {
-	bdb := dbtest.Open(b, dbtest.New(b, "sqlite"))
+	bdb := dbtest.Open(b, dbtest.NewMigrated(b, "sqlite"))
 	importFixtures(b, bdb)
 	counter := &db.StatementCounter{}
 	bdb.AddQueryHook(counter)
@@ -162,7 +162,7 @@ func unbatchedContract(b *testing.B, c *client.Client, id string, first int) {
 //
 //	go test ./resolvers -run '^$' -bench RootAliases -benchmem
 func BenchmarkRootAliases(b *testing.B) {
-	bdb := dbtest.Open(b, dbtest.New(b, "sqlite"))
+	bdb := dbtest.Open(b, dbtest.NewMigrated(b, "sqlite"))
 	importFixtures(b, bdb)
 	counter := &db.StatementCounter{}
 	bdb.AddQueryHook(counter)

@@ -15,7 +15,7 @@ import (
 // a minute or two).
 func demoDB(t testing.TB, kind string) *bun.DB {
 	t.Helper()
-	bdb := dbtest.Open(t, dbtest.New(t, kind))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 	for _, opts := range demo.Imports() {
 		if _, err := ingest.Import(context.Background(), bdb, opts); err != nil {
 			t.Fatal(err)

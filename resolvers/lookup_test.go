@@ -150,7 +150,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestInternalErrorsHideDetails(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	c := newClient(bdb)
 	if _, err := bdb.Exec("DROP TABLE researcher_categories"); err != nil {
 		t.Fatal(err)

@@ -187,7 +187,7 @@ func (q *queryRecorder) AfterQuery(context.Context, *bun.QueryEvent) {}
 // not for the 40 (which would let a cheap root multiply a deep one's work
 // past what the cost calculator priced).
 func TestRootSelectionsApart(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	importFixtures(t, bdb)
 	var ids []int64
 	if err := bdb.NewRaw("SELECT id FROM papers ORDER BY id DESC LIMIT 41").Scan(t.Context(), &ids); err != nil {

@@ -213,7 +213,7 @@ func TestTextArgsCoverSchema(t *testing.T) {
 // BAD_USER_INPUT naming it, and no message, gqlgen's and gqlparser's own
 // included, repeats a huge argument.
 func TestMalformedArguments(t *testing.T) {
-	h := newHandler(dbtest.Open(t, dbtest.New(t, "sqlite")))
+	h := newHandler(dbtest.Open(t, dbtest.NewMigrated(t, "sqlite")))
 	big := strings.Repeat("A", 100<<10)
 	for _, tt := range []struct {
 		query     string

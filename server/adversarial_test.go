@@ -394,7 +394,7 @@ func conflictProbe(n, salt int) string {
 // of failures, without being checked again.
 func TestFailingDocuments(t *testing.T) {
 	const limit = 1000
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	limiter, err := ratelimit.NewMemory(limit, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -467,7 +467,7 @@ func TestCheckSlotsLeaveOthers(t *testing.T) {
 			t.Errorf("%d cores: %d slots, %d a client; want one a core, at most half a client (one at least)", procs, server, per)
 		}
 	}
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	cfg := Config{}
 	cfg.setDefaults()
 	g := newGuards(cfg)

@@ -33,7 +33,7 @@ var askQuestions = []string{
 func BenchmarkAsk(b *testing.B) {
 	for _, kind := range dbtest.Kinds() {
 		b.Run(kind, func(b *testing.B) {
-			bdb := dbtest.Open(b, dbtest.New(b, kind))
+			bdb := dbtest.Open(b, dbtest.NewMigrated(b, kind))
 			jobs := demo.Imports()
 			for i, o := range jobs {
 				o.SkipDerive = i < len(jobs)-1

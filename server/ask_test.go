@@ -151,7 +151,7 @@ func TestAskWithoutAnswer(t *testing.T) {
 			"malformed": {Raw: "data: {oops\n\n"},
 		} {
 			t.Run(name, func(t *testing.T) {
-				h := askServer(t, dbtest.Open(t, dbtest.New(t, dbtest.Kinds()[0])), llm)
+				h := askServer(t, dbtest.Open(t, dbtest.NewMigrated(t, dbtest.Kinds()[0])), llm)
 				a, _ := postAsk(t, h, askAxions, map[string]any{"first": 2})
 				if len(a.Data.Ask.Passages) != 2 || a.Data.Ask.Answer != nil || len(a.Errors) != 1 ||
 					a.Errors[0].Extensions.Code != "LLM_UNAVAILABLE" || strings.Contains(a.Errors[0].Message, "127.0.0.1") {
@@ -410,7 +410,7 @@ func TestAskRefusals(t *testing.T) {
 			t.Errorf("the model was asked %d times on a budget too small for its answer, want never", llm.Calls)
 		}
 
-		small, _ := askServerFor(t, dbtest.Open(t, dbtest.New(t, dbtest.Kinds()[0])), llm, 5)
+		small, _ := askServerFor(t, dbtest.Open(t, dbtest.NewMigrated(t, dbtest.Kinds()[0])), llm, 5)
 		if a, _ := postAsk(t, small, askAxions, map[string]any{"first": 3}); len(a.Data.Ask.Passages) != 3 ||
 			len(a.Errors) != 1 || a.Errors[0].Extensions.Code != "COST_LIMIT_EXCEEDED" {
 			t.Errorf("ask on a budget of 5 points: %+v, want the passages and COST_LIMIT_EXCEEDED", a)

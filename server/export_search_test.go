@@ -232,7 +232,7 @@ func TestSearchExportRefuses(t *testing.T) {
 // TestExportCannotStart checks that an export whose database is gone
 // answers 503 with a JSON error, and no file.
 func TestExportCannotStart(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	h := newTestServer(t, bdb, Config{}).Handler()
 	if err := bdb.Close(); err != nil {
 		t.Fatal(err)
@@ -334,7 +334,7 @@ func (s *slowQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
 // the server shuts down ends with the error line rather than with the
 // connection, and that the server then stops.
 func TestSearchExportAtShutdown(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
 		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 	}); err != nil {
@@ -393,7 +393,7 @@ func TestSearchExportAtShutdown(t *testing.T) {
 // ends it with a RATE_LIMITED line, and then refuses the next export with
 // 429 before it starts.
 func TestExportsSpendBudget(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	if _, err := ingest.Import(t.Context(), bdb, ingest.Options{
 		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
 	}); err != nil {

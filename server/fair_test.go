@@ -264,7 +264,7 @@ func TestServesFromReader(t *testing.T) {
 // TestKeyWeight: a request signed in with a database key takes its
 // statement slots at the key's weight, any other at weight 1.
 func TestKeyWeight(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	key, _, err := db.CreateWeightedAPIKey(t.Context(), bdb, "renderer", 3, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 // its authors among them.
 func paperscapeDB(t *testing.T) *bun.DB {
 	t.Helper()
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	sum, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"testdata/pscp.csv"}})
 	if err != nil || !sum.OK() {
 		t.Fatalf("import: %+v, %v", sum, err)

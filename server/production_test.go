@@ -319,7 +319,7 @@ func TestTrustedDocuments(t *testing.T) {
 }
 
 func TestTrustedDocumentsRefused(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	tests := []struct {
 		name string
 		docs map[string]string

@@ -48,7 +48,7 @@ func newTestServer(t *testing.T, bdb *bun.DB, cfg Config) *Server {
 // sqliteServer is newTestServer on a fresh SQLite database.
 func sqliteServer(t *testing.T, cfg Config) *Server {
 	t.Helper()
-	return newTestServer(t, dbtest.Open(t, dbtest.New(t, "sqlite")), cfg)
+	return newTestServer(t, dbtest.Open(t, dbtest.NewMigrated(t, "sqlite")), cfg)
 }
 
 // gqlResponse is a GraphQL response as the tests read it.
@@ -342,7 +342,7 @@ func TestRequestID(t *testing.T) {
 // request by the id of the X-Request-Id header, given or made, so that a
 // client's report leads to the server's log line.
 func TestInternalErrorRequestID(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	if _, err := bdb.ExecContext(context.Background(), "ALTER TABLE researchers RENAME TO gone"); err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestInternalErrorRequestID(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	statements := &db.StatementCounter{}
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite")).WithQueryHook(statements)
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite")).WithQueryHook(statements)
 	// Each server counts the statements it sends, once, however many
 	// share the database (as servers in tests do), and none that others
 	// send.
@@ -469,7 +469,7 @@ func TestServeShutdown(t *testing.T) {
 }
 
 func TestNewRejects(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	tests := []struct {
 		name string
 		cfg  Config
@@ -557,7 +557,7 @@ func (stallUntilDone) AfterQuery(context.Context, *bun.QueryEvent) {}
 // TestDeadlineIsTimeout checks that a field stopped by its request's
 // deadline reads as TIMEOUT, not as an internal error.
 func TestDeadlineIsTimeout(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	bdb = bdb.WithQueryHook(stallUntilDone{})
 	h := newTestServer(t, bdb, Config{}).Handler()
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)

@@ -176,7 +176,7 @@ func TestParseSiteURL(t *testing.T) {
 			t.Errorf("ParseSiteURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := New(Config{DB: dbtest.Open(t, dbtest.New(t, "sqlite")), SiteURL: "papers.example.org"}); err == nil ||
+	if _, err := New(Config{DB: dbtest.Open(t, dbtest.NewMigrated(t, "sqlite")), SiteURL: "papers.example.org"}); err == nil ||
 		!strings.Contains(err.Error(), "papers.example.org") {
 		t.Errorf("New with a site URL without a scheme: %v, want an error naming it", err)
 	}

@@ -350,7 +350,7 @@ func TestSubscriptionRefusals(t *testing.T) {
 
 // The whole server holds at most MaxServerSubscriptions, whoever asks.
 func TestServerSubscriptionCap(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	bus := notify.NewLocal()

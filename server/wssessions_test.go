@@ -57,7 +57,7 @@ func refusedUpgrade(t *testing.T, ctx context.Context, srv *httptest.Server) *ht
 // refused with 429 before the upgrade, its headers stating the bound,
 // and a place freed is open again.
 func TestWebsocketsPerClient(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: notify.NewLocal(), MaxClientWebsockets: 3}).Handler())
@@ -124,7 +124,7 @@ func (l *lockedBuffer) String() string {
 // and logged in one line for many rather than a line each.
 func TestWebsocketRefusalsCountedNotLogged(t *testing.T) {
 	const refusals = 5
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	var logged lockedBuffer
@@ -170,7 +170,7 @@ func TestWebsocketRefusalsCountedNotLogged(t *testing.T) {
 // A connection that holds no subscription is closed once the idle
 // timeout passes.
 func TestWebsocketIdleClosed(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: notify.NewLocal(), WebsocketIdleTimeout: 50 * time.Millisecond}).Handler())
@@ -185,7 +185,7 @@ func TestWebsocketIdleClosed(t *testing.T) {
 // A message the protocol does not know closes the connection with
 // graphql-transport-ws's 4400, not the generic 1002.
 func TestWebsocketBadMessageCloseCode(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: notify.NewLocal()}).Handler())

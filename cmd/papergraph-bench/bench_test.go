@@ -134,7 +134,7 @@ func importCorpus(t *testing.T, bdb *bun.DB, dir string) {
 // an error.
 func TestRun(t *testing.T) {
 	dir, _ := synthFiles(t, 1200, "5")
-	bdb := dbtest.Open(t, dbtest.New(t, "sqlite"))
+	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	importCorpus(t, bdb, dir)
 	srv, err := server.New(server.Config{DB: bdb})
 	if err != nil {

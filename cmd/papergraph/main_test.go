@@ -198,7 +198,7 @@ func TestMigrateEndsAStoppedImport(t *testing.T) {
 			if !strings.Contains(out.String(), "derived figures by step: bulk indexes ") {
 				t.Errorf("migrate said %q, want the derive's steps", out.String())
 			}
-			clean := dbtest.Open(t, dbtest.New(t, kind))
+			clean := dbtest.Open(t, dbtest.NewMigrated(t, kind))
 			uninterrupted := firstRecords(ingest.Paperscape, stored.Papers, nil)
 			if _, err := ingest.Import(context.Background(), clean, ingest.Options{Format: uninterrupted, Paths: []string{file}, BatchSize: batch}); err != nil {
 				t.Fatal(err)

@@ -1,7 +1,7 @@
 // Package dbtest gives tests fresh, migrated databases: SQLite always, and
 // PostgreSQL when PAPERGRAPH_TEST_POSTGRES holds a DSN and the run is not
-// -short. Each PostgreSQL database is created for one test and dropped
-// after it.
+// -short. Each database is a copy of one migrated once, made for one test
+// and removed after it.
 package dbtest
 
 import (
@@ -32,7 +32,7 @@ func Each(t *testing.T, fn func(t *testing.T, dsn string, bdb *bun.DB)) {
 	t.Helper()
 	for _, kind := range Kinds() {
 		t.Run(kind, func(t *testing.T) {
-			dsn := newMigrated(t, kind)
+			dsn := NewMigrated(t, kind)
 			fn(t, dsn, Open(t, dsn))
 		})
 	}
@@ -60,13 +60,14 @@ func New(t testing.TB, kind string) string {
 	return newPostgres(t, "template1")
 }
 
-// newMigrated is New for a database that Open will find migrated. A
-// PostgreSQL database takes longer to migrate than to create, so it is
-// copied from a template that was migrated once.
-func newMigrated(t testing.TB, kind string) string {
+// NewMigrated is New for a database that Open will find migrated: a
+// database takes longer to migrate than to copy, so it is a copy of one
+// that this test process migrated once (on PostgreSQL, a template
+// database kept for later processes too).
+func NewMigrated(t testing.TB, kind string) string {
 	t.Helper()
 	if kind == "sqlite" {
-		return New(t, kind)
+		return newSQLite(t)
 	}
 	// Test processes of another schema version on the same server (a
 	// branch beside this one) drop this version's template as old: it is
@@ -85,6 +86,46 @@ func newMigrated(t testing.TB, kind string) string {
 		}
 	}
 }
+
+// newSQLite writes the migrated SQLite database's bytes to a file of t's
+// and returns its DSN.
+func newSQLite(t testing.TB) string {
+	t.Helper()
+	image, err := sqliteImage()
+	if err != nil {
+		t.Fatalf("migrated SQLite database: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "test.db")
+	if err := os.WriteFile(path, image, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "sqlite:" + path
+}
+
+// sqliteImage returns the bytes of a SQLite database file migrated by
+// this build's migrations, built once a process. It is kept in memory, so
+// that no file outlives the process. The database is checkpointed and
+// closed before it is read, so that the main file holds all of it.
+var sqliteImage = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "papergraph-dbtest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "template.db")
+	bdb, err := db.Open("sqlite:" + path)
+	if err != nil {
+		return nil, err
+	}
+	err = db.Migrate(context.Background(), bdb)
+	if err == nil {
+		_, err = bdb.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	}
+	if err = errors.Join(err, bdb.Close()); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+})
 
 // newPostgres creates a PostgreSQL database for t as a copy of template,
 // dropped when t ends, and returns its DSN.
@@ -246,7 +287,7 @@ func Replicated(t testing.TB) (primary, replica string, bdb *bun.DB) {
 	if testing.Short() || os.Getenv(PostgresEnv) == "" || os.Getenv(ReplicaEnv) == "" {
 		t.Skipf("needs %s and %s, and no -short", PostgresEnv, ReplicaEnv)
 	}
-	primary = newMigrated(t, "postgres")
+	primary = NewMigrated(t, "postgres")
 	bdb = Open(t, primary)
 	p, err := url.Parse(primary)
 	if err != nil {
