@@ -40,6 +40,7 @@ func TestSubscriptionHearsHarvest(t *testing.T) {
 		srv := httptest.NewServer(newTestServer(t, bdb, Config{Writer: bdb, Bus: bus}).Handler())
 		defer srv.Close()
 		c := dialWS(t, ctx, srv)
+		c.answerPings()
 		c.subscribe("hep", `subscription { papersAdded(filter: {categories: ["hep-th"]}) { arxivId categories { code } } }`)
 		waitSubscribers(t, ctx, bus, 1)
 

@@ -36,6 +36,37 @@ type wsClient struct {
 	t    *testing.T
 	ctx  context.Context
 	conn *websocket.Conn
+	// in has the messages that answerPings's reader read, but pings and
+	// pongs, in order; it is closed, after inErr is set, when reading
+	// fails. It is nil while the test reads the connection itself.
+	in    chan wsMessage
+	inErr error
+}
+
+// answerPings has c read its connection from now on, answering each ping
+// as it comes, as a graphql-transport-ws client does, and keeping the
+// other messages for read. A test that waits for the server (on the bus)
+// without reading needs it: the server closes a connection whose pong is
+// late, and with it every subscription the test waits for.
+func (c *wsClient) answerPings() {
+	c.in = make(chan wsMessage, 1<<10)
+	go func() {
+		defer close(c.in)
+		for {
+			var m wsMessage
+			err := wsjson.Read(c.ctx, c.conn, &m)
+			if err == nil && m.Type == "ping" {
+				err = wsjson.Write(c.ctx, c.conn, wsMessage{Type: "pong"})
+			}
+			if err != nil {
+				c.inErr = err
+				return
+			}
+			if m.Type != "ping" && m.Type != "pong" {
+				c.in <- m
+			}
+		}
+	}()
 }
 
 // dialWS opens a graphql-transport-ws connection to srv and completes its
@@ -74,6 +105,13 @@ func (c *wsClient) send(m wsMessage) {
 // answers as the protocol asks, nor a pong.
 func (c *wsClient) read() wsMessage {
 	c.t.Helper()
+	if c.in != nil {
+		m, ok := <-c.in
+		if !ok {
+			c.t.Fatal(c.inErr)
+		}
+		return m
+	}
 	for {
 		var m wsMessage
 		if err := wsjson.Read(c.ctx, c.conn, &m); err != nil {
@@ -237,6 +275,7 @@ func TestSubscriptionPapersAdded(t *testing.T) {
 		srv := httptest.NewServer(newTestServer(t, bdb, Config{Writer: bdb, Bus: bus}).Handler())
 		defer srv.Close()
 		c := dialWS(t, ctx, srv)
+		c.answerPings()
 		c.subscribe("hep", `subscription { papersAdded(filter: {categories: ["hep-th"]}) { arxivId authors { researcher { researcherId } } } }`)
 		waitSubscribers(t, ctx, bus, 1)
 
@@ -312,6 +351,7 @@ func TestSubscriptionRefusals(t *testing.T) {
 		srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus, MaxNodes: 1000}).Handler())
 		defer srv.Close()
 		c := dialWS(t, ctx, srv)
+		c.answerPings()
 
 		c.subscribe("q", `{ paper(id: "0704.0001") { title } }`)
 		if got := c.refusal("q"); got != codeNotSubscription {
@@ -336,6 +376,7 @@ func TestSubscriptionRefusals(t *testing.T) {
 		// A second connection of the same client is refused too: the cap
 		// is per client as well.
 		c2 := dialWS(t, ctx, srv)
+		c2.answerPings()
 		c2.subscribe("other", `subscription { papersAdded { title } }`)
 		if got := c2.refusal("other"); got != codeTooManyStreams {
 			t.Errorf("same client, second connection: got %q, want %s", got, codeTooManyStreams)
@@ -357,6 +398,7 @@ func TestServerSubscriptionCap(t *testing.T) {
 	srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus, MaxServerSubscriptions: 2}).Handler())
 	defer srv.Close()
 	c := dialWS(t, ctx, srv)
+	c.answerPings()
 	c.subscribe("1", `subscription { papersAdded { title } }`)
 	c.subscribe("2", `subscription { papersAdded { title } }`)
 	waitSubscribers(t, ctx, bus, 2)
@@ -396,6 +438,7 @@ func TestSubscriptionStatementsDepthNotWidth(t *testing.T) {
 		srv := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus}).Handler())
 		defer srv.Close()
 		c := dialWS(t, ctx, srv)
+		c.answerPings()
 
 		for _, tt := range []struct {
 			// query takes the hub's id and n.
