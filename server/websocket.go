@@ -233,8 +233,8 @@ func (noSubscriptions) MutateOperationContext(_ context.Context, opCtx *graphql.
 
 // streamCounts bounds the subscriptions open at once: MaxSubscriptions
 // per connection and per client (the rate limit's key), limit over the
-// whole server. A subscription counts from its start until its
-// operation's context ends.
+// whole server. A subscription counts from its start until its stream
+// ends or its operation's context does, whichever comes first.
 type streamCounts struct {
 	mu      sync.Mutex
 	clients map[string]int
@@ -272,7 +272,7 @@ func (s *streamCounts) InterceptOperation(ctx context.Context, next graphql.Oper
 	s.clients[client]++
 	s.total++
 	s.mu.Unlock()
-	context.AfterFunc(ctx, func() {
+	release := sync.OnceFunc(func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		conn.streams--
@@ -282,5 +282,16 @@ func (s *streamCounts) InterceptOperation(ctx context.Context, next graphql.Oper
 			delete(s.clients, client)
 		}
 	})
-	return next(ctx)
+	context.AfterFunc(ctx, release)
+	responses := next(ctx)
+	// The transport writes complete as soon as the stream ends, before it
+	// cancels the operation's context: the place is given back first, so
+	// that a client that subscribes again on reading complete finds it.
+	return func(ctx context.Context) *graphql.Response {
+		r := responses(ctx)
+		if r == nil {
+			release()
+		}
+		return r
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
 	"github.com/uptrace/bun"
@@ -510,5 +511,56 @@ func TestSubscriptionsOverHTTPRefused(t *testing.T) {
 	}
 	if n := bus.Subscribers(); n != 0 {
 		t.Errorf("%d subscribers after refusals, want 0", n)
+	}
+}
+
+// TestStreamPlaceFreedBeforeComplete: a subscription's place is given
+// back when its stream ends, while its operation's context is still
+// live, since the transport writes complete before it cancels that
+// context; a client that subscribes again on reading complete must find
+// the place free.
+func TestStreamPlaceFreedBeforeComplete(t *testing.T) {
+	counts := newStreamCounts(1000, time.Minute)
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), wsSessionKey{}, new(wsSession)))
+	defer cancel()
+	var handlers []graphql.ResponseHandler
+	for range MaxSubscriptions {
+		sent := false
+		handlers = append(handlers, counts.InterceptOperation(ctx, func(context.Context) graphql.ResponseHandler {
+			return func(context.Context) *graphql.Response {
+				if sent {
+					return nil
+				}
+				sent = true
+				return &graphql.Response{Data: []byte(`{}`)}
+			}
+		}))
+	}
+	refused := counts.InterceptOperation(ctx, func(context.Context) graphql.ResponseHandler {
+		t.Fatal("a subscription past the cap was started")
+		return nil
+	})
+	if r := refused(ctx); len(r.Errors) == 0 || r.Errors[0].Extensions["code"] != codeTooManyStreams {
+		t.Fatalf("past the cap: %+v, want %s", r, codeTooManyStreams)
+	}
+	for _, h := range handlers {
+		for h(ctx) != nil {
+		}
+	}
+	counts.mu.Lock()
+	total := counts.total
+	counts.mu.Unlock()
+	if total != 0 {
+		t.Fatalf("%d places held after every stream ended, want 0", total)
+	}
+	started := false
+	again := counts.InterceptOperation(ctx, func(context.Context) graphql.ResponseHandler {
+		started = true
+		return func(context.Context) *graphql.Response { return nil }
+	})
+	again(ctx)
+	cancel()
+	if !started {
+		t.Fatal("a subscription after complete was refused")
 	}
 }
