@@ -149,6 +149,9 @@ type operation struct {
 	priced, admitted bool
 	spent            int
 	memory           *memoryDraw
+	// response is a large answer's response, whose data the response
+	// writer writes in place of the transport's encoding of it.
+	response *graphql.Response
 	// charged is the budget after a request that failed before it was
 	// priced paid failurePoints, nil until then; limited says it could
 	// not pay.
@@ -196,6 +199,7 @@ func (op *operation) release() {
 	op.mu.Lock()
 	m := op.memory
 	op.memory = nil
+	op.response = nil
 	op.mu.Unlock()
 	m.release()
 }

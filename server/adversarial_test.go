@@ -216,8 +216,7 @@ func objects(data any) int {
 // sampled every millisecond, after a collection before it starts.
 func peakHeap(fn func()) uint64 {
 	runtime.GC()
-	sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { rtmetrics.Read(sample); return sample[0].Value.Uint64() }
+	read := heapObjects
 	var peak uint64
 	var wg sync.WaitGroup
 	ctx, stop := context.WithCancel(context.Background())
@@ -237,6 +236,14 @@ func peakHeap(fn func()) uint64 {
 	stop()
 	wg.Wait()
 	return max(peak, read())
+}
+
+// heapObjects returns the bytes of the heap's objects, live and not yet
+// swept.
+func heapObjects() uint64 {
+	sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	rtmetrics.Read(sample)
+	return sample[0].Value.Uint64()
 }
 
 // bombHeapLimit is the most heap the answer bombs may make the process
@@ -307,16 +314,31 @@ func TestAnswerBomb(t *testing.T) {
 				query, vars := bylineBomb(tt.aliases)
 				before := statements.Count()
 				recs := make([]*httptest.ResponseRecorder, tt.together)
+				for i := range recs {
+					// Grown beforehand, so that the heap measured is the
+					// server's, not the test's copy of the answers.
+					recs[i] = httptest.NewRecorder()
+					recs[i].Body.Grow(cfg.MaxAnswerBytes + 1<<20)
+				}
+				var base, allocated uint64
 				peak := peakHeap(func() {
+					base = heapObjects()
+					var ms runtime.MemStats
+					runtime.ReadMemStats(&ms)
+					allocated = ms.TotalAlloc
+					defer func() {
+						runtime.ReadMemStats(&ms)
+						allocated = ms.TotalAlloc - allocated
+					}()
 					var wg sync.WaitGroup
 					for i := range recs {
 						wg.Go(func() {
-							recs[i] = serve(h, post(t, map[string]any{"query": query, "variables": vars}, mediaJSON))
+							h.ServeHTTP(recs[i], post(t, map[string]any{"query": query, "variables": vars}, mediaJSON))
 						})
 					}
 					wg.Wait()
 				})
-				t.Logf("heap peak %d MB", peak>>20)
+				t.Logf("heap peak %d MB, %d MB over the heap before; %d MB allocated", peak>>20, (peak-base)>>20, allocated>>20)
 				if peak > bombHeapLimit {
 					t.Errorf("heap peaked at %d MB, over %d MB", peak>>20, bombHeapLimit>>20)
 				}
@@ -337,6 +359,9 @@ func TestAnswerBomb(t *testing.T) {
 				answered := 0
 				for i, rec := range recs {
 					answered += checkBombAnswer(t, i, rec)
+				}
+				if tt.together == 1 {
+					checkBombHeap(t, recs[0], peak-base, allocated)
 				}
 				if answered == 0 {
 					t.Error("no answer holds a byline")
@@ -376,6 +401,30 @@ func checkBombAnswer(t *testing.T, i int, rec *httptest.ResponseRecorder) int {
 		t.Errorf("answer %d: %d bytes, over the budget of %d", i, len(rec.Body.Bytes()), c.MaxAnswerBytes)
 	}
 	return n
+}
+
+// checkBombHeap holds the heap one bomb's answer took, over the heap before
+// it, to the memory the answer meter drew for it: answerMemoryFactor a
+// byte of its JSON and nodeMemory an object. An answer that takes more
+// than its draw lets the answers in flight hold more than the server's
+// answer memory; a response encoded whole, beside gqlgen's buffer of the
+// data, takes more.
+func checkBombHeap(t *testing.T, rec *httptest.ResponseRecorder, heap, allocated uint64) {
+	t.Helper()
+	var a bombAnswer
+	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	c := a.Extensions.Cost
+	if c.ActualBytes < c.MaxAnswerBytes/2 {
+		t.Fatalf("the answer holds %d bytes, want it stopped near the budget of %d", c.ActualBytes, c.MaxAnswerBytes)
+	}
+	drawn := uint64(answerMemoryFactor*c.ActualBytes + nodeMemory*c.ActualNodeCount)
+	t.Logf("answer %d bytes, %d objects", c.ActualBytes, c.ActualNodeCount)
+	if heap > drawn {
+		t.Errorf("the answer of %d MB and %d objects took %d MB of heap, over the %d MB the meter drew for it",
+			c.ActualBytes>>20, c.ActualNodeCount, heap>>20, drawn>>20)
+	}
 }
 
 // conflictProbe is the probe, which fails validation: n fields

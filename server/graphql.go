@@ -101,7 +101,8 @@ type overHTTP struct {
 // Do serves the request with an operation of its own (see costLimit),
 // which holds the answer's memory until the answer is written, and which
 // charges a request that fails before it is priced before the answer's
-// headers state its budget.
+// headers state its budget. A large answer's data is written in place,
+// not encoded again with its response (see streamingExecutor).
 func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	if t.documentIDs {
 		r = withDocumentID(r)
@@ -109,8 +110,8 @@ func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 	ctx, op := withOperation(r.Context())
 	defer op.release()
 	r = r.WithContext(ctx)
-	t.Transport.Do(&requestErrorWriter{ResponseWriter: w, get: r.Method == http.MethodGet,
-		before: func() { op.settleUnpriced(ctx) }}, r, exec)
+	t.Transport.Do(&requestErrorWriter{ResponseWriter: w, get: r.Method == http.MethodGet, op: op,
+		before: func() { op.settleUnpriced(ctx) }}, r, streamingExecutor{GraphExecutor: exec, op: op})
 }
 
 // requestErrorWriter turns 422 into 200 for application/json responses and
@@ -121,7 +122,10 @@ func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 // for 405 (Method Not Allowed), which the writer answers with Allow: POST.
 type requestErrorWriter struct {
 	http.ResponseWriter
-	get          bool // the request is a GET
+	get bool // the request is a GET
+	// op holds the response of a large answer, which Write writes in
+	// place of the transport's encoding of it without its data.
+	op           *operation
 	requestError bool // the status was 4xx: the body is a request error
 	// before runs once, before the status or body is written.
 	before  func()
@@ -156,6 +160,12 @@ func (w *requestErrorWriter) start() {
 
 func (w *requestErrorWriter) Write(b []byte) (int, error) {
 	w.start()
+	if resp := w.op.takeResponse(); resp != nil && !w.requestError {
+		if err := writeResponse(w.ResponseWriter, resp); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	}
 	if !w.requestError {
 		return w.ResponseWriter.Write(b)
 	}

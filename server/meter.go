@@ -204,9 +204,10 @@ type answerMemory struct {
 }
 
 // answerMemoryFactor is about the memory an answer's byte takes at its
-// peak: the data as gqlgen builds it in a growing buffer, and again as the
-// response is encoded (json.Marshal compacts it into a buffer of its own
-// and copies that out).
+// peak: the data as gqlgen builds it in a growing buffer, which holds up
+// to twice the data and, as it grows, the old buffer beside the new one.
+// The response is written from that buffer, not encoded again (see
+// writeResponse), so that the factor covers a whole answer.
 const answerMemoryFactor = 4
 
 // nodeMemory is about the memory an object of an answer takes until the
