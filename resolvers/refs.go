@@ -27,11 +27,20 @@ func parsePaperRefs(arg string, ids []string) ([]paperRef, error) {
 		return nil, badInput(arg, "at most %d ids, got %d", MaxIDs, len(ids))
 	}
 	refs := make([]paperRef, len(ids))
+	// A list may repeat an id up to MaxIDs times; each is parsed once,
+	// since parsing (the arXiv forms' patterns) is most of a long list's
+	// work.
+	first := make(map[string]int, min(len(ids), 16))
 	for i, s := range ids {
+		if j, ok := first[s]; ok {
+			refs[i] = refs[j]
+			continue
+		}
 		var err error
 		if refs[i], err = parsePaperRef(arg, s); err != nil {
 			return nil, err
 		}
+		first[s] = i
 	}
 	return refs, nil
 }
