@@ -181,6 +181,30 @@ func CoauthorTies(ctx context.Context, idb bun.IDB, ids []int64, most int) ([]Co
 	return rows, err
 }
 
+// CoauthorTieAcross reads the tie from one of from to one of to whose
+// end in to has the lowest id, the tie of most shared papers (then of the
+// lowest id in from) to that end, and whether there is any, in one
+// statement. It reads the ties of the shorter list only, filtered by the
+// other: "+ 0" keeps the other list from the primary key, which would
+// probe every pair of the two lists.
+func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64) (CoauthorTie, bool, error) {
+	q := `SELECT c.researcher_id AS researcher_id, c.coauthor_id AS coauthor_id FROM coauthors AS c
+		WHERE c.researcher_id IN (?) AND c.coauthor_id + 0 IN (?)
+		ORDER BY c.coauthor_id, c.paper_count DESC, c.researcher_id LIMIT 1`
+	if len(to) < len(from) {
+		q = `SELECT c.coauthor_id AS researcher_id, c.researcher_id AS coauthor_id FROM coauthors AS c
+			WHERE c.researcher_id IN (?) AND c.coauthor_id + 0 IN (?)
+			ORDER BY c.researcher_id, c.paper_count DESC, c.coauthor_id LIMIT 1`
+		from, to = to, from
+	}
+	var rows []CoauthorTie
+	err := idb.NewRaw(q, bun.List(from), bun.List(to)).Scan(ctx, &rows)
+	if err != nil || len(rows) == 0 {
+		return CoauthorTie{}, false, err
+	}
+	return rows[0], true, nil
+}
+
 // SharedPaper is a paper two researchers, A < B, are both on.
 type SharedPaper struct{ A, B, PaperID int64 }
 

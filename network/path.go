@@ -22,9 +22,21 @@ const (
 	pathTies = 10 * PathBudget
 )
 
-// ErrPathBudget is returned by Path when the search visited PathBudget
-// researchers without finding a path or exhausting the depth: a path may
-// exist but was not looked for further.
+// The bounds of Path that tests lower, to take the branches a small
+// archive never reaches.
+var (
+	// pathBudget is PathBudget.
+	pathBudget = PathBudget
+	// probeFrom is the frontier from which a layer is read only after
+	// meetAcross found the two sides untied: below it reading the layer
+	// costs about what asking does.
+	probeFrom = 64
+)
+
+// ErrPathBudget is wrapped by Path's error when the search visited
+// PathBudget researchers without finding a path or exhausting the depth:
+// a path may exist but was not looked for further. The error says how
+// many hops the search ruled out.
 var ErrPathBudget = errors.New("collaboration path search gave up: too many researchers within reach")
 
 // Step is one researcher on a collaboration path. PaperIDs are the papers
@@ -47,14 +59,21 @@ type side struct {
 // at most maxDepth hops long (1 to MaxPathDepth), or nil if there is none
 // that short. Among equally short paths it picks one the same way every
 // time: each researcher is reached through their strongest tie to the
-// layer before, and the two searches meet at the lowest id they share.
+// layer before, and the two searches meet at the lowest id they share,
+// reached through its strongest tie to the other side.
 // From a researcher to themself the path is the one step, whether or not
 // the researcher exists.
 //
 // It searches from both ends at once, one layer at a time, always widening
-// the smaller frontier; it sends one statement per layer (at most maxDepth)
-// and one for the shared papers: at most maxDepth+1. It returns
-// ErrPathBudget when the search grows past PathBudget researchers.
+// the smaller frontier. Before it reads a large layer whole it asks
+// whether the two frontiers are tied at all (see meetAcross), which reads
+// no co-author beyond the other frontier: the layer where the searches
+// meet, the largest of a search, is never read, nor the last layer
+// maxDepth allows. It sends at most two statements per layer and one for
+// the shared papers: at most 2×maxDepth+1. When the search has grown past
+// PathBudget researchers it looks one hop further and, finding no path,
+// returns an error wrapping ErrPathBudget that says how many hops it
+// ruled out.
 func Path(ctx context.Context, idb bun.IDB, from, to int64, maxDepth int) ([]Step, error) {
 	if maxDepth < 1 || maxDepth > MaxPathDepth {
 		return nil, &ArgError{"maxDepth", fmt.Sprintf("must be between 1 and %d, got %d", MaxPathDepth, maxDepth)}
@@ -72,12 +91,26 @@ func Path(ctx context.Context, idb bun.IDB, from, to int64, maxDepth int) ([]Ste
 		if len(s.frontier) == 0 {
 			return nil, nil
 		}
-		if len(fwd.parent)+len(bwd.parent) > PathBudget {
-			return nil, ErrPathBudget
+		last := fwd.depth+bwd.depth+1 == maxDepth
+		over := len(fwd.parent)+len(bwd.parent) > pathBudget
+		var meet int64
+		var err error
+		if last || over || len(s.frontier) >= probeFrom {
+			if meet, err = s.meetAcross(ctx, idb, other); err != nil {
+				return nil, err
+			}
+			switch {
+			case meet != 0:
+			case over:
+				return nil, fmt.Errorf("%w: there is none of %d hops or fewer", ErrPathBudget, fwd.depth+bwd.depth+1)
+			case last:
+				return nil, nil
+			}
 		}
-		meet, err := s.expand(ctx, idb, other)
-		if err != nil {
-			return nil, err
+		if meet == 0 {
+			if meet, err = s.expand(ctx, idb, other); err != nil {
+				return nil, err
+			}
 		}
 		if meet != 0 {
 			ids := slices.Concat(fwd.trail(meet, true), bwd.trail(bwd.parent[meet], false))
@@ -115,6 +148,22 @@ func (s *side) expand(ctx context.Context, idb bun.IDB, other *side) (int64, err
 		}
 	}
 	return meet, nil
+}
+
+// meetAcross returns the lowest id of other's frontier tied to s's
+// frontier, recording in s its strongest tie there, or 0 if the two
+// frontiers are not tied. The search never met before, so a tie across
+// is the middle of a shortest path, and only the frontiers can be tied:
+// a tie to a researcher other reached earlier would have met then. It
+// reads the ties of the smaller frontier that land in the other, and so
+// never the co-authors beyond them that expanding would read.
+func (s *side) meetAcross(ctx context.Context, idb bun.IDB, other *side) (int64, error) {
+	tie, ok, err := db.CoauthorTieAcross(ctx, idb, s.frontier, other.frontier)
+	if err != nil || !ok {
+		return 0, err
+	}
+	s.parent[tie.CoauthorID] = tie.ResearcherID
+	return tie.CoauthorID, nil
 }
 
 // trail returns the researchers from id back to s's end, following
