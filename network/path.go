@@ -22,16 +22,9 @@ const (
 	pathTies = 10 * PathBudget
 )
 
-// The bounds of Path that tests lower, to take the branches a small
+// pathBudget is PathBudget, which tests lower to take the branch a small
 // archive never reaches.
-var (
-	// pathBudget is PathBudget.
-	pathBudget = PathBudget
-	// probeFrom is the frontier from which a layer is read only after
-	// meetAcross found the two sides untied: below it reading the layer
-	// costs about what asking does.
-	probeFrom = 64
-)
+var pathBudget = PathBudget
 
 // ErrPathBudget is wrapped by Path's error when the search visited
 // PathBudget researchers without finding a path or exhausting the depth:
@@ -65,12 +58,12 @@ type side struct {
 // the researcher exists.
 //
 // It searches from both ends at once, one layer at a time, always widening
-// the smaller frontier. Before it reads a large layer whole it asks
-// whether the two frontiers are tied at all (see meetAcross), which reads
-// no co-author beyond the other frontier: the layer where the searches
-// meet, the largest of a search, is never read, nor the last layer
-// maxDepth allows. It sends at most two statements per layer and one for
-// the shared papers: at most 2×maxDepth+1. When the search has grown past
+// the smaller frontier. Before it reads a layer it asks whether the two
+// frontiers are tied at all (see meetAcross), which reads no co-author
+// beyond the other frontier: the layer where the searches meet, the
+// largest of a search, is never read, nor the last layer maxDepth allows,
+// and a co-author's path reads none. It sends at most two statements per
+// layer and one for the shared papers: at most 2×maxDepth+1. When the search has grown past
 // PathBudget researchers it looks one hop further and, finding no path,
 // returns an error wrapping ErrPathBudget that says how many hops it
 // ruled out.
@@ -91,63 +84,48 @@ func Path(ctx context.Context, idb bun.IDB, from, to int64, maxDepth int) ([]Ste
 		if len(s.frontier) == 0 {
 			return nil, nil
 		}
-		last := fwd.depth+bwd.depth+1 == maxDepth
-		over := len(fwd.parent)+len(bwd.parent) > pathBudget
-		var meet int64
-		var err error
-		if last || over || len(s.frontier) >= probeFrom {
-			if meet, err = s.meetAcross(ctx, idb, other); err != nil {
-				return nil, err
-			}
-			switch {
-			case meet != 0:
-			case over:
-				return nil, fmt.Errorf("%w: there is none of %d hops or fewer", ErrPathBudget, fwd.depth+bwd.depth+1)
-			case last:
-				return nil, nil
-			}
-		}
-		if meet == 0 {
-			if meet, err = s.expand(ctx, idb, other); err != nil {
-				return nil, err
-			}
-		}
-		if meet != 0 {
+		meet, err := s.meetAcross(ctx, idb, other)
+		switch {
+		case err != nil:
+			return nil, err
+		case meet != 0:
 			ids := slices.Concat(fwd.trail(meet, true), bwd.trail(bwd.parent[meet], false))
 			return linkPapers(ctx, idb, ids)
+		case len(fwd.parent)+len(bwd.parent) > pathBudget:
+			return nil, fmt.Errorf("%w: there is none of %d hops or fewer", ErrPathBudget, fwd.depth+bwd.depth+1)
+		case fwd.depth+bwd.depth+1 == maxDepth:
+			return nil, nil // the last layer allowed, and no path through it
+		}
+		if err := s.expand(ctx, idb); err != nil {
+			return nil, err
 		}
 	}
 	return nil, nil
 }
 
-// expand widens s by one layer and returns a researcher reached that other
-// has reached too (the lowest id of them), or 0 if none. The search never
-// met before this layer, so every such researcher lies on a shortest path.
-func (s *side) expand(ctx context.Context, idb bun.IDB, other *side) (int64, error) {
+// expand widens s by one layer. meetAcross found none of the layer in
+// the other side, so it only records parents.
+func (s *side) expand(ctx context.Context, idb bun.IDB) error {
 	// The strongest tie comes first for each co-author, and is kept. A
 	// layer of more ties than pathTies is past the budget anyway; the
 	// bound keeps it from being read.
 	rows, err := db.CoauthorTies(ctx, idb, s.frontier, pathTies+1)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if len(rows) > pathTies {
-		return 0, ErrPathBudget
+		return ErrPathBudget
 	}
 	s.depth++
 	s.frontier = s.frontier[:0:0]
-	var meet int64
 	for _, r := range rows {
 		if _, ok := s.parent[r.CoauthorID]; ok {
 			continue
 		}
 		s.parent[r.CoauthorID] = r.ResearcherID
 		s.frontier = append(s.frontier, r.CoauthorID)
-		if _, ok := other.parent[r.CoauthorID]; ok && (meet == 0 || r.CoauthorID < meet) {
-			meet = r.CoauthorID
-		}
 	}
-	return meet, nil
+	return nil
 }
 
 // meetAcross returns the lowest id of other's frontier tied to s's
