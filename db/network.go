@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/uptrace/bun"
 )
@@ -209,33 +208,15 @@ func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64) (Coau
 // SharedPaper is a paper two researchers, A < B, are both on.
 type SharedPaper struct{ A, B, PaperID int64 }
 
-// SharedPapers reads the papers that each consecutive pair of the given
-// researchers (a path) share, by pair and paper, those of more than
-// MaxCoauthorPaperAuthors authors left out, in one statement. Each pair's
-// papers are read from the one of the two with fewer papers, each probed
-// for the other: a path through a prolific researcher costs the papers
-// of their neighbours on it, not their own.
+// SharedPapers reads the papers that pairs of the given researchers share,
+// by paper, those of more than MaxCoauthorPaperAuthors authors left out.
 func SharedPapers(ctx context.Context, idb bun.IDB, ids []int64) ([]SharedPaper, error) {
-	if len(ids) < 2 {
-		return nil, nil
-	}
-	// The CASEs are constant: both databases pick the reading side once,
-	// before reading authorships. "+ 0" keeps the other side's papers
-	// from being read by researcher: each paper is probed by its id.
-	const fewer = `(SELECT paper_count FROM researchers WHERE id = ?) <= (SELECT paper_count FROM researchers WHERE id = ?)`
-	arms := make([]string, 0, len(ids)-1)
-	var args []any
-	for i := 1; i < len(ids); i++ {
-		a, b := min(ids[i-1], ids[i]), max(ids[i-1], ids[i])
-		arms = append(arms, `SELECT DISTINCT CAST(? AS BIGINT) AS a, CAST(? AS BIGINT) AS b, x.paper_id
-			FROM authorships x JOIN papers p ON p.id = x.paper_id
-			WHERE x.researcher_id = CASE WHEN `+fewer+` THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
-			AND EXISTS (SELECT 1 FROM authorships y WHERE y.paper_id = x.paper_id
-				AND y.researcher_id + 0 = CASE WHEN `+fewer+` THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END)
-			AND NOT `+largePaper)
-		args = append(args, a, b, a, b, a, b, a, b, b, a)
-	}
 	var rows []SharedPaper
-	err := idb.NewRaw(`SELECT a, b, paper_id FROM (`+strings.Join(arms, "\nUNION ALL ")+`) AS s ORDER BY a, b, paper_id`, args...).Scan(ctx, &rows)
+	err := idb.NewRaw(`SELECT DISTINCT x.researcher_id AS a, y.researcher_id AS b, x.paper_id
+		FROM authorships x
+		JOIN authorships y ON y.paper_id = x.paper_id
+		JOIN papers p ON p.id = x.paper_id
+		WHERE x.researcher_id IN (?) AND y.researcher_id IN (?) AND x.researcher_id < y.researcher_id AND NOT `+largePaper+`
+		ORDER BY x.paper_id`, bun.List(ids), bun.List(ids)).Scan(ctx, &rows)
 	return rows, err
 }
