@@ -43,11 +43,9 @@ const (
 // write, so that a slow query is cancelled (and its SQL with it) while its
 // error can still reach the client.
 const (
-	readHeaderTimeout = 5 * time.Second
-	readTimeout       = 15 * time.Second
-	queryTimeout      = 20 * time.Second
-	writeTimeout      = 30 * time.Second
-	idleTimeout       = 2 * time.Minute
+	readTimeout  = 15 * time.Second
+	queryTimeout = 20 * time.Second
+	writeTimeout = 30 * time.Second
 	// abortWait bounds the wait for cancelled requests to answer.
 	abortWait = 5 * time.Second
 )
@@ -118,6 +116,18 @@ type Config struct {
 	// that long (DefaultWebsocketIdleTimeout when zero).
 	MaxClientWebsockets, MaxWebsockets int
 	WebsocketIdleTimeout               time.Duration
+	// MaxClientConns and MaxConns bound the TCP connections the API's
+	// listener holds open, of one address (an IPv6 /64; a trusted
+	// proxy's count only over the server) and of the whole server
+	// (DefaultMaxClientConns and DefaultMaxConns when zero, the latter
+	// lowered to the descriptors the process may open): one past them is
+	// answered 429 or 503 when accepted, and closed.
+	MaxClientConns, MaxConns int
+	// HeaderTimeout is how long a connection may take to send a
+	// request's headers, so how long one that sends nothing stays open
+	// (DefaultHeaderTimeout when zero); IdleTimeout how long a keep-alive
+	// connection may wait for its next request (DefaultIdleTimeout).
+	HeaderTimeout, IdleTimeout time.Duration
 	// MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives and
 	// MaxConflicts bound a document before it is validated.
 	MaxTokens, MaxFields, MaxAliases, MaxRootFields, MaxDirectives, MaxConflicts int
@@ -209,6 +219,10 @@ type Server struct {
 	// metricsAddr and metrics are the separate /metrics listener, if any.
 	metricsAddr string
 	metrics     http.Handler
+	// conns bounds the API listener's connections; headerTimeout and
+	// idleTimeout close those that wait for a request.
+	conns                      *connLimits
+	headerTimeout, idleTimeout time.Duration
 }
 
 // New checks cfg, fills in its defaults and builds the server.
@@ -277,7 +291,8 @@ func New(cfg Config) (*Server, error) {
 	base, abort := context.WithCancelCause(context.Background())
 	s := &Server{
 		addr: cfg.Addr, log: cfg.Logger, grace: cfg.ShutdownGrace, base: base, abort: abort,
-		metricsAddr: cfg.MetricsAddr,
+		metricsAddr: cfg.MetricsAddr, conns: newConnLimits(cfg, m),
+		headerTimeout: cfg.HeaderTimeout, idleTimeout: cfg.IdleTimeout,
 	}
 	if cfg.MetricsAddr == "" {
 		mux.Handle("GET /metrics", m.handler())
@@ -328,6 +343,10 @@ func (cfg *Config) setDefaults() {
 	orDefault(&cfg.MaxClientWebsockets, DefaultMaxClientWebsockets)
 	orDefault(&cfg.MaxWebsockets, DefaultMaxWebsockets)
 	orDefault(&cfg.WebsocketIdleTimeout, DefaultWebsocketIdleTimeout)
+	orDefault(&cfg.MaxClientConns, DefaultMaxClientConns)
+	orDefault(&cfg.MaxConns, DefaultMaxConns)
+	orDefault(&cfg.HeaderTimeout, DefaultHeaderTimeout)
+	orDefault(&cfg.IdleTimeout, DefaultIdleTimeout)
 	orDefault(&cfg.sitemapSize, sitemapMaxURLs)
 	orDefault(&cfg.sitemapBatch, sitemapBatch)
 	if cfg.Logger == nil {
@@ -411,8 +430,13 @@ func (s *Server) Run(ctx context.Context) error {
 // waits a little (abortWait) for their answers before it closes their
 // connections. It returns nil after a clean shutdown. A Server serves
 // once.
+//
+// The connections ln accepts are bounded per client address and over
+// the server (see Config.MaxClientConns); those past a bound are answered
+// and closed at once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	return s.serve(ctx, ln, s.handler, "api")
+	s.conns.fitDescriptors()
+	return s.serve(ctx, s.conns.listener(ln), s.handler, "api")
 }
 
 // serve is Serve for one listener, ln, that answers with handler; what
@@ -429,10 +453,10 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, handler http.Handle
 	srv := &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return base },
 		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
+		ReadHeaderTimeout: s.headerTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       s.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)

@@ -31,6 +31,8 @@ type serveFlags struct {
 	maxAnswer, answerMemory, memoryLimit                 *int
 	clientWebsockets, websockets                         *int
 	websocketIdle                                        *time.Duration
+	clientConns, conns                                   *int
+	headerTimeout, idleTimeout                           *time.Duration
 	replicas                                             repeated
 	maxLag, harvestEvery, vectorsRefresh                 *time.Duration
 	prod                                                 production
@@ -60,6 +62,12 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	f.clientWebsockets = fs.Int("max-client-websockets", server.DefaultMaxClientWebsockets, "WebSocket connections one client may hold open at once; more are refused with 429 before the upgrade")
 	f.websockets = fs.Int("max-websockets", server.DefaultMaxWebsockets, "WebSocket connections the server holds open at once, all clients together")
 	f.websocketIdle = fs.Duration("websocket-idle-timeout", server.DefaultWebsocketIdleTimeout, "close a WebSocket connection that holds no subscription for `DURATION`")
+	f.clientConns = fs.Int("max-client-conns", server.DefaultMaxClientConns, "TCP connections one address (an IPv6 /64) may hold open at once; more are answered 429 and closed\n"+
+		"(a --trusted-proxies address counts only against --max-conns)")
+	f.conns = fs.Int("max-conns", server.DefaultMaxConns, "TCP connections the server holds open at once, all addresses together; more are answered 503 and closed\n"+
+		"(lowered to fit the process's descriptor limit)")
+	f.headerTimeout = fs.Duration("header-timeout", server.DefaultHeaderTimeout, "close a connection that has not sent a request's headers within `DURATION`")
+	f.idleTimeout = fs.Duration("idle-timeout", server.DefaultIdleTimeout, "close a keep-alive connection that sends no next request within `DURATION`")
 	f.apiKeys = fs.String("api-keys", "", "API keys clients may send, one a line (the key, or sha256:HEX of it), in `FILE`:\na request with one spends its key's budget, with another is refused")
 	f.proxies = fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For names the client")
 	fs.Var(&f.replicas, "db-replica", "read from the PostgreSQL streaming replica at `DSN` (repeatable); the primary (--db)\nserves reads while no replica keeps up")
@@ -73,6 +81,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 		"and add them to the vector index searched")
 	if err := parse(fs, args); err != nil {
 		return nil, err
+	}
+	if *f.clientConns <= 0 || *f.conns <= 0 || *f.headerTimeout <= 0 || *f.idleTimeout <= 0 {
+		return nil, fmt.Errorf("%w: --max-client-conns, --max-conns, --header-timeout and --idle-timeout must be positive", errUsage)
 	}
 	if *f.maxAnswer <= 0 || *f.answerMemory <= 0 || *f.memoryLimit < 0 {
 		return nil, fmt.Errorf("%w: --max-answer-bytes and --max-answer-memory must be positive, --memory-limit not negative", errUsage)
@@ -129,6 +140,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.MaxNodes, cfg.MaxCost, cfg.MaxDepth = *f.maxNodes, *f.maxCost, *f.maxDepth
 	cfg.MaxAnswerBytes, cfg.MaxAnswerMemory = *f.maxAnswer, int64(*f.answerMemory)<<20
 	cfg.MaxClientWebsockets, cfg.MaxWebsockets, cfg.WebsocketIdleTimeout = *f.clientWebsockets, *f.websockets, *f.websocketIdle
+	cfg.MaxClientConns, cfg.MaxConns = *f.clientConns, *f.conns
+	cfg.HeaderTimeout, cfg.IdleTimeout = *f.headerTimeout, *f.idleTimeout
 	var publish bun.IDB = cfg.DB
 	if cfg.Writer != nil {
 		publish = cfg.Writer
