@@ -75,10 +75,11 @@ const usage = `usage:
   papergraph-bench vectors --papers N [--dim 256] [--scan N] [--lists N] [--queries 200] [--truth 50]
       builds the vector index of N SYNTHETIC clustered vectors and prints its build time, bytes per
       paper, p50/p99 latency of a top-100 search and recall@100 against brute force, as JSON
-  papergraph-bench probe [--db DSN] [--only ws-idle,follows,repeat-token,subscribers] [--conns 20000] [--parallel 32]
+  papergraph-bench probe [--db DSN] [--only ws-idle,http-idle,follows,repeat-token,subscribers] [--conns 20000] [--parallel 32]
       [--records 20000] [--serve-flag F]...
       starts papergraph serve with its default flags on a fresh demo database (SQLite, and PostgreSQL
-      under --db) and asks whether one client can exhaust it: idle WebSocket connections from one address,
+      under --db) and asks whether one client can exhaust it: idle WebSocket or keep-alive connections from
+      one address (dialled by papergraph-bench flood, a process of its own),
       parallel aliased follows from one key, a repository repeating its resumption token, and a harvest
       with many subscribers; prints a table
   papergraph-bench adversarial [--pg DSN] [--db sqlite,postgres] [--duration 10s] [--papergraph BIN] [--serve-flag F]...
@@ -118,6 +119,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdVectors(ctx, args[1:], stdout, stderr)
 	case "probe":
 		return cmdProbe(ctx, args[1:], stdout, stderr)
+	case "flood":
+		return cmdFlood(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "adversarial":
 		return cmdAdversarial(ctx, args[1:], stdout, stderr)
 	case "search-quality":

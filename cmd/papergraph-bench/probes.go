@@ -31,9 +31,9 @@ import (
 // repository that never ends, and by a harvest that outruns its
 // subscribers.
 
-var probeNames = []string{"ws-idle", "follows", "repeat-token", "subscribers"}
+var probeNames = []string{"ws-idle", "http-idle", "follows", "repeat-token", "subscribers"}
 
-// defaultProbeParallel is how many connections ws-idle dials at once by
+// defaultProbeParallel is how many connections a flood dials at once by
 // default: enough to keep the server's accept loop busy, few enough that
 // the dialling goroutines, on the same cores as the server, do not starve
 // it and measure the client's scheduling rather than the server's.
@@ -66,8 +66,8 @@ func cmdProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&o.pg, "db", "", "also probe PostgreSQL: a postgres:// `DSN` allowed to create and drop a database of its own")
 	withSQLite := fs.Bool("sqlite", true, "probe SQLite (false: PostgreSQL alone, with --db)")
 	only := fs.String("only", strings.Join(probeNames, ","), "the probes to run, comma-separated")
-	fs.IntVar(&o.conns, "conns", 20000, "ws-idle: idle WebSocket connections opened from one address")
-	fs.IntVar(&o.parallel, "parallel", defaultProbeParallel, "ws-idle: connections dialled at once (the client shares the host's cores with the server)")
+	fs.IntVar(&o.conns, "conns", 20000, "ws-idle, http-idle: idle WebSocket or keep-alive connections opened from one address")
+	fs.IntVar(&o.parallel, "parallel", defaultProbeParallel, "ws-idle, http-idle: connections dialled at once (the flood, a process of its own, shares the host's cores with the server)")
 	fs.Func("serve-flag", "a `flag` added to every papergraph serve the probes start, such as --metrics-addr=127.0.0.1:9091 to profile it; repeatable", func(v string) error {
 		o.serveFlags = append(o.serveFlags, v)
 		return nil
@@ -194,7 +194,9 @@ func runProbes(ctx context.Context, o probeOptions, work string, d *probeDB, row
 		var figures []probeRow
 		switch p {
 		case "ws-idle":
-			figures, err = probeWSIdle(ctx, o, srv, client, paper)
+			figures, err = probeIdleFlood(ctx, o, "ws", srv, client, paper)
+		case "http-idle":
+			figures, err = probeIdleFlood(ctx, o, "http", srv, client, paper)
 		case "follows":
 			figures, err = probeFollows(ctx, o, srv, client, keys["probe-a"], keys["probe-b"], researchers)
 		case "repeat-token":
@@ -454,88 +456,6 @@ func closeOutcome(err error) string {
 		return fmt.Sprintf("close %d", ce.Code)
 	}
 	return "error: " + err.Error()
-}
-
-// probeWSIdle opens o.conns idle, initialised connections from 127.0.0.1
-// and holds those admitted, while another client asks the README query
-// from other addresses.
-func probeWSIdle(ctx context.Context, o probeOptions, srv *target, client *http.Client, paper string) ([]probeRow, error) {
-	wsURL := "ws" + strings.TrimPrefix(srv.url, "http")
-	pid := srv.cmd.Process.Pid
-	var peakFDs atomic.Int64
-	sampling := make(chan struct{})
-	var sampler sync.WaitGroup
-	sampler.Go(func() {
-		for {
-			if n := int64(procFDs(pid)); n > peakFDs.Load() {
-				peakFDs.Store(n)
-			}
-			select {
-			case <-sampling:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	})
-	ask := func(int) error {
-		return graphQL(ctx, client, srv.url, "", readmeQuery, map[string]any{"paper": paper, "first": 10}, nil)
-	}
-	alone, stopAlone := meanwhile(ask)
-	time.Sleep(15 * time.Second)
-	stopAlone()
-	readme, stopReadme := meanwhile(ask)
-	var (
-		mu       sync.Mutex
-		held     []*websocket.Conn
-		outcomes = map[string]int{}
-		next     atomic.Int64
-		workers  sync.WaitGroup
-	)
-	start := time.Now()
-	for range o.parallel {
-		workers.Go(func() {
-			for next.Add(1) <= int64(o.conns) {
-				c, refused, err := wsDial(ctx, wsURL, net.IPv4(127, 0, 0, 1))
-				mu.Lock()
-				switch {
-				case err != nil:
-					outcomes["error: "+shortErr(err)]++
-				case c != nil:
-					outcomes["admitted"]++
-					held = append(held, c)
-					go answerPings(ctx, c)
-				default:
-					outcomes["refused, "+refused]++
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	workers.Wait()
-	opened := time.Since(start)
-	stopReadme()
-	holding, stopHolding := meanwhile(ask)
-	time.Sleep(5 * time.Second) // the held connections sit idle while the other client goes on
-	heldFDs := procFDs(pid)
-	stopHolding()
-	close(sampling)
-	sampler.Wait()
-	for _, c := range held {
-		c.CloseNow()
-	}
-	var kinds []string
-	for k, n := range outcomes {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-	}
-	slices.Sort(kinds)
-	return []probeRow{
-		{Figure: "connections tried from 127.0.0.1", Value: fmt.Sprintf("%d in %.1f s, %d at a time", o.conns, opened.Seconds(), o.parallel)},
-		{Figure: "outcomes", Value: strings.Join(kinds, "; ")},
-		{Figure: "server descriptors (held / peak / limit)", Value: fmt.Sprintf("%d / %d / %s", heldFDs, peakFDs.Load(), fdLimit(fmt.Sprintf("/proc/%d", pid)))},
-		{Figure: "README query from other addresses, before", Value: alone.summary()},
-		{Figure: "README query from other addresses during the flood", Value: readme.summary()},
-		{Figure: "README query from other addresses while those admitted are held", Value: holding.summary()},
-	}, nil
 }
 
 // shortErr keeps the kind of a dial error, not its addresses, so that
