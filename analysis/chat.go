@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/llm"
 	"github.com/papergraph/papergraph/retry"
 )
 
@@ -33,27 +34,20 @@ const systemPrompt = "You analyse research papers from their title and abstract 
 	"only, most papers 3 to 6; keywords, up to 10, most telling first. Say only what the abstract supports."
 
 // Prompt is the chat the model gets for a paper.
-func Prompt(title, abstract string) []Message {
-	return []Message{
+func Prompt(title, abstract string) []llm.Message {
+	return []llm.Message{
 		{Role: "system", Content: systemPrompt},
 		{Role: "user", Content: "Title: " + strings.Join(strings.Fields(title), " ") + "\n\nAbstract: " +
 			strings.Join(strings.Fields(abstract), " ")},
 	}
 }
 
-// Message is one message of a chat.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
 // chatClient asks an OpenAI-compatible chat-completions endpoint for
 // analyses, with structured output of AnswerSchema.
 type chatClient struct {
-	url, model, key string
-	timeout         time.Duration
-	client          *http.Client
-	retry           retry.Policy
+	endpoint llm.Endpoint
+	timeout  time.Duration
+	retry    retry.Policy
 }
 
 // completion is an answer of the endpoint: the analysis, or the problem
@@ -65,29 +59,13 @@ type completion struct {
 	promptTokens, completionTokens int
 }
 
-// chatResponse is the part of a chat completion an analysis reads.
-type chatResponse struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-			Refusal string `json:"refusal"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-}
-
 // analyse asks for p's analysis, each try after a tick of pace (when not
 // nil). An answer that came back but is no analysis is a completion with
 // a problem; an error is a request that failed for good.
 func (c *chatClient) analyse(ctx context.Context, p db.AnalysisCandidate, pace <-chan time.Time) (*completion, error) {
-	body, err := json.Marshal(map[string]any{
-		"model": c.model, "messages": Prompt(p.Title, p.Abstract), "temperature": 0, "max_tokens": maxAnswerTokens,
-		"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{
+	body, err := c.endpoint.Body(llm.Request{
+		Messages: Prompt(p.Title, p.Abstract), Temperature: 0, MaxTokens: maxAnswerTokens,
+		ResponseFormat: map[string]any{"type": "json_schema", "json_schema": map[string]any{
 			"name": "paper_analysis", "strict": true, "schema": AnswerSchema()}},
 	})
 	if err != nil {
@@ -113,16 +91,12 @@ func (c *chatClient) post(ctx context.Context, body []byte) (*completion, error)
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	endpoint := strings.TrimSuffix(c.url, "/") + "/chat/completions"
-	req, err := retry.PostJSON(tctx, endpoint, c.key, body)
+	endpoint := c.endpoint.CompletionsURL()
+	req, err := c.endpoint.NewRequest(tctx, body)
 	if err != nil {
 		return nil, fmt.Errorf("--llm-url: %w", err)
 	}
-	client := c.client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	resp, err := c.endpoint.Do(req)
 	var raw []byte
 	if err == nil {
 		defer resp.Body.Close()
@@ -139,13 +113,13 @@ func (c *chatClient) post(ctx context.Context, body []byte) (*completion, error)
 		return nil, retry.Refusal(endpoint, resp, raw)
 	}
 	a := decodeCompletion(raw)
-	a.model = cmp.Or(a.model, c.model)
+	a.model = cmp.Or(a.model, c.endpoint.Model)
 	return a, nil
 }
 
 // decodeCompletion reads a chat completion's analysis.
 func decodeCompletion(raw []byte) *completion {
-	var r chatResponse
+	var r llm.Completion
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return &completion{problem: fmt.Sprintf("the answer is not a chat completion: %s", jsonProblem(err))}
 	}

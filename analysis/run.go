@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/llm"
 	"github.com/papergraph/papergraph/retry"
 )
 
@@ -95,7 +96,8 @@ func Run(ctx context.Context, bdb *bun.DB, o RunOptions) (RunSummary, error) {
 	if now == nil {
 		now = time.Now
 	}
-	c := &chatClient{url: o.URL, model: o.Model, key: o.Key, timeout: o.Timeout, client: o.Client, retry: o.Retry}
+	c := &chatClient{endpoint: llm.Endpoint{URL: o.URL, Model: o.Model, Key: o.Key, Client: o.Client},
+		timeout: o.Timeout, retry: o.Retry}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var pace <-chan time.Time

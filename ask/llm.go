@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/papergraph/papergraph/retry"
+	"github.com/papergraph/papergraph/llm"
 )
 
 // DefaultTimeout bounds one answer of the model unless LLM.Timeout says.
@@ -21,19 +21,12 @@ const DefaultTimeout = 60 * time.Second
 // maxAnswerTokens bounds the tokens of one answer.
 const maxAnswerTokens = 600
 
-// LLM is an OpenAI-compatible chat-completions endpoint.
+// LLM is the OpenAI-compatible chat-completions endpoint that answers
+// questions.
 type LLM struct {
-	// URL is the API's base URL (http://host:8000/v1): the answer is a
-	// POST to URL/chat/completions.
-	URL string
-	// Model is the model's name, as the endpoint knows it.
-	Model string
-	// Key, when set, is sent as a bearer token (PAPERGRAPH_LLM_KEY).
-	Key string
+	llm.Endpoint
 	// Timeout bounds one answer, DefaultTimeout when zero.
 	Timeout time.Duration
-	// Client sends the requests; nil means http.DefaultClient.
-	Client *http.Client
 }
 
 // Errors of the model, wrapped by Answer's errors.
@@ -70,12 +63,12 @@ func (a *Answer) Tokens() int { return a.PromptTokens + a.CompletionTokens }
 // Prompt is the chat the model gets: an instruction to answer from the
 // numbered passages only and to cite them as [n], then the passages and
 // the question.
-func Prompt(question string, ps []Passage) []Message {
+func Prompt(question string, ps []Passage) []llm.Message {
 	var b strings.Builder
 	for i, p := range ps {
 		fmt.Fprintf(&b, "[%d] %s (arXiv:%s): %s\n", i+1, p.Paper.Title, p.Paper.ArxivID, p.Text)
 	}
-	return []Message{
+	return []llm.Message{
 		{Role: "system", Content: "You answer questions about research papers using only the numbered passages given. " +
 			"Cite every claim with the number of its passage in brackets, like [1] or [2][3]. " +
 			"Cite no number that is not among the passages. If the passages do not answer the question, say so."},
@@ -92,26 +85,6 @@ func MaxTokens(question string, ps []Passage) int {
 		n += estimateTokens(m.Content)
 	}
 	return n
-}
-
-// Message is one message of a chat.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// chunk is one event of a streamed chat completion.
-type chunk struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
 }
 
 // Answer asks the model question from ps, streaming: each piece of the
@@ -153,24 +126,20 @@ func (l *LLM) Answer(ctx context.Context, question string, ps []Passage, emit fu
 }
 
 // post sends the chat and returns the streamed answer's response.
-func (l *LLM) post(ctx context.Context, msgs []Message) (*http.Response, error) {
-	body, err := json.Marshal(map[string]any{
-		"model": l.Model, "messages": msgs, "stream": true, "temperature": 0,
-		"max_tokens": maxAnswerTokens, "stream_options": map[string]bool{"include_usage": true},
+func (l *LLM) post(ctx context.Context, msgs []llm.Message) (*http.Response, error) {
+	body, err := l.Body(llm.Request{
+		Messages: msgs, Stream: true, Temperature: 0,
+		MaxTokens: maxAnswerTokens, StreamOptions: &llm.StreamOptions{IncludeUsage: true},
 	})
 	if err != nil {
 		return nil, err
 	}
-	req, err := retry.PostJSON(ctx, strings.TrimSuffix(l.URL, "/")+"/chat/completions", l.Key, body)
+	req, err := l.NewRequest(ctx, body)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	client := l.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	resp, err := l.Do(req)
 	if err != nil {
 		return nil, modelErr(ctx, err)
 	}
@@ -216,7 +185,7 @@ func readStream(ctx context.Context, body io.Reader, c *citer) (*Answer, error) 
 		if data == "[DONE]" {
 			return a, nil
 		}
-		var ch chunk
+		var ch llm.Chunk
 		if err := json.Unmarshal([]byte(data), &ch); err != nil {
 			return nil, fmt.Errorf("%w: an event is not JSON", ErrModelAnswer)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/papergraph/papergraph/ask"
 	"github.com/papergraph/papergraph/ask/asktest"
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/llm"
 )
 
 // twoPassages are passages of two papers.
@@ -30,7 +31,7 @@ func TestAnswerStreamsCheckedCitations(t *testing.T) {
 	s := &asktest.Scripted{Pieces: []string{"Branes wrap [", "1] and strings vibrate [2", "][7]. See [1, 9", "] or [note] and [3]", "."}}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	l := &ask.LLM{URL: srv.URL + "/v1", Model: "m", Key: "secret"}
+	l := &ask.LLM{Endpoint: llm.Endpoint{URL: srv.URL + "/v1", Model: "m", Key: "secret"}}
 	var got []string
 	a, err := l.Answer(t.Context(), "What do branes do?", twoPassages(), func(p string) { got = append(got, p) })
 	if err != nil {
@@ -74,7 +75,7 @@ func TestAnswerFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := httptest.NewServer(c.s)
 			defer srv.Close()
-			l := &ask.LLM{URL: srv.URL + "/v1", Model: "m", Timeout: 200 * time.Millisecond}
+			l := &ask.LLM{Endpoint: llm.Endpoint{URL: srv.URL + "/v1", Model: "m"}, Timeout: 200 * time.Millisecond}
 			a, err := l.Answer(t.Context(), "q", twoPassages(), nil)
 			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) || a != nil {
 				t.Errorf("got %+v, %v; want an error wrapping %v saying %q", a, err, c.want, c.text)

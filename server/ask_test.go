@@ -22,6 +22,7 @@ import (
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/demo"
 	"github.com/papergraph/papergraph/ingest"
+	"github.com/papergraph/papergraph/llm"
 	"github.com/papergraph/papergraph/notify"
 	"github.com/papergraph/papergraph/ratelimit"
 )
@@ -30,18 +31,18 @@ import (
 // which no question here has.
 var axionScript = []string{"Intense magnetic fields [", "1] may produce axions [9", "]."}
 
-// askServer serves the demo's Kaggle sample with the scripted model at
-// llm (none when nil) and an hourly budget of 1,000 points.
-func askServer(t *testing.T, bdb *bun.DB, llm *asktest.Scripted) http.Handler {
+// askServer serves the demo's Kaggle sample with the scripted model
+// (none when nil) and an hourly budget of 1,000 points.
+func askServer(t *testing.T, bdb *bun.DB, model *asktest.Scripted) http.Handler {
 	t.Helper()
-	h, _ := askServerFor(t, bdb, llm, 1000)
+	h, _ := askServerFor(t, bdb, model, 1000)
 	return h
 }
 
 // askServerFor is askServer with a budget of limit points, the limiter
 // it spends and the API key mcpKey issued; /graphql takes WebSocket
 // subscriptions.
-func askServerFor(t *testing.T, bdb *bun.DB, llm *asktest.Scripted, limit int) (http.Handler, ratelimit.Limiter) {
+func askServerFor(t *testing.T, bdb *bun.DB, model *asktest.Scripted, limit int) (http.Handler, ratelimit.Limiter) {
 	t.Helper()
 	if _, err := ingest.Import(t.Context(), bdb, ingest.Options{Format: ingest.Kaggle, FS: demo.Files(),
 		Paths: []string{"kaggle-arxiv-sample.jsonl.gz"}}); err != nil {
@@ -56,10 +57,10 @@ func askServerFor(t *testing.T, bdb *bun.DB, llm *asktest.Scripted, limit int) (
 		t.Fatal(err)
 	}
 	cfg := Config{RateLimiter: limiter, APIKeys: keys, Bus: notify.NewLocal()}
-	if llm != nil {
-		srv := httptest.NewServer(llm)
+	if model != nil {
+		srv := httptest.NewServer(model)
 		t.Cleanup(srv.Close)
-		cfg.LLM = &ask.LLM{URL: srv.URL + "/v1", Model: "scripted"}
+		cfg.LLM = &ask.LLM{Endpoint: llm.Endpoint{URL: srv.URL + "/v1", Model: "scripted"}}
 	}
 	return newTestServer(t, bdb, cfg).Handler(), limiter
 }
@@ -145,13 +146,13 @@ func TestAskGraphQL(t *testing.T) {
 // with an LLM_UNAVAILABLE error that says why and shows no internals.
 func TestAskWithoutAnswer(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		for name, llm := range map[string]*asktest.Scripted{
+		for name, model := range map[string]*asktest.Scripted{
 			"no model":  nil,
 			"429":       {Status: http.StatusTooManyRequests},
 			"malformed": {Raw: "data: {oops\n\n"},
 		} {
 			t.Run(name, func(t *testing.T) {
-				h := askServer(t, dbtest.Open(t, dbtest.NewMigrated(t, dbtest.Kinds()[0])), llm)
+				h := askServer(t, dbtest.Open(t, dbtest.NewMigrated(t, dbtest.Kinds()[0])), model)
 				a, _ := postAsk(t, h, askAxions, map[string]any{"first": 2})
 				if len(a.Data.Ask.Passages) != 2 || a.Data.Ask.Answer != nil || len(a.Errors) != 1 ||
 					a.Errors[0].Extensions.Code != "LLM_UNAVAILABLE" || strings.Contains(a.Errors[0].Message, "127.0.0.1") {

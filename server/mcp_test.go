@@ -17,6 +17,7 @@ import (
 	"github.com/papergraph/papergraph/ask"
 	"github.com/papergraph/papergraph/ask/asktest"
 	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/llm"
 	"github.com/papergraph/papergraph/ratelimit"
 )
 
@@ -39,8 +40,8 @@ func mcpServer(t *testing.T, bdb *bun.DB, limit int) *httptest.Server {
 	return mcpServerWith(t, bdb, limit, nil)
 }
 
-// mcpServerWith is mcpServer with the scripted model llm (none when nil).
-func mcpServerWith(t *testing.T, bdb *bun.DB, limit int, llm *asktest.Scripted) *httptest.Server {
+// mcpServerWith is mcpServer with the scripted model (none when nil).
+func mcpServerWith(t *testing.T, bdb *bun.DB, limit int, scripted *asktest.Scripted) *httptest.Server {
 	t.Helper()
 	keys, err := ratelimit.LoadKeys(strings.NewReader(mcpKey + "\n"))
 	if err != nil {
@@ -51,10 +52,10 @@ func mcpServerWith(t *testing.T, bdb *bun.DB, limit int, llm *asktest.Scripted) 
 		t.Fatal(err)
 	}
 	cfg := Config{RateLimiter: limiter, APIKeys: keys}
-	if llm != nil {
-		model := httptest.NewServer(llm)
+	if scripted != nil {
+		model := httptest.NewServer(scripted)
 		t.Cleanup(model.Close)
-		cfg.LLM = &ask.LLM{URL: model.URL + "/v1", Model: "scripted"}
+		cfg.LLM = &ask.LLM{Endpoint: llm.Endpoint{URL: model.URL + "/v1", Model: "scripted"}}
 	}
 	srv := httptest.NewServer(newTestServer(t, bdb, cfg).Handler())
 	t.Cleanup(srv.Close)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/papergraph/papergraph/ask"
 
+	"github.com/papergraph/papergraph/llm"
 	"github.com/papergraph/papergraph/server"
 )
 
@@ -43,7 +44,7 @@ func (p production) apply(cfg *server.Config, stderr io.Writer) error {
 	cfg.DisableGraphiQL = !*p.graphiql
 	cfg.DisableMCP = !*p.mcp
 	if *p.llmURL != "" {
-		cfg.LLM = &ask.LLM{URL: *p.llmURL, Model: *p.llmModel, Key: os.Getenv("PAPERGRAPH_LLM_KEY"), Timeout: *p.llmTimeout}
+		cfg.LLM = &ask.LLM{Endpoint: llm.Endpoint{URL: *p.llmURL, Model: *p.llmModel, Key: os.Getenv("PAPERGRAPH_LLM_KEY")}, Timeout: *p.llmTimeout}
 	}
 	cfg.MetricsAddr = *p.metricsAddr
 	if *p.siteURL != "" {
