@@ -95,6 +95,13 @@ func newSQLite(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("migrated SQLite database: %v", err)
 	}
+	return writeSQLite(t, image)
+}
+
+// writeSQLite writes the bytes of a SQLite database to a file of t's and
+// returns its DSN.
+func writeSQLite(t testing.TB, image []byte) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
 	if err := os.WriteFile(path, image, 0o644); err != nil {
 		t.Fatal(err)
