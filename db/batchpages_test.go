@@ -10,7 +10,6 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/ingest"
 )
 
 // TestBatchPagesAreEachParentsPage: a batch of parents read in one
@@ -22,11 +21,8 @@ import (
 // parents is no page. A year of the demo set's papers, their authors and
 // citations.
 func TestBatchPagesAreEachParentsPage(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		ctx := context.Background()
-		if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"}}); err != nil {
-			t.Fatal(err)
-		}
 		var researchers, cited, citing []int64
 		for q, ids := range map[string]*[]int64{
 			"SELECT id FROM researchers ORDER BY paper_count DESC, id LIMIT 45":                                    &researchers,

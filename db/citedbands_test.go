@@ -14,7 +14,6 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/ingest"
 	"github.com/uptrace/bun"
 	"modernc.org/sqlite"
 )
@@ -33,13 +32,8 @@ import (
 // the top band and never the rest (SQLite's stop at its UNION ALL's
 // LIMIT is measured, not tested: it reports no rows read).
 func TestCitedBandsRankAsTheStatement(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
+	dbtest.EachSeeded(t, pscp1992to94, func(t *testing.T, _ string, bdb *bun.DB) {
 		ctx := context.Background()
-		for _, f := range []string{"../demo/data/pscp-1992.csv.gz", "../demo/data/pscp-1993.csv.gz", "../demo/data/pscp-1994.csv.gz"} {
-			if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{f}}); err != nil {
-				t.Fatal(err)
-			}
-		}
 		stray := &db.Paper{Title: "The most cited paper of all, without an arXiv id", DOI: "10.1/stray", CitationCount: 1 << 30}
 		if _, err := bdb.NewInsert().Model(stray).Exec(ctx); err != nil {
 			t.Fatal(err)
@@ -254,7 +248,7 @@ type planNode struct {
 // (PostgreSQL's partial indexes follow their rows by themselves).
 func TestCitedBandsFollowPapers(t *testing.T) {
 	ctx := context.Background()
-	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
+	var bdb *bun.DB
 	check := func(when string) {
 		t.Helper()
 		bands := db.CitedBands()
@@ -288,11 +282,13 @@ func TestCitedBandsFollowPapers(t *testing.T) {
 			t.Errorf("%s: papers_fts_cited holds %d rows, want %d", when, total, cited)
 		}
 	}
-	for _, f := range []string{"../demo/data/pscp-1992.csv.gz", "../demo/data/pscp-1993.csv.gz", "../demo/data/pscp-1994.csv.gz"} {
-		if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: ingest.Paperscape, Paths: []string{f}}); err != nil {
-			t.Fatal(err)
-		}
-		check("after " + f)
+	// Each year's import onto the years before it, the seeds' chain.
+	for _, s := range []struct {
+		seed *dbtest.Seed
+		year string
+	}{{pscp1992, "1992"}, {pscp1992to93, "1993"}, {pscp1992to94, "1994"}} {
+		bdb = dbtest.Open(t, dbtest.NewSeeded(t, "sqlite", s.seed))
+		check("after " + paperscapeFile(s.year))
 	}
 	var top db.Paper
 	if err := bdb.NewSelect().Model(&top).Where("arxiv_id IS NOT NULL").Order("citation_count DESC", "id").Limit(1).Scan(ctx); err != nil {
