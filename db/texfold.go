@@ -30,15 +30,33 @@ import (
 var texRules = []texRule{
 	{`\\(?:emph|em|textit|textbf|textrm|textsc|textsf|texttt|textsl|textup|textnormal|text|` +
 		`mathrm|mathbf|mathit|mathcal|mathbb|mathfrak|mathsf|mathtt|mathscr|rm|it|bf|sl|sc|sf|tt|cal|bm|` +
-		`boldsymbol|mbox|hbox|operatorname|left|right|big|Big|bigg|Bigg)([^a-zA-Z]|$)`, ` $1`},
-	{`\{?\\(?:['"^` + "`" + `~=.]|[vuHckdbrt](?:\s+|\{))\s*\{?\s*\\?([a-zA-Z])\s*\}?\}?`, `$1`},
-	{`\{?\\(?:aa|AA)(?:\s+|\{\}|\}|$)`, `a`},
-	{`\{?\\(ss|ae|AE|oe|OE|o|O|l|L|i|j)(?:\s+|\{\}|\}|$)`, `$1`},
+		`boldsymbol|mbox|hbox|operatorname|left|right|big|Big|bigg|Bigg)([^a-zA-Z]|$)`, ` $1`, "etmribscohlB"},
+	{`\{?\\(?:['"^` + "`" + `~=.]|[vuHckdbrt](?:\s+|\{))\s*\{?\s*\\?([a-zA-Z])\s*\}?\}?`, `$1`, `'"^` + "`" + `~=.vuHckdbrt`},
+	{`\{?\\(?:aa|AA)(?:\s+|\{\}|\}|$)`, `a`, "aA"},
+	{`\{?\\(ss|ae|AE|oe|OE|o|O|l|L|i|j)(?:\s+|\{\}|\}|$)`, `$1`, "saAoOlLij"},
 }
 
 // texRule replaces every match of pattern by replacement ($1 is the
-// first group).
-type texRule struct{ pattern, replacement string }
+// first group). Every match holds a backslash followed by one of the
+// bytes of after, so text without such a pair is left as it is without
+// running the expression, which is most of the cost of folding.
+type texRule struct{ pattern, replacement, after string }
+
+// mayMatch reports whether s holds a backslash followed by a byte of
+// after, which every match of the rule does.
+func (r texRule) mayMatch(s string) bool {
+	for i := strings.IndexByte(s, '\\'); i >= 0 && i+1 < len(s); {
+		if strings.IndexByte(r.after, s[i+1]) >= 0 {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
 
 var texRegexps = func() []*regexp.Regexp {
 	res := make([]*regexp.Regexp, len(texRules))
@@ -55,7 +73,9 @@ func texFold(s string) string {
 		return s
 	}
 	for i, re := range texRegexps {
-		s = re.ReplaceAllString(s, texRules[i].replacement)
+		if texRules[i].mayMatch(s) {
+			s = re.ReplaceAllString(s, texRules[i].replacement)
+		}
 	}
 	return s
 }
