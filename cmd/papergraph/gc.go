@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"os"
 	"runtime/debug"
+
+	"github.com/papergraph/papergraph/server"
 )
 
 // The garbage collector's settings for serve. A request of the README's
@@ -16,13 +18,15 @@ import (
 // The soft memory limit keeps that from growing with a large live heap
 // (an import or harvest run inside serve, many large answers at once):
 // past it the collector runs as often as it must to stay under it. It is
-// twice the server's answer memory (server.DefaultMaxAnswerMemory), which
-// bounds what answers in flight hold: with every answer at its budget the
-// live heap stays below it, while at a GiB the garbage of a few answer
-// bombs at once could grow the process well past what it needs.
+// the server's answer memory (server.DefaultMaxAnswerMemory), which bounds
+// what answers in flight hold, and half as much again for the rest of the
+// live heap and the garbage of answers stopped short: with every answer at
+// its budget the live heap stays below it, while a limit far above it
+// lets the garbage of a few answer bombs at once grow the process well
+// past what it needs.
 const (
 	servingGCPercent   = 400
-	servingMemoryLimit = 512 << 20
+	servingMemoryLimit = server.DefaultMaxAnswerMemory * 3 / 2
 )
 
 // tuneGC applies servingGCPercent and the soft memory limit, memoryLimit
