@@ -55,13 +55,16 @@ func newGuards(cfg Config) *guards {
 }
 
 // checkSlotsFor returns the check slots of a server of procs cores: one
-// a core over the server, since parsing and validating is work for a core
-// and never waits, so that checks cannot take more cores than there are
-// while answers wait for them; and a client may hold at most a
+// a core but one over the server (at least one), since parsing and
+// validating is work for a core and never waits, so that a flood of new
+// documents, from however many addresses, leaves a core to the answers
+// of documents known already; and a client may hold at most a
 // checkShareOf share of them (at least one), so that its flood leaves
-// slots to the others.
+// slots to the others. Where a client's share is the whole server, its
+// next document waits at its own slots, behind the other clients' that
+// wait at the server's: clients' checks take turns.
 func checkSlotsFor(procs int) (per, server int64) {
-	server = int64(max(procs, 1))
+	server = int64(max(procs-1, 1))
 	return max(server/checkShareOf, 1), server
 }
 
