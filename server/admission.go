@@ -50,7 +50,7 @@ func newGuards(cfg Config) *guards {
 	return &guards{
 		checks:   newCheckSlots(checkSlotsFor(runtime.GOMAXPROCS(0))),
 		failures: lru.New[gqlerror.List](failuresKept),
-		memory:   newAnswerMemory(cfg.MaxAnswerMemory, answerDrawMost(cfg), answerWait),
+		memory:   newAnswerMemory(cfg.MaxAnswerMemory, answerWait),
 	}
 }
 

@@ -194,12 +194,6 @@ func textBytes(v reflect.Value) int64 {
 // never waits for the memory of large ones.
 type answerMemory struct {
 	small, large *semaphore.Weighted
-	// largeSlots bounds the answers that hold the large lane at once, so
-	// that a few large answers can each grow to their own limits rather
-	// than many each holding a part of the lane and all stopping short.
-	largeSlots *semaphore.Weighted
-	// slots is largeSlots' size.
-	slots int64
 	// smallSize and largeSize are the lanes' sizes.
 	smallSize, largeSize int64
 	chunk                int64
@@ -221,13 +215,6 @@ const answerMemoryFactor = 4
 // values of its fields.
 const nodeMemory = 256
 
-// answerDrawMost is the most one answer draws on the answer memory under
-// cfg: its byte limit at answerMemoryFactor and its node limit at
-// nodeMemory.
-func answerDrawMost(cfg Config) int64 {
-	return answerMemoryFactor*int64(cfg.MaxAnswerBytes) + nodeMemory*int64(cfg.MaxNodes)
-}
-
 // answerChunk is how much an answer draws at a time: small enough that
 // small answers do not crowd the allowance, large enough that a large one
 // draws rarely.
@@ -242,22 +229,12 @@ const (
 	smallAnswerShare = 16
 )
 
-// newAnswerMemory returns an allowance of bytes for answers in flight, of
-// which one answer draws at most largest. The large lane admits as many
-// answers as it holds at their largest (at least one), so that each answer
-// it admits can grow to its own limits: an answer past them stops with its
-// own error and the data built so far, not short of memory because others
-// hold parts of the lane. An answer the lane has no place for stops as
-// soon as it outgrows the small lane, holding little.
-func newAnswerMemory(bytes, largest int64, wait time.Duration) *answerMemory {
+func newAnswerMemory(bytes int64, wait time.Duration) *answerMemory {
 	bytes = max(bytes, 2*answerChunk)
 	small := max(bytes/smallLaneShare, answerChunk)
-	slots := max((bytes-small)/max(largest, 1), 1)
 	return &answerMemory{
 		small:       semaphore.NewWeighted(small),
 		large:       semaphore.NewWeighted(bytes - small),
-		largeSlots:  semaphore.NewWeighted(slots),
-		slots:       slots,
 		smallSize:   small,
 		largeSize:   bytes - small,
 		chunk:       answerChunk,
@@ -274,8 +251,6 @@ type memoryDraw struct {
 	held         atomic.Int64
 	mu           sync.Mutex
 	small, large int64
-	// slot says the draw holds one of the pool's largeSlots.
-	slot bool
 }
 
 // admit draws the answer's first chunk from the small lane, waiting up to
@@ -317,12 +292,6 @@ func (d *memoryDraw) cover(bytes int64) bool {
 		d.held.Store(need)
 		return true
 	}
-	if !d.slot {
-		if !p.largeSlots.TryAcquire(1) {
-			return false
-		}
-		d.slot = true
-	}
 	if !p.large.TryAcquire(need - d.large) {
 		return false
 	}
@@ -348,9 +317,6 @@ func (d *memoryDraw) release() {
 	if d.large > 0 {
 		d.pool.large.Release(d.large)
 	}
-	if d.slot {
-		d.pool.largeSlots.Release(1)
-	}
-	d.small, d.large, d.slot = 0, 0, false
+	d.small, d.large = 0, 0
 	d.held.Store(0)
 }

@@ -71,7 +71,7 @@ func TestMeter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &answerMeter{schema: schema, calc: calc, maxNodes: tt.maxNodes, maxBytes: tt.maxBytes}
 			if tt.memory > 0 {
-				d, ok := newAnswerMemory(tt.memory, tt.memory, time.Second).admit(t.Context())
+				d, ok := newAnswerMemory(tt.memory, time.Second).admit(t.Context())
 				if !ok {
 					t.Fatal("no answer memory at first")
 				}
@@ -112,7 +112,7 @@ func TestMeter(t *testing.T) {
 // starts while another holds it all waits, and is refused when the wait
 // ends; once the other gives it back, it starts.
 func TestAnswerMemory(t *testing.T) {
-	pool := newAnswerMemory(answerChunk, answerChunk, 10*time.Millisecond)
+	pool := newAnswerMemory(answerChunk, 10*time.Millisecond)
 	first, ok := pool.admit(t.Context())
 	if !ok {
 		t.Fatal("the first answer was refused")
@@ -150,7 +150,7 @@ func memoryIdle(m *answerMemory) bool {
 // gave its small chunks back, so as many small answers start as the small
 // lane holds.
 func TestSmallAnswersBesideLarge(t *testing.T) {
-	pool := newAnswerMemory(64*answerChunk, 64*answerChunk, time.Hour)
+	pool := newAnswerMemory(64*answerChunk, time.Hour)
 	large, ok := pool.admit(t.Context())
 	if !ok {
 		t.Fatal("the large answer was refused at its start")
@@ -222,49 +222,5 @@ func TestCheckSlots(t *testing.T) {
 	}
 	if n := len(s.clients); n != 1 {
 		t.Errorf("%d clients remembered, want 1 (a)", n)
-	}
-}
-
-// TestLargeAnswerSlots has one more answer than the large lane holds at
-// their largest grow past the small lane: the first ones move to the
-// large lane and can each grow to the largest draw, the next is stopped
-// although the lane has room, keeping its small draw, and it moves once
-// one of the others gave its draw back.
-func TestLargeAnswerSlots(t *testing.T) {
-	const largest = 60 * answerChunk
-	pool := newAnswerMemory(256*answerChunk, largest, time.Hour)
-	if pool.slots != 3 {
-		t.Fatalf("%d large slots for a lane of %d bytes and answers of %d, want 3", pool.slots, pool.largeSize, largest)
-	}
-	var large []*memoryDraw
-	for i := range pool.slots {
-		d, _ := pool.admit(t.Context())
-		if !d.cover(pool.smallAnswer + 1) {
-			t.Fatalf("large answer %d could not move to the large lane", i)
-		}
-		large = append(large, d)
-	}
-	extra, _ := pool.admit(t.Context())
-	if extra.cover(pool.smallAnswer + 1) {
-		t.Errorf("answer %d held the large lane beside %d others", pool.slots+1, pool.slots)
-	}
-	if !extra.cover(pool.chunk) {
-		t.Error("the stopped answer lost its small draw")
-	}
-	for i, d := range large {
-		if !d.cover(largest) {
-			t.Errorf("large answer %d could not grow to the largest draw", i)
-		}
-	}
-	large[0].release()
-	if !extra.cover(pool.smallAnswer + 1) {
-		t.Error("an answer could not move to the large lane once a slot was given back")
-	}
-	extra.release()
-	for _, d := range large {
-		d.release()
-	}
-	if !memoryIdle(pool) || !pool.largeSlots.TryAcquire(pool.slots) {
-		t.Error("the lanes or slots are not whole once every answer gave its draw back")
 	}
 }

@@ -35,9 +35,7 @@ const (
 	// in flight before it cancels them.
 	DefaultShutdownGrace = 15 * time.Second
 	// DefaultMaxAnswerMemory is the memory of the answers in flight over
-	// the server: a large lane that holds one answer at its largest under
-	// the default limits, and a quarter beside it for the small answers
-	// of every other request.
+	// the server: two answers of the largest size.
 	DefaultMaxAnswerMemory = 256 << 20
 )
 
