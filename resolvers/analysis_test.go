@@ -22,8 +22,7 @@ const analysisQuery = `query($ids: [String!]!) { papers(ids: $ids) { arxivId ana
 // papers' statement and one for all their analyses, for one paper and for
 // twenty; a paper without an analysis shows null.
 func TestPaperAnalysis(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		ids := column(t, bdb, "SELECT arxiv_id FROM papers WHERE arxiv_id IS NOT NULL ORDER BY id")
 		if len(ids) < 21 {
 			t.Fatalf("%d papers in the fixtures, want 21", len(ids))

@@ -56,8 +56,7 @@ func TestBatchedFieldsDepthNotWidth(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatal("the schema declares no @batched field")
 	}
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		log := &dbtest.Log{}
 		bdb.AddQueryHook(log)
 		c := newClient(bdb)

@@ -34,8 +34,7 @@ import (
 func BenchmarkContractQuery(b *testing.B) {
 	for _, kind := range dbtest.Kinds() {
 		b.Run(kind, func(b *testing.B) {
-			bdb := dbtest.Open(b, dbtest.NewMigrated(b, kind))
-			importFixtures(b, bdb)
+			bdb := dbtest.Open(b, dbtest.NewSeeded(b, kind, fixtures))
 			counter := &db.StatementCounter{}
 			bdb.AddQueryHook(counter)
 			h := newHandler(bdb)
@@ -86,8 +85,7 @@ func benchQuery(b *testing.B, h http.Handler, counter *db.StatementCounter, requ
 // unbatched API would read it. Its statements/op grows with the page size,
 // where BenchmarkContractQuery's stays at contractStatements.
 func BenchmarkContractQueryUnbatched(b *testing.B) {
-	bdb := dbtest.Open(b, dbtest.NewMigrated(b, "sqlite"))
-	importFixtures(b, bdb)
+	bdb := dbtest.Open(b, dbtest.NewSeeded(b, "sqlite", fixtures))
 	counter := &db.StatementCounter{}
 	bdb.AddQueryHook(counter)
 	c := newClient(bdb)
@@ -162,8 +160,7 @@ func unbatchedContract(b *testing.B, c *client.Client, id string, first int) {
 //
 //	go test ./resolvers -run '^$' -bench RootAliases -benchmem
 func BenchmarkRootAliases(b *testing.B) {
-	bdb := dbtest.Open(b, dbtest.NewMigrated(b, "sqlite"))
-	importFixtures(b, bdb)
+	bdb := dbtest.Open(b, dbtest.NewSeeded(b, "sqlite", fixtures))
 	counter := &db.StatementCounter{}
 	bdb.AddQueryHook(counter)
 	h := newHandler(bdb)

@@ -152,8 +152,7 @@ func busiestPaper(t testing.TB, bdb bun.IDB) string {
 }
 
 func TestContractQuery(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		counter := &db.StatementCounter{}
 		bdb.AddQueryHook(counter)
 		c := newClient(bdb)
@@ -233,8 +232,7 @@ func TestContractQuery(t *testing.T) {
 // goroutines of their own it answered them as null with "hasNext": true,
 // a promise that nothing then kept.
 func TestDeferAnsweredInLine(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		h := newHandler(bdb)
 		id := busiestPaper(t, bdb)
 		post := func(query string) map[string]any {

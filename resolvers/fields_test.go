@@ -15,8 +15,7 @@ import (
 // not the category's papers (categories keep their own count since
 // migration 0015, under a column of the same name).
 func TestResearcherFieldsCountTheirPapers(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		rid := scalar[int64](t, bdb, "SELECT researcher_id FROM researcher_categories GROUP BY researcher_id ORDER BY COUNT(*) DESC, researcher_id LIMIT 1")
 		var want []string

@@ -17,33 +17,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/papergraph/papergraph/db"
-	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/resolvers"
 )
-
-// importFixtures fills bdb from the files in testdata through the real
-// import pipeline.
-func importFixtures(t testing.TB, bdb *bun.DB) {
-	t.Helper()
-	for _, in := range []struct {
-		format ingest.Format
-		path   string
-	}{
-		{ingest.ROR, "testdata/ror.jsonl"},
-		{ingest.Paperscape, "testdata/pscp-odintsov.csv"},
-		{ingest.Kaggle, "testdata/kaggle-first20.jsonl"},
-		{ingest.OpenAlex, "testdata/openalex.jsonl"},
-		{ingest.S2AG, "testdata/s2ag.jsonl"},
-	} {
-		sum, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: in.format, Paths: []string{in.path}})
-		if err != nil {
-			t.Fatalf("import %s: %v", in.path, err)
-		}
-		if !sum.OK() {
-			t.Fatalf("import %s: %d bad records, %d file errors", in.path, sum.Bad, sum.FileErrors)
-		}
-	}
-}
 
 // newHandler serves the schema over bdb as the HTTP server does, parsed
 // documents cached included.

@@ -39,8 +39,7 @@ const institutionsQuery = `query($paper: String!) { paper(id: $paper) { authors 
 const institutionsStatements = 8
 
 func TestInstitutionLists(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		paper := busiestPaper(t, bdb)
 		affiliateAuthors(t, bdb, paper)
 		counter := &db.StatementCounter{}
@@ -130,8 +129,7 @@ func affiliateAuthors(t *testing.T, bdb bun.IDB, paper string) {
 // TestForeignCursors checks that a cursor of one list is refused by
 // another, naming the argument it came in.
 func TestForeignCursors(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		affiliateAuthors(t, bdb, busiestPaper(t, bdb))
 		c := newClient(bdb)
 		rid := itoa(scalar[int64](t, bdb, `SELECT a.researcher_id FROM authorships a JOIN papers p ON p.id = a.paper_id
@@ -169,8 +167,7 @@ func TestForeignCursors(t *testing.T) {
 // its last character, which a lenient base64 decoder reads as the cursor
 // itself, is refused: a cursor has one spelling.
 func TestNonCanonicalCursors(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		rid := itoa(scalar[int64](t, bdb, `SELECT a.researcher_id FROM authorships a JOIN papers p ON p.id = a.paper_id
 			WHERE p.arxiv_id = ? AND a.position = 1`, busiestPaper(t, bdb)))
@@ -238,8 +235,7 @@ func TestPartialPapersAnswerWhole(t *testing.T) {
 		t.Fatalf("only %d leaves of Paper: %v", len(leaves), leaves)
 	}
 	sel := strings.Join(leaves, " ")
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		paper := scalar[string](t, bdb, `SELECT p.arxiv_id FROM papers p JOIN authorships a ON a.paper_id = p.id
 			WHERE p.arxiv_id IS NOT NULL AND p.abstract <> '' AND p.comments <> '' AND a.position = 1 AND a.researcher_id IS NOT NULL
 			ORDER BY p.id LIMIT 1`)

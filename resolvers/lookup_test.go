@@ -42,8 +42,7 @@ func rawPost(t *testing.T, c *client.Client, query string, opts ...client.Option
 }
 
 func TestLookups(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		researcherID := scalar[int64](t, bdb, "SELECT id FROM researchers WHERE openalex_id = 'A5023888391'")
 		orcid := scalar[string](t, bdb, "SELECT orcid FROM researchers WHERE id = ?", researcherID)
@@ -101,8 +100,7 @@ func TestLookups(t *testing.T) {
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestNodesAndBatches(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		var resp struct {
 			Papers []*struct{ ID, ArxivID string }
@@ -127,8 +125,7 @@ func TestNodesAndBatches(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		tests := []struct{ query, message string }{
 			{`{ paper(id: "xyz") { arxivId } }`, `id: not an arXiv id, DOI or paper global id: "xyz"`},
@@ -172,8 +169,7 @@ func TestInternalErrorsHideDetails(t *testing.T) {
 // TestInstitutionEnums checks that the status and the kinds of names
 // stored in lower case come out as the enums' values.
 func TestInstitutionEnums(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		id := scalar[int64](t, bdb, "SELECT MIN(institution_id) FROM institution_names WHERE kind = 'acronym'")
 		var want struct {
@@ -212,8 +208,7 @@ func TestInstitutionEnums(t *testing.T) {
 // TestPaperByRef checks the lookup the exports share with paper(id:): a
 // global id finds the paper as its arXiv id does.
 func TestPaperByRef(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		id := scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id = '0704.0001'")
 		for _, ref := range []string{"0704.0001", model.GlobalID(model.KindPaper, id), model.GlobalID(model.KindPaper, 1<<40)} {
 			p, err := resolvers.PaperByRef(context.Background(), bdb, ref)

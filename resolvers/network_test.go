@@ -20,18 +20,6 @@ import (
 	"github.com/papergraph/papergraph/network"
 )
 
-// importPaperscape1992 imports the real 1992 Paperscape file (papers,
-// bylines and citations) into bdb.
-func importPaperscape1992(t testing.TB, bdb *bun.DB) {
-	t.Helper()
-	_, err := ingest.Import(context.Background(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // networkResp is a network as a response holds it; each node has the
 // global id of one of researcher, institution or paper.
 type networkResp struct {
@@ -71,8 +59,7 @@ func sameGraph(got networkResp, want *network.Graph, kind string) string {
 }
 
 func TestResearcherNetwork(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importPaperscape1992(t, bdb)
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		hub := scalar[int64](t, bdb, "SELECT researcher_id FROM coauthors GROUP BY researcher_id ORDER BY COUNT(*) DESC, researcher_id LIMIT 1")
 		c := newClient(bdb)
 		for _, o := range []network.Options{
@@ -98,8 +85,7 @@ func TestResearcherNetwork(t *testing.T) {
 }
 
 func TestCitationNetwork(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importPaperscape1992(t, bdb)
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		id := scalar[int64](t, bdb, "SELECT id FROM papers WHERE arxiv_id IS NOT NULL ORDER BY archive_citation_count DESC, id LIMIT 1")
 		arxivID := scalar[string](t, bdb, "SELECT arxiv_id FROM papers WHERE id = ?", id)
 		c := newClient(bdb)
@@ -138,8 +124,7 @@ const networkQuery = `query($id: String!) { researcher(id: $id) { network(depth:
 	truncated nodes { depth paperCount researcher { id name fields { category { code } count } } } edges { source target weight } } } }`
 
 func TestNetworkStatements(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importPaperscape1992(t, bdb)
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		hub := scalar[int64](t, bdb, "SELECT researcher_id FROM coauthors GROUP BY researcher_id ORDER BY COUNT(*) DESC, researcher_id LIMIT 1")
 		counter := &db.StatementCounter{}
 		bdb.AddQueryHook(counter)
@@ -169,8 +154,7 @@ func TestNetworkStatements(t *testing.T) {
 }
 
 func TestCollaborationPath(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importPaperscape1992(t, bdb)
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		hub := scalar[int64](t, bdb, "SELECT researcher_id FROM coauthors GROUP BY researcher_id ORDER BY COUNT(*) DESC, researcher_id LIMIT 1")
 		g, err := network.Researcher(context.Background(), bdb, hub, network.Options{Depth: 3, MaxNodes: 2000, MinWeight: 1})
 		if err != nil {
@@ -246,8 +230,7 @@ func TestCollaborationPath(t *testing.T) {
 }
 
 func TestNetworkArguments(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importPaperscape1992(t, bdb)
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		rid := scalar[int64](t, bdb, "SELECT MIN(researcher_id) FROM coauthors")
 		arxivID := scalar[string](t, bdb, "SELECT MIN(arxiv_id) FROM papers")
 		r := fmt.Sprintf(`researcher(id: "%d")`, rid)

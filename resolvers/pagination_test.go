@@ -15,8 +15,7 @@ import (
 // backward with before, in every order, and checks that every item comes
 // exactly once and in order.
 func TestPaginationWalk(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		rid := scalar[int64](t, bdb, "SELECT id FROM researchers ORDER BY paper_count DESC, id LIMIT 1")
 		cited := scalar[string](t, bdb, "SELECT arxiv_id FROM papers ORDER BY archive_citation_count DESC, id LIMIT 1")

@@ -254,8 +254,7 @@ func column(t *testing.T, bdb bun.IDB, query string) []string {
 // for a large one: the look-ahead reads each level with one statement
 // per field.
 func TestRootListsDepthNotWidth(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		affiliateAuthors(t, bdb, busiestPaper(t, bdb))
 		log := &dbtest.Log{}
 		bdb.AddQueryHook(log)

@@ -42,8 +42,7 @@ const (
 // Each alias names a different object (or an unknown one), and each
 // alias's answer is the one the root gives alone.
 func TestRootAliasesBatch(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		counter := &db.StatementCounter{}
 		bdb.AddQueryHook(counter)
 		c := newClient(bdb)
@@ -187,8 +186,7 @@ func (q *queryRecorder) AfterQuery(context.Context, *bun.QueryEvent) {}
 // not for the 40 (which would let a cheap root multiply a deep one's work
 // past what the cost calculator priced).
 func TestRootSelectionsApart(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
-	importFixtures(t, bdb)
+	bdb := dbtest.Open(t, dbtest.NewSeeded(t, "sqlite", fixtures))
 	var ids []int64
 	if err := bdb.NewRaw("SELECT id FROM papers ORDER BY id DESC LIMIT 41").Scan(t.Context(), &ids); err != nil {
 		t.Fatal(err)

@@ -44,8 +44,7 @@ func searchIDs(t *testing.T, c *client.Client, query string, opts ...client.Opti
 }
 
 func TestSearchPapers(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		// A paper added after the index was built reaches it through the
 		// triggers (SQLite) or the expression index (PostgreSQL).
 		accented := &db.Paper{ArxivID: "0704.9999", Title: "Über Balázs' theorem of Łódź", Abstract: "Sur l'énergie"}
@@ -85,8 +84,7 @@ func TestSearchPapers(t *testing.T) {
 }
 
 func TestSearchPagesByRelevance(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		all, resp := searchIDs(t, c, "field", client.Var("first", 100))
 		if len(all) < 5 || resp.SearchPapers.TotalCount != len(all) {
@@ -203,8 +201,7 @@ func checkFacets(t *testing.T, name string, got facetsResp, f paperFacts, ids []
 const facetFields = `totalCount facets { categories { category { code } count } years { year count } }`
 
 func TestSearchFiltersAndFacets(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		f := readFacts(t, bdb)
 		from, to := time.Date(1993, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -279,8 +276,7 @@ func TestSearchBadInput(t *testing.T) {
 }
 
 func TestSearchResearchersSameName(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		ctx := context.Background()
 		existing := scalar[int64](t, bdb, "SELECT id FROM researchers WHERE name_key = 'c balazs'")
 		twin := &db.Researcher{Name: "C. Balazs", NameKey: "c balazs", FamilyKey: "balazs", Slug: "c-balazs"}
@@ -311,8 +307,7 @@ func TestSearchResearchersSameName(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		inst := scalar[string](t, bdb, "SELECT name FROM institutions ORDER BY id LIMIT 1")
 		word := strings.Fields(inst)[0]
@@ -349,8 +344,7 @@ func TestSuggest(t *testing.T) {
 }
 
 func TestCategoryPage(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		f := readFacts(t, bdb)
 		var ids []int64
@@ -391,9 +385,7 @@ func TestCategoryPage(t *testing.T) {
 }
 
 func TestSuggestPapersByTitle(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
-		importPaperscape1992(t, bdb)
+	dbtest.EachSeeded(t, fixturesAndPscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		var papers []struct {
 			ID            int64
 			Title         string
@@ -501,8 +493,7 @@ const facetQuery = `query($id: String!) {
 }`
 
 func TestFacetStatements(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		id := scalar[int64](t, bdb, "SELECT id FROM researchers ORDER BY paper_count DESC, id LIMIT 1")
 		counter := &db.StatementCounter{}
 		bdb.AddQueryHook(counter)
@@ -543,8 +534,7 @@ func TestFacetStatements(t *testing.T) {
 // statement on both databases, read band by band of citations
 // (db.SearchCandidates; TestCitedBandsRankAsTheStatement).
 func TestSearchStatements(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		facts := readFacts(t, bdb)
 		counter := &db.StatementCounter{}

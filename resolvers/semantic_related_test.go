@@ -66,8 +66,7 @@ func relatedOf(t *testing.T, c *client.Client, arxivID string, n int) []string {
 // a level's related papers cost two statements (co-citation and coupling
 // in one, then the papers) whatever its width.
 func TestPaperRelated(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		var ps []struct {
 			ID      int64
 			ArxivID string
@@ -126,8 +125,7 @@ func TestPaperRelated(t *testing.T) {
 // three statements (papers, authors of the near papers, researchers)
 // whatever its width, none without embeddings.
 func TestResearcherSimilar(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		// A researcher with one paper of a few researchers.
 		var r struct {
 			Researcher, Paper int64

@@ -96,8 +96,7 @@ func searchMode(t *testing.T, c *client.Client, query, mode string) (modeResp, e
 // strict matches, which are fewer than db.RelaxBelow here, then the
 // relaxed ones (4); HYBRID reads the keyword candidates as KEYWORD does (5).
 func TestSearchModes(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		texts := paperTexts(t, bdb)
 		var title, arxivID string
 		if err := bdb.NewRaw("SELECT title, arxiv_id FROM papers WHERE arxiv_id = '0704.0001'").Scan(t.Context(), &title, &arxivID); err != nil {
@@ -151,8 +150,7 @@ func TestSearchModes(t *testing.T) {
 // or when no paper has an embedding, HYBRID answers as KEYWORD and
 // SEMANTIC is a SEMANTIC_UNAVAILABLE error naming the argument.
 func TestSearchModesWithoutIndex(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		building := vector.NewLive(hashedQuery)
 		release := make(chan struct{})
 		done := building.Start(t.Context(), func(context.Context, func(int64, []float32) error) error {

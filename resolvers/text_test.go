@@ -99,8 +99,8 @@ type textError struct {
 }
 
 func TestBadText(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		withTopics(t, bdb) // the fixtures, and topics for the topics' arguments
+	// The fixtures with topics, for the topics' arguments.
+	dbtest.EachSeeded(t, fixturesWithTopics, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := signedInClient(t, bdb)
 		researcher := itoa(scalar[int64](t, bdb, "SELECT MIN(researcher_id) FROM authorships"))
 		institution := itoa(scalar[int64](t, bdb, "SELECT MIN(id) FROM institutions"))
@@ -138,8 +138,7 @@ func containsAny(s string, subs ...string) bool {
 // TestGoodText checks that legitimate text is still text: accents,
 // decomposed accents, other scripts, emoji, a tab in a search.
 func TestGoodText(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		for _, tt := range []struct{ query, v string }{
 			{`query($v: String!) { suggest(prefix: $v) { label } }`, "Balázs"},

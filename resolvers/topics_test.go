@@ -10,8 +10,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/embed"
-	"github.com/papergraph/papergraph/topics"
 	"github.com/papergraph/papergraph/vector"
 )
 
@@ -26,20 +24,6 @@ func (hashedEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 		out[i] = vector.HashedWords(s, testDim)
 	}
 	return out, nil
-}
-
-// withTopics imports the fixtures into bdb, embeds them and builds their
-// topics.
-func withTopics(t *testing.T, bdb *bun.DB) {
-	t.Helper()
-	importFixtures(t, bdb)
-	if _, err := embed.Sync(t.Context(), bdb, hashedEmbedder{}, embed.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := topics.Update(t.Context(), bdb, topics.Options{})
-	if err != nil || !sum.Built || sum.Topics < 2 {
-		t.Fatalf("topics.Update = %+v, %v; want topics built", sum, err)
-	}
 }
 
 // TestTopicsDepthNotWidth: the topic fields cost a statement per level
@@ -73,8 +57,7 @@ func TestTopicsDepthNotWidth(t *testing.T) {
 			small: 1, item: "topic", want: 3,
 		},
 	}
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		withTopics(t, bdb)
+	dbtest.EachSeeded(t, fixturesWithTopics, func(t *testing.T, _ string, bdb *bun.DB) {
 		log := &dbtest.Log{}
 		bdb.AddQueryHook(log)
 		c := newClient(bdb)
@@ -119,8 +102,7 @@ func TestTopicLookups(t *testing.T) {
 		Parent     *struct{ ID string }
 		Children   []struct{ ID string }
 	}
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		withTopics(t, bdb)
+	dbtest.EachSeeded(t, fixturesWithTopics, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		var top struct {
 			Topics struct {
@@ -205,8 +187,7 @@ func TestTopicLookups(t *testing.T) {
 // filed under it, most first and the lower id among equals, with their
 // counts, as counted from its papers' bylines.
 func TestTopicResearchers(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		withTopics(t, bdb)
+	dbtest.EachSeeded(t, fixturesWithTopics, func(t *testing.T, _ string, bdb *bun.DB) {
 		c := newClient(bdb)
 		var got struct {
 			Topics struct {

@@ -122,8 +122,7 @@ const feedQuery = `query($first: Int, $after: String) { viewer { name following 
 const feedStatements = 6
 
 func TestViewerFeed(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		f := newFeedFixture(t, bdb)
 		counter := &db.StatementCounter{}
 		c, key := signedIn(t, bdb.WithQueryHook(counter), bdb)
@@ -197,8 +196,7 @@ func TestViewerFeed(t *testing.T) {
 }
 
 func TestMutationErrors(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importFixtures(t, bdb)
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
 		researcher := scalar[int64](t, bdb, "SELECT MIN(researcher_id) FROM authorships")
 		orcid := scalar[string](t, bdb, "SELECT MIN(orcid) FROM researchers")
 		signed, key := signedIn(t, bdb, bdb)
