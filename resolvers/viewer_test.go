@@ -246,17 +246,21 @@ func TestFollowLimit(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
 		ctx := context.Background()
 		c, key := signedIn(t, bdb, bdb)
-		// MaxFollows researchers, one less followed.
-		for i := 1; i <= db.MaxFollows; i++ {
-			if _, err := bdb.ExecContext(ctx, "INSERT INTO researchers (id, name, name_key, family_key, slug) VALUES (?, ?, ?, ?, ?)",
-				i, fmt.Sprint("R ", i), fmt.Sprint("r ", i), "r", fmt.Sprint("r-", i)); err != nil {
-				t.Fatal(err)
-			}
-			if i < db.MaxFollows {
-				if err := db.Follow(ctx, bdb, key.ID, int64(i), "", time.Now()); err != nil {
-					t.Fatal(err)
+		// MaxFollows researchers, one less followed, written in one
+		// transaction: the limit is the mutations' to keep, not the setup's.
+		err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			for i := 1; i <= db.MaxFollows; i++ {
+				if _, err := tx.ExecContext(ctx, "INSERT INTO researchers (id, name, name_key, family_key, slug) VALUES (?, ?, ?, ?, ?)",
+					i, fmt.Sprint("R ", i), fmt.Sprint("r ", i), "r", fmt.Sprint("r-", i)); err != nil {
+					return err
 				}
 			}
+			_, err := tx.ExecContext(ctx, "INSERT INTO followed_researchers (api_key_id, researcher_id, created_at) SELECT ?, id, ? FROM researchers WHERE id < ?",
+				key.ID, time.Now().UTC(), db.MaxFollows)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 		steps := []struct {
 			query, wantCode string
