@@ -385,7 +385,7 @@ func TestCategoryPage(t *testing.T) {
 }
 
 func TestSuggestPapersByTitle(t *testing.T) {
-	dbtest.EachSeeded(t, fixturesAndPscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		var papers []struct {
 			ID            int64
 			Title         string

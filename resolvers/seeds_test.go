@@ -28,12 +28,8 @@ var (
 	fixturesWithTopics = fixtures.Then(buildTopics)
 	// pscp1992 is the real 1992 Paperscape file: papers, bylines and
 	// citations.
-	pscp1992 = dbtest.NewSeed(paperscape1992)
-	// fixturesAndPscp1992 is that file imported onto the fixtures.
-	fixturesAndPscp1992 = fixtures.Then(paperscape1992)
+	pscp1992 = dbtest.NewSeed(imports(ingestFile{ingest.Paperscape, "../demo/data/pscp-1992.csv.gz"}))
 )
-
-var paperscape1992 = imports(ingestFile{ingest.Paperscape, "../demo/data/pscp-1992.csv.gz"})
 
 type ingestFile struct {
 	format ingest.Format
