@@ -55,7 +55,7 @@ var seq atomic.Int64
 func New(t testing.TB, kind string) string {
 	t.Helper()
 	if kind == "sqlite" {
-		return "sqlite:" + filepath.Join(t.TempDir(), "test.db")
+		return "sqlite:" + filepath.Join(tempDir(t), "test.db")
 	}
 	return newPostgres(t, "template1")
 }
@@ -98,11 +98,44 @@ func newSQLite(t testing.TB) string {
 	return writeSQLite(t, image)
 }
 
+// sqliteDir is the directory test databases are written under: TMPDIR
+// when it is set; else /dev/shm, a file system in memory, when there is
+// one, where the fsync of SQLite's checkpoints waits for no disk (no test
+// database needs to outlive the machine); else the system's temporary
+// directory.
+var sqliteDir = sync.OnceValue(func() string {
+	if os.Getenv("TMPDIR") != "" {
+		return os.TempDir()
+	}
+	const shm = "/dev/shm"
+	if probe, err := os.MkdirTemp(shm, "papergraph-dbtest-"); err == nil {
+		os.Remove(probe)
+		return shm
+	}
+	return os.TempDir()
+})
+
+// tempDir is t.TempDir under sqliteDir: a new directory, removed when t
+// ends.
+func tempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(sqliteDir(), "papergraph-dbtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("remove test database: %v", err)
+		}
+	})
+	return dir
+}
+
 // writeSQLite writes the bytes of a SQLite database to a file of t's and
 // returns its DSN.
 func writeSQLite(t testing.TB, image []byte) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
+	path := filepath.Join(tempDir(t), "test.db")
 	if err := os.WriteFile(path, image, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +147,7 @@ func writeSQLite(t testing.TB, image []byte) string {
 // that no file outlives the process. The database is checkpointed and
 // closed before it is read, so that the main file holds all of it.
 var sqliteImage = sync.OnceValues(func() ([]byte, error) {
-	dir, err := os.MkdirTemp("", "papergraph-dbtest-")
+	dir, err := os.MkdirTemp(sqliteDir(), "papergraph-dbtest-")
 	if err != nil {
 		return nil, err
 	}

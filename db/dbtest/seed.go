@@ -94,7 +94,7 @@ func (s *Seed) buildSQLite() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "papergraph-dbtest-")
+	dir, err := os.MkdirTemp(sqliteDir(), "papergraph-dbtest-")
 	if err != nil {
 		return nil, err
 	}
