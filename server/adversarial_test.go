@@ -18,28 +18,12 @@ import (
 
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/ratelimit"
 )
 
 // heapLimit is the most heap any request of the adversarial suite may
 // make the process hold.
 const heapLimit = 256 << 20
-
-// importLargeBylines imports the arXiv .abs fixtures, which hold the
-// largest real bylines (1411.4413 with 2,832 authors, 2103.11058 with
-// 969), and the 1992 Paperscape file for citations and co-authors.
-func importLargeBylines(t testing.TB, bdb *bun.DB) {
-	t.Helper()
-	for _, o := range []ingest.Options{
-		{Format: ingest.Abs, Paths: []string{"../demo/data/arxiv-abs-fixtures.tar.gz"}},
-		{Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"}},
-	} {
-		if _, err := ingest.Import(t.Context(), bdb, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // readmeQuery is the README's first query, which the resolvers' contract
 // tests measure.
@@ -119,8 +103,7 @@ func TestAdversarial(t *testing.T) {
 		{name: "schema with every list", query: `{ __schema { types { name fields { name args { name } } enumValues { name } } } }`},
 		{name: "50 aliased lookups", query: "{" + repeat(`p%d: paper(id:"hep-th/9201001"){title authors{name}}`, 50) + "}"},
 	}
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importLargeBylines(t, bdb)
+	dbtest.EachSeeded(t, largeBylines, func(t *testing.T, _ string, bdb *bun.DB) {
 		statements := &db.StatementCounter{}
 		bdb = bdb.WithQueryHook(statements)
 		h := newTestServer(t, bdb, Config{}).Handler()
@@ -299,8 +282,7 @@ func (a bombAnswer) bylines() int {
 // error once, while the heap stays under bombHeapLimit; and once they are
 // written the whole answer memory is free again.
 func TestAnswerBomb(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importLargeBylines(t, bdb)
+	dbtest.EachSeeded(t, largeBylines, func(t *testing.T, _ string, bdb *bun.DB) {
 		statements := &db.StatementCounter{}
 		cfg := Config{}
 		cfg.setDefaults()

@@ -27,8 +27,7 @@ import (
 //
 //	go test ./server -run '^$' -bench 'READMEQuery|CostOverhead' -benchmem
 func BenchmarkREADMEQuery(b *testing.B) {
-	bdb := dbtest.Open(b, dbtest.NewMigrated(b, "sqlite"))
-	importLargeBylines(b, bdb)
+	bdb := dbtest.Open(b, dbtest.NewSeeded(b, "sqlite", largeBylines))
 	body, err := json.Marshal(map[string]any{"query": readmeQuery, "variables": map[string]any{"paper": "hep-th/9201001", "first": 5}})
 	if err != nil {
 		b.Fatal(err)

@@ -16,7 +16,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/network"
 )
 
@@ -67,12 +66,7 @@ type readBack struct {
 func TestExportsReadInPython(t *testing.T) {
 	python := findPython(t)
 	ctx := context.Background()
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		if _, err := ingest.Import(ctx, bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
-		}); err != nil {
-			t.Fatal(err)
-		}
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		var hub, cited int64
 		if err := bdb.NewRaw(`SELECT researcher_id FROM coauthors GROUP BY researcher_id ORDER BY COUNT(*) DESC, researcher_id LIMIT 1`).Scan(ctx, &hub); err != nil {
 			t.Fatal(err)

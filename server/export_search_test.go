@@ -26,7 +26,6 @@ import (
 	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/graph/model"
-	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/ratelimit"
 	"github.com/papergraph/papergraph/resolvers"
 )
@@ -118,12 +117,7 @@ func exportFile(t *testing.T, format string, body []byte) (ids []string, end str
 
 func TestSearchExport(t *testing.T) {
 	ctx := context.Background()
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		if _, err := ingest.Import(ctx, bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
-		}); err != nil {
-			t.Fatal(err)
-		}
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		var hub int64
 		if err := bdb.NewRaw("SELECT researcher_id FROM authorships WHERE researcher_id IS NOT NULL GROUP BY researcher_id ORDER BY COUNT(*) DESC, researcher_id LIMIT 1").Scan(ctx, &hub); err != nil {
 			t.Fatal(err)
@@ -278,12 +272,7 @@ func (c *cancelAfter) AfterQuery(context.Context, *bun.QueryEvent) {}
 // trailers of a cut export, and that a whole one has the trailers of a
 // whole one.
 func TestSearchExportCutShort(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
-		}); err != nil {
-			t.Fatal(err)
-		}
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		hook := &cancelAfter{}
 		bdb = bdb.WithQueryHook(hook)
 		h := newTestServer(t, bdb, Config{}).Handler()
@@ -334,12 +323,7 @@ func (s *slowQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
 // the server shuts down ends with the error line rather than with the
 // connection, and that the server then stops.
 func TestSearchExportAtShutdown(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
-	if _, err := ingest.Import(context.Background(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	bdb := dbtest.Open(t, dbtest.NewSeeded(t, "sqlite", pscp1992))
 	slow := &slowQueries{}
 	bdb = bdb.WithQueryHook(slow)
 	slow.on.Store(true)
@@ -393,12 +377,7 @@ func TestSearchExportAtShutdown(t *testing.T) {
 // ends it with a RATE_LIMITED line, and then refuses the next export with
 // 429 before it starts.
 func TestExportsSpendBudget(t *testing.T) {
-	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
-	if _, err := ingest.Import(t.Context(), bdb, ingest.Options{
-		Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	bdb := dbtest.Open(t, dbtest.NewSeeded(t, "sqlite", pscp1992))
 	limiter, err := ratelimit.NewMemory(3, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db/dbtest"
-	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/vector"
 )
 
@@ -44,12 +43,7 @@ func hashedIndex(t *testing.T, bdb bun.IDB, dim int) *vector.Live {
 // mode=keyword; a bad mode is a 400 naming it, and a semantic export with
 // no index a 503 saying why.
 func TestSearchExportModes(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		if _, err := ingest.Import(t.Context(), bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
-		}); err != nil {
-			t.Fatal(err)
-		}
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		var title, arxivID string
 		if err := bdb.NewRaw("SELECT title, arxiv_id FROM papers WHERE arxiv_id IS NOT NULL AND title <> '' ORDER BY citation_count DESC, id LIMIT 1").Scan(t.Context(), &title, &arxivID); err != nil {
 			t.Fatal(err)

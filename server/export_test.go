@@ -16,7 +16,6 @@ import (
 
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/graph/model"
-	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/network"
 )
 
@@ -200,12 +199,7 @@ func parseExport(t *testing.T, ext string, body []byte, directed bool) exported 
 
 func TestExports(t *testing.T) {
 	ctx := context.Background()
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		if _, err := ingest.Import(ctx, bdb, ingest.Options{
-			Format: ingest.Paperscape, Paths: []string{"../demo/data/pscp-1992.csv.gz"},
-		}); err != nil {
-			t.Fatal(err)
-		}
+	dbtest.EachSeeded(t, pscp1992, func(t *testing.T, _ string, bdb *bun.DB) {
 		h := newTestServer(t, bdb, Config{}).Handler()
 		var hub struct {
 			ID   int64

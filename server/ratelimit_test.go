@@ -186,8 +186,7 @@ func TestCostSettles(t *testing.T) {
 		ids = append(ids, fmt.Sprintf("2901.%05d", i))
 	}
 	query := `query($ids: [String!]!) { papers(ids: $ids) { title authors(first: 10) { name } references(first: 10) { nodes { title } } } }`
-	dbtest.Each(t, func(t *testing.T, _ string, bdb *bun.DB) {
-		importLargeBylines(t, bdb)
+	dbtest.EachSeeded(t, largeBylines, func(t *testing.T, _ string, bdb *bun.DB) {
 		for name, limiter := range limiters(t, limit) {
 			t.Run(name, func(t *testing.T) {
 				h := newTestServer(t, bdb, Config{RateLimiter: limiter()}).Handler()

@@ -285,7 +285,8 @@ func readPapers(ctx context.Context, c *wsClient) <-chan string {
 // Twenty-one subscribers that read as fast as the server writes to them
 // each hear every paper of an import committed in many more batches than
 // a subscriber may fall events behind: events that pile up are merged,
-// not counted against the subscriber.
+// not counted against the subscriber. With -short there are fewer
+// subscribers and papers a batch, but still more batches than that.
 func TestSubscribersKeepUpWithImport(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -295,7 +296,10 @@ func TestSubscribersKeepUpWithImport(t *testing.T) {
 		ts := httptest.NewServer(newTestServer(t, bdb, Config{Bus: bus,
 			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}).Handler())
 		defer ts.Close()
-		const clients, batches, perBatch = 21, 100, 20
+		clients, batches, perBatch := 21, 100, 20
+		if testing.Short() {
+			clients, perBatch = 5, 4
+		}
 		heard := make([]<-chan string, clients)
 		for i := range heard {
 			c := dialWSWith(t, ctx, ts, websocket.DialOptions{
