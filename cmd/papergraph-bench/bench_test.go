@@ -70,7 +70,11 @@ func TestSynthDeterministic(t *testing.T) {
 // TestSynthImports imports a corpus with the commands synth prints and
 // finds in the database every paper, authorship and citation it wrote.
 func TestSynthImports(t *testing.T) {
-	dir, _ := synthFiles(t, 1500, "3")
+	n := 1500
+	if testing.Short() {
+		n = 500
+	}
+	dir, _ := synthFiles(t, n, "3")
 	var papers, authorships, refs int
 	for line := range strings.Lines(string(read(t, filepath.Join(dir, citationsFile)))) {
 		if strings.HasPrefix(line, "#") {

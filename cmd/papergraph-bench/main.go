@@ -169,7 +169,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	if *out == "" || fs.NArg() > 0 {
 		return errors.New("synth needs --out DIR and no other arguments")
 	}
-	m, err := loadModel()
+	m, err := demoModel()
 	if err != nil {
 		return err
 	}

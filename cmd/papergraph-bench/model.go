@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/papergraph/papergraph/demo"
 )
@@ -40,6 +41,11 @@ type model struct {
 	// ranked by citations.
 	authorSkew, citationSkew float64
 }
+
+// demoModel is loadModel's model, read once a process: the demo set is
+// embedded in the binary, so every read gives the same model, and synth
+// only reads it.
+var demoModel = sync.OnceValues(loadModel)
 
 // loadModel reads the demo set.
 func loadModel() (*model, error) {

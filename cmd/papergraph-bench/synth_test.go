@@ -17,7 +17,7 @@ import (
 // No researcher is given more than maxPerYear papers in a calendar year,
 // and the cap binds: without it the top rank would have thousands.
 func TestSynthCapsPapersPerYear(t *testing.T) {
-	m, err := loadModel()
+	m, err := demoModel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,9 +47,13 @@ func TestSynthCapsPapersPerYear(t *testing.T) {
 // one, and second versions of corpus papers with their authors; imported
 // after the corpus it adds the new papers and updates the revised.
 func TestSynthIncrement(t *testing.T) {
+	papers := 2000
+	if testing.Short() {
+		papers = 500
+	}
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	if err := run(context.Background(), []string{"synth", "--papers", "2000", "--seed", "7", "--increment", "40", "--revised", "10", "--out", dir}, &out, &errOut); err != nil {
+	if err := run(context.Background(), []string{"synth", "--papers", itoa(papers), "--seed", "7", "--increment", "40", "--revised", "10", "--out", dir}, &out, &errOut); err != nil {
 		t.Fatalf("synth: %v\n%s", err, errOut.String())
 	}
 	want := "papergraph import kaggle " + filepath.Join(dir, incrementFile)
@@ -90,8 +94,8 @@ func TestSynthIncrement(t *testing.T) {
 		if _, err := ingest.Import(ctx, bdb, ingest.Options{Format: mustFormat(t, "kaggle"), Paths: []string{filepath.Join(dir, incrementFile)}}); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := bdb.NewSelect().Table("papers").Count(ctx); err != nil || n != 2040 {
-			t.Errorf("%d papers after the increment (%v), want 2,040", n, err)
+		if n, err := bdb.NewSelect().Table("papers").Count(ctx); err != nil || n != int64(papers)+40 {
+			t.Errorf("%d papers after the increment (%v), want %d", n, err, papers+40)
 		}
 		if n, err := bdb.NewSelect().Table("papers").Where("version = 2").Where("arxiv_id IN (?)", bun.List(revised)).Count(ctx); err != nil || n != 10 {
 			t.Errorf("%d revised papers at version 2 (%v), want 10", n, err)
