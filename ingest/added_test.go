@@ -134,19 +134,22 @@ func TestDeriveStoppedAnywhereEndsTheSame(t *testing.T) {
 		kaggleRecord("1002.0002", "G. Ho, Jon Orr", "Paper 1002.0002", "hep-th", "")+ // now shared: G. Ho joins Gil Ho
 		kaggleRecord("1001.0002", "Ann Lee, Cy Dee, Dan Fox", "Paper 1001.0002", "hep-th", `,{"version":"v2","created":"Tue, 5 Jan 2010 10:00:00 GMT"}`)) // a new version
 	cites := tempFile(t, "cites.csv", "1002.0003;hep-th;1;1;1001.0001,1001.0003;Cy Dee;Cites\n")
+	// The base derived, the increment and the citations not: each stop
+	// starts from a copy of it on SQLite.
+	pending := dbtest.NewSeed(func(ctx context.Context, bdb *bun.DB) error {
+		for _, o := range []Options{
+			{Format: Kaggle, Paths: []string{base}},
+			{Format: Kaggle, Paths: []string{increment}, SkipDerive: true},
+			{Format: Paperscape, Paths: []string{cites}, SkipDerive: true},
+		} {
+			if _, err := Import(ctx, bdb, o); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	setup := func(t *testing.T, kind string) *bun.DB {
-		bdb := dbtest.Open(t, dbtest.NewMigrated(t, kind))
-		ctx := context.Background()
-		if _, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{base}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Import(ctx, bdb, Options{Format: Kaggle, Paths: []string{increment}, SkipDerive: true}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Import(ctx, bdb, Options{Format: Paperscape, Paths: []string{cites}, SkipDerive: true}); err != nil {
-			t.Fatal(err)
-		}
-		return bdb
+		return dbtest.Open(t, dbtest.NewSeeded(t, kind, pending))
 	}
 	savedSize, savedChunk, savedSteps := deriveBatchSize, addedChunk, deriveSteps
 	deriveBatchSize, addedChunk = 1, 1
