@@ -23,9 +23,8 @@ var (
 	// pscp1992 is the demo set's 1992 Paperscape file: citations and
 	// co-authors.
 	pscp1992 = dbtest.NewSeed(importer(ingest.Paperscape, "../demo/data/pscp-1992.csv.gz"))
-	// largeBylines is the arXiv .abs fixtures, which hold the largest
-	// real bylines (1411.4413 with 2,832 authors, 2103.11058 with 969),
-	// and then the 1992 Paperscape file for citations and co-authors.
-	largeBylines = dbtest.NewSeed(importer(ingest.Abs, "../demo/data/arxiv-abs-fixtures.tar.gz")).
-			Then(importer(ingest.Paperscape, "../demo/data/pscp-1992.csv.gz"))
+	// largeBylines is pscp1992 and then the arXiv .abs fixtures, which
+	// hold the largest real bylines (1411.4413 with 2,832 authors,
+	// 2103.11058 with 969).
+	largeBylines = pscp1992.Then(importer(ingest.Abs, "../demo/data/arxiv-abs-fixtures.tar.gz"))
 )
