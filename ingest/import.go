@@ -68,6 +68,9 @@ type Summary struct {
 	FileErrors int   // files that could not be read to the end
 	Elapsed    time.Duration
 	Derive     time.Duration // part of Elapsed spent on derived figures
+	// CPU and DeriveCPU are the CPU time the process used during Elapsed
+	// and Derive (see DeriveStep.CPU), zero where the system does not say.
+	CPU, DeriveCPU time.Duration
 	// DeriveSteps are the steps of the derive, each with its time.
 	DeriveSteps []DeriveStep
 }
@@ -120,7 +123,7 @@ func reportProgress(report func(Progress), now func() Progress) (stop func()) {
 // again changes nothing, and an import that was interrupted and run again
 // ends with the same data as one that was not.
 func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	if o.BatchSize <= 0 {
 		o.BatchSize = 2000
 	}
@@ -174,25 +177,25 @@ func Import(ctx context.Context, bdb *bun.DB, o Options) (Summary, error) {
 	}
 	sum.Read, sum.Bad = records.Load(), bad.Load()
 	if writeErr != nil {
-		sum.Elapsed = time.Since(start)
+		sum.Elapsed, sum.CPU = time.Since(start), cpuTime()-cpu
 		return sum, writeErr
 	}
 	if readErr != nil && !errors.Is(readErr, ErrTooManyErrors) {
-		sum.Elapsed = time.Since(start)
+		sum.Elapsed, sum.CPU = time.Since(start), cpuTime()-cpu
 		return sum, readErr
 	}
 	// Even a stopped import derives: what it wrote is good data.
 	if !o.SkipDerive {
-		d := time.Now()
+		d, dcpu := time.Now(), cpuTime()
 		deriveStart.Store(int64(max(d.Sub(start), 1)))
 		steps, err := DeriveSteps(ctx, bdb, func(step string) { deriveStep.Store(&step) })
 		sum.DeriveSteps = steps
 		if err != nil {
 			return sum, err
 		}
-		sum.Derive = time.Since(d)
+		sum.Derive, sum.DeriveCPU = time.Since(d), cpuTime()-dcpu
 	}
-	sum.Elapsed = time.Since(start)
+	sum.Elapsed, sum.CPU = time.Since(start), cpuTime()-cpu
 	return sum, readErr
 }
 

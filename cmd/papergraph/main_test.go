@@ -31,7 +31,7 @@ func TestImportThenStats(t *testing.T) {
 			if !strings.Contains(out.String(), "paperscape: read 4, inserted 4, updated 0, unchanged 0") {
 				t.Errorf("import summary = %q", out.String())
 			}
-			if !regexp.MustCompile(`\npaperscape: derived figures by step: bulk indexes [0-9.]+m?s, citations [0-9.]+m?s, .*researchers [0-9.]+m?s \(2 transactions\), .*queue [0-9.]+m?s`).MatchString(out.String()) {
+			if !regexp.MustCompile(`\npaperscape: derived figures by step: bulk indexes [0-9.]+[µm]?s( \(cpu [0-9.]+[µm]?s\))?, citations [0-9.]+[µm]?s( \(cpu [0-9.]+[µm]?s\))?, .*researchers [0-9.]+[µm]?s \(2 transactions(, cpu [0-9.]+[µm]?s)?\), .*queue [0-9.]+[µm]?s`).MatchString(out.String()) {
 				t.Errorf("import summary = %q, want the derive's steps", out.String())
 			}
 			out.Reset()
@@ -306,5 +306,19 @@ func TestImportProfiles(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "heap profile "+mem+": Go heap peaked at") {
 		t.Errorf("import's stderr does not report the heap's peak:\n%s", errOut.String())
+	}
+}
+
+// Each step of the derive gives its CPU time beside its wall time, where
+// the system says it, and leaves it out where it does not.
+func TestStepTimesGiveCPU(t *testing.T) {
+	got := stepTimes([]ingest.DeriveStep{
+		{Name: "bulk indexes", Elapsed: 1500 * time.Millisecond, CPU: 1200 * time.Millisecond, Transactions: 1},
+		{Name: "researchers", Elapsed: 19 * time.Second, CPU: 18 * time.Second, Transactions: 2},
+		{Name: "queue", Elapsed: time.Millisecond, Transactions: 1},
+	})
+	want := "bulk indexes 1.5s (cpu 1.2s), researchers 19s (2 transactions, cpu 18s), queue 1ms"
+	if got != want {
+		t.Errorf("stepTimes = %q, want %q", got, want)
 	}
 }

@@ -42,7 +42,8 @@ func runImport(ctx context.Context, bdb *bun.DB, o ingest.Options, stdout, stder
 	if sum.FileErrors > 0 {
 		fmt.Fprintf(stdout, ", %d unreadable files", sum.FileErrors)
 	}
-	fmt.Fprintf(stdout, " in %s (derived figures %s)\n", sum.Elapsed.Round(time.Millisecond), sum.Derive.Round(time.Millisecond))
+	fmt.Fprintf(stdout, " in %s%s (derived figures %s%s)\n", sum.Elapsed.Round(time.Millisecond), cpuNote(", ", sum.CPU),
+		sum.Derive.Round(time.Millisecond), cpuNote(", ", sum.DeriveCPU))
 	if len(sum.DeriveSteps) > 0 {
 		fmt.Fprintf(stdout, "%s: derived figures by step: %s\n", o.Format.Name, stepTimes(sum.DeriveSteps))
 	}
@@ -110,8 +111,8 @@ func (p *progressLine) clear() {
 	}
 }
 
-// stepTimes lists the steps of a derive with their times, and with the
-// number of transactions of those that took more than one.
+// stepTimes lists the steps of a derive with their times and CPU times,
+// and with the number of transactions of those that took more than one.
 func stepTimes(steps []ingest.DeriveStep) string {
 	var b strings.Builder
 	for i, s := range steps {
@@ -119,11 +120,24 @@ func stepTimes(steps []ingest.DeriveStep) string {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%s %s", s.Name, roundDuration(s.Elapsed))
-		if s.Transactions > 1 {
-			fmt.Fprintf(&b, " (%d transactions)", s.Transactions)
+		switch {
+		case s.Transactions > 1:
+			fmt.Fprintf(&b, " (%d transactions%s)", s.Transactions, cpuNote(", ", s.CPU))
+		case s.CPU > 0:
+			fmt.Fprintf(&b, " (%s)", cpuNote("", s.CPU))
 		}
 	}
 	return b.String()
+}
+
+// cpuNote is ", cpu 1.5s" (after sep) for a CPU time, or nothing where
+// the system does not say (zero). The CPU time measures a step on a busy
+// machine, whose wall time holds the waits for other processes.
+func cpuNote(sep string, cpu time.Duration) string {
+	if cpu <= 0 {
+		return ""
+	}
+	return sep + "cpu " + roundDuration(cpu).String()
 }
 
 // roundDuration keeps two or three significant digits of a time.
