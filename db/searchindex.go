@@ -41,29 +41,34 @@ var combiningMarks = func() string {
 	return b.String()
 }()
 
-// folds maps each rune of foldFrom to its base letter, or to -1 (dropped).
-var folds = func() map[rune]rune {
+// folds maps each rune of foldFrom, all below U+0370, to its base
+// letter, or to -1 (dropped); 0 is a rune it leaves as it is. An array,
+// not a map: indexing every non-ASCII text looks up each of its runes.
+var folds = func() (t [0x370]rune) {
 	to := []rune(foldTo)
-	m := map[rune]rune{}
 	for i, r := range []rune(foldFrom) {
 		if i < len(to) {
-			m[r] = to[i]
+			t[r] = to[i]
 		} else {
-			m[r] = -1
+			t[r] = -1
 		}
 	}
-	return m
+	return t
 }()
+
+// fold is r through the fold table: its base letter, -1 when the table
+// drops it, or r.
+func fold(r rune) rune {
+	if r >= 0 && int(r) < len(folds) && folds[r] != 0 {
+		return folds[r]
+	}
+	return r
+}
 
 // searchFold is search_fold in Go, after tex_fold: TeX markup folded
 // (texFold), lowercase, then the fold table.
 func searchFold(s string) string {
-	return strings.Map(func(r rune) rune {
-		if f, ok := folds[r]; ok {
-			return f
-		}
-		return r
-	}, strings.ToLower(texFold(s)))
+	return strings.Map(fold, strings.ToLower(texFold(s)))
 }
 
 // isIndexRune reports whether r belongs to an indexed word: letters and
@@ -87,10 +92,42 @@ func searchText(s string) []string {
 func indexFold(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf || s[i] == '\\' {
-			return strings.Join(searchText(s), " ")
+			return joinedWords(texFold(s))
 		}
 	}
 	return s
+}
+
+// joinedWords is strings.Join(searchText(s), " ") for s already folded
+// by texFold, in one pass: each rune lowercased and folded as searchFold
+// does (a rune the fold table drops splits no word), then the words
+// between the runes that are not letters or digits.
+func joinedWords(s string) string {
+	b := make([]byte, 0, len(s))
+	inWord := false
+	for _, r := range s { // an invalid byte is utf8.RuneError, as in strings.Map
+		if r < utf8.RuneSelf {
+			// ASCII: no fold, and a shorter test of letters and digits.
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			if !('a' <= r && r <= 'z' || '0' <= r && r <= '9') {
+				inWord = false
+				continue
+			}
+		} else if r = fold(unicode.ToLower(r)); r < 0 {
+			continue
+		} else if !isIndexRune(r) {
+			inWord = false
+			continue
+		}
+		if !inWord && len(b) > 0 {
+			b = append(b, ' ')
+		}
+		inWord = true
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
 }
 
 // The SQLite driver gets search_fold at start-up: every connection opened
