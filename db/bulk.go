@@ -194,34 +194,7 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 			// GIN and B-tree builds sort their entries in this memory.
 			stmts = append(stmts, "SET LOCAL maintenance_work_mem = '512MB'")
 		case fullText:
-			stmts = append(stmts,
-				`INSERT INTO papers_fts (papers_fts) VALUES ('delete-all')`,
-				fmt.Sprintf(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', %d)`, ftsHashSize),
-				`INSERT INTO papers_fts (rowid, title, abstract) SELECT id, search_fold(title), search_fold(abstract) FROM papers`,
-				`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', 1048576)`,
-				// The refill leaves one segment per hash's worth of
-				// text (dozens at 2.7 million papers), most of them on
-				// the lowest level. The next import's statements each
-				// add a segment there (FTS5 flushes at every statement
-				// of a transaction), and once a level holds 16, FTS5
-				// merges them all in that statement: the refill's large
-				// segments rewritten by the first increment's inserts,
-				// a large part of that increment's work. Merged
-				// into one now, the index takes later segments beside
-				// it in merges of their own size.
-				`INSERT INTO papers_fts (papers_fts) VALUES ('optimize')`,
-			)
-			if slices.Contains(names, "papers_fts_cited_insert") {
-				stmts = append(stmts,
-					`INSERT INTO papers_fts_cited (papers_fts_cited) VALUES ('delete-all')`,
-					fmt.Sprintf(`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('hashsize', %d)`, ftsHashSize),
-					`INSERT INTO papers_fts_cited (rowid, title, abstract, band)
-					 SELECT id, search_fold(title), search_fold(abstract), `+citedBandCase("papers")+` FROM papers WHERE citation_count >= `+
-						strconv.Itoa(citedBands[len(citedBands)-1]),
-					`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('hashsize', 1048576)`,
-					`INSERT INTO papers_fts_cited (papers_fts_cited) VALUES ('optimize')`,
-				)
-			}
+			stmts = append(stmts, sqliteFullTextRefill(names)...)
 		}
 		// The triggers come after the refill.
 		for _, r := range rows {
@@ -241,6 +214,48 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 		_, err := tx.NewDelete().Model((*bulkLoadRow)(nil)).Where("name IN (?)", bun.List(names)).Exec(ctx)
 		return err
 	})
+}
+
+// sqliteFullTextRefill is the statements that refill SQLite's full-text
+// indexes at the end of a bulk load, whose deferred objects are names.
+func sqliteFullTextRefill(names []string) []string {
+	stmts := append([]string(nil),
+		`INSERT INTO papers_fts (papers_fts) VALUES ('delete-all')`,
+		fmt.Sprintf(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', %d)`, ftsHashSize),
+		// No merges while the refill writes its segments: the
+		// 'optimize' below merges them all into one anyway, and
+		// what automerge (FTS5's default, 4) merged along the
+		// way it would write once more.
+		`INSERT INTO papers_fts (papers_fts, rank) VALUES ('automerge', 0)`,
+		`INSERT INTO papers_fts (rowid, title, abstract) SELECT id, search_fold(title), search_fold(abstract) FROM papers`,
+		`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', 1048576)`,
+		`INSERT INTO papers_fts (papers_fts, rank) VALUES ('automerge', 4)`,
+		// The refill leaves one segment per hash's worth of
+		// text (dozens at 2.7 million papers), most of them on
+		// the lowest level. The next import's statements each
+		// add a segment there (FTS5 flushes at every statement
+		// of a transaction), and once a level holds 16, FTS5
+		// merges them all in that statement: the refill's large
+		// segments rewritten by the first increment's inserts,
+		// a large part of that increment's work. Merged
+		// into one now, the index takes later segments beside
+		// it in merges of their own size.
+		`INSERT INTO papers_fts (papers_fts) VALUES ('optimize')`,
+	)
+	if slices.Contains(names, "papers_fts_cited_insert") {
+		stmts = append(stmts,
+			`INSERT INTO papers_fts_cited (papers_fts_cited) VALUES ('delete-all')`,
+			fmt.Sprintf(`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('hashsize', %d)`, ftsHashSize),
+			`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('automerge', 0)`,
+			`INSERT INTO papers_fts_cited (rowid, title, abstract, band)
+				 SELECT id, search_fold(title), search_fold(abstract), `+citedBandCase("papers")+` FROM papers WHERE citation_count >= `+
+				strconv.Itoa(citedBands[len(citedBands)-1]),
+			`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('hashsize', 1048576)`,
+			`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('automerge', 4)`,
+			`INSERT INTO papers_fts_cited (papers_fts_cited) VALUES ('optimize')`,
+		)
+	}
+	return stmts
 }
 
 func boolInt(b bool) int {
