@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -266,27 +265,13 @@ func runProbe(ctx context.Context, dir, bin, dsn string, extra []string, p attac
 	r := attackResult{Probe: p.Name, Codes: map[string]int{}}
 	run, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	attackers := benchClient(false)
-	for w := range p.Workers {
-		wg.Go(func() {
-			for i := w; run.Err() == nil; i += p.Workers {
-				codes, err := attack1(run, attackers, t.url, p.body(i))
-				if run.Err() != nil {
-					return
-				}
-				mu.Lock()
-				r.Attacks++
-				if err != nil {
-					codes = []string{"transport: " + firstLine(err.Error())}
-				}
-				for _, c := range codes {
-					r.Codes[c]++
-				}
-				mu.Unlock()
-			}
-		})
+	var endAttack io.WriteCloser
+	var report func() (attackReport, error)
+	if p.Workers > 0 {
+		if endAttack, report, err = startAttack(ctx, p.Name, t.url); err != nil {
+			return r, err
+		}
+		defer endAttack.Close()
 	}
 	var lat []time.Duration
 	for i := 0; run.Err() == nil; i++ {
@@ -304,7 +289,14 @@ func runProbe(ctx context.Context, dir, bin, dsn string, extra []string, p attac
 			r.Errors++
 		}
 	}
-	wg.Wait()
+	if report != nil {
+		endAttack.Close()
+		a, err := report()
+		if err != nil {
+			return r, err
+		}
+		r.Attacks, r.Codes = a.Attacks, a.Codes
+	}
 	slices.Sort(lat)
 	r.Requests, r.P50Ms, r.P99Ms = len(lat), ms(percentile(lat, 0.5)), ms(percentile(lat, 0.99))
 	var after struct{ Data map[string]any }
@@ -336,31 +328,6 @@ func startServe(ctx context.Context, client *http.Client, dir, bin, dsn string, 
 		stop(t)
 	}
 	return nil, err
-}
-
-// attack1 sends one attack request and returns the error codes of its
-// answer, or its status when it is not JSON.
-func attack1(ctx context.Context, client *http.Client, url string, body []byte) ([]string, error) {
-	res, b, err := send(ctx, client, url, "", body)
-	if err != nil {
-		return nil, err
-	}
-	var answer struct {
-		Errors []struct{ Extensions struct{ Code string } }
-	}
-	if err := json.Unmarshal(b, &answer); err != nil {
-		return []string{"HTTP " + strconv.Itoa(res.StatusCode)}, nil
-	}
-	if len(answer.Errors) == 0 {
-		return []string{"answered"}, nil
-	}
-	codes := []string{}
-	for _, e := range answer.Errors {
-		if c := cmp.Or(e.Extensions.Code, "no code"); !slices.Contains(codes, c) {
-			codes = append(codes, c)
-		}
-	}
-	return codes, nil
 }
 
 func firstLine(s string) string {

@@ -85,8 +85,8 @@ const usage = `usage:
   papergraph-bench adversarial [--pg DSN] [--db sqlite,postgres] [--duration 10s] [--papergraph BIN] [--serve-flag F]...
       imports the demo set into new SQLite and PostgreSQL databases and, for each probe (the answer bomb
       of 50 and 200 aliases four at once, floods of failing documents from 32 and 64 connections), starts
-      papergraph serve with its default limits and runs the attack beside a client looping the README's
-      first query; prints whether the server lived, its peak RSS, the client's p50/p99 and the attack's codes
+      papergraph serve with its default limits and runs the attack (from papergraph-bench attack, a process
+      of its own) beside a client looping the README's first query; prints whether the server lived, its peak RSS, the client's p50/p99 and the attack's codes
   papergraph-bench search-quality --db DSN [--queries FILE,...] [--modes KEYWORD,SEMANTIC,HYBRID] [--misses]
       posts each query of the files (by default the repository's known-item, paraphrase and natural-language
       sets for the demo set) to searchPapers in each mode, with the archive's vector index, and prints how
@@ -121,6 +121,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdProbe(ctx, args[1:], stdout, stderr)
 	case "flood":
 		return cmdFlood(ctx, args[1:], os.Stdin, stdout, stderr)
+	case "attack":
+		return cmdAttack(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "adversarial":
 		return cmdAdversarial(ctx, args[1:], stdout, stderr)
 	case "search-quality":
