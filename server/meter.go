@@ -65,7 +65,7 @@ func meterField(ctx context.Context, next graphql.Resolver) (any, error) {
 	if err != nil || fc == nil || fc.Field.Definition == nil {
 		return res, err
 	}
-	if err := m.add(fc, res); err != nil {
+	if err := m.add(ctx, fc, res); err != nil {
 		return stopped(fc, err)
 	}
 	return res, nil
@@ -86,7 +86,7 @@ func stopped(fc *graphql.FieldContext, err error) (any, error) {
 // node an element; the bytes are about those of the value's JSON, its key
 // included (strings by their length, other scalars by a small constant).
 // A value the answer cannot hold is not counted.
-func (m *answerMeter) add(fc *graphql.FieldContext, res any) error {
+func (m *answerMeter) add(ctx context.Context, fc *graphql.FieldContext, res any) error {
 	def := fc.Field.Definition
 	m.requests.Add(m.calc.Weight(fc.Object, def))
 	var nodes int64
@@ -108,7 +108,7 @@ func (m *answerMeter) add(fc *graphql.FieldContext, res any) error {
 	case b > m.maxBytes:
 		err = m.stop(refusal(codeAnswerTooBig, "the answer takes more than %s bytes, the limit, and was stopped here; ask for smaller pages or fewer fields",
 			count(m.maxBytes)))
-	case m.memory != nil && !m.memory.cover(answerMemoryFactor*b+nodeMemory*n):
+	case m.memory != nil && !m.memory.cover(ctx, answerMemoryFactor*b+nodeMemory*n):
 		err = m.stop(refusal(codeServerBusy, "the server is short of memory for answers and stopped this one here; try again shortly"))
 	}
 	if err != nil {
@@ -191,7 +191,10 @@ func textBytes(v reflect.Value) int64 {
 // while it holds at most smallAnswer; an answer that grows past it moves
 // its whole draw to the large lane, giving its small chunks back. Large
 // answers thus never hold the small lane for long, and a small answer
-// never waits for the memory of large ones.
+// never waits for the memory of large ones. The large lane's draws are
+// paced over the server (see largePace), so that answers that grow past
+// the small lane, however many at once, build no faster than the pace
+// and leave the cores to the others.
 type answerMemory struct {
 	small, large *semaphore.Weighted
 	// smallSize and largeSize are the lanes' sizes.
@@ -201,6 +204,8 @@ type answerMemory struct {
 	smallAnswer int64
 	// wait bounds how long an answer waits for its first chunk.
 	wait time.Duration
+	// pace paces the large lane's draws.
+	pace *pacer
 }
 
 // answerMemoryFactor is about the memory an answer's byte takes at its
@@ -240,6 +245,7 @@ func newAnswerMemory(bytes int64, wait time.Duration) *answerMemory {
 		chunk:       answerChunk,
 		smallAnswer: max(small/smallAnswerShare, answerChunk),
 		wait:        wait,
+		pace:        newPacer(bytes-small, largePace),
 	}
 }
 
@@ -268,12 +274,17 @@ func (m *answerMemory) admit(ctx context.Context) (*memoryDraw, bool) {
 	return d, true
 }
 
-// cover draws chunks until the draw holds bytes, without waiting: an
-// answer that holds memory and waits for more could wait on the others
-// doing the same. Past the pool's smallAnswer it draws from the large
-// lane, all it needs at once, and gives back what it held in the small
-// one. It reports whether the draw holds bytes.
-func (d *memoryDraw) cover(bytes int64) bool {
+// cover draws chunks until the draw holds bytes, without waiting for
+// memory: an answer that holds memory and waits for more could wait on
+// the others doing the same. Past the pool's smallAnswer it draws from
+// the large lane, all it needs at once, and gives back what it held in
+// the small one; a draw from the large lane, once taken, waits for its
+// turn at the pool's pace, which waits on no answer, holding the draw's
+// lock so that the answer's other fields wait with it (a draw the lane
+// cannot give fails at once, spending no turn). It reports whether the
+// draw holds bytes, false too when ctx ends during the wait, the draw
+// then given back.
+func (d *memoryDraw) cover(ctx context.Context, bytes int64) bool {
 	if bytes <= d.held.Load() {
 		return true
 	}
@@ -292,7 +303,12 @@ func (d *memoryDraw) cover(bytes int64) bool {
 		d.held.Store(need)
 		return true
 	}
-	if !p.large.TryAcquire(need - d.large) {
+	grow := need - d.large
+	if !p.large.TryAcquire(grow) {
+		return false
+	}
+	if !p.pace.wait(ctx, grow) {
+		p.large.Release(grow)
 		return false
 	}
 	d.large = need
@@ -319,4 +335,62 @@ func (d *memoryDraw) release() {
 	}
 	d.small, d.large = 0, 0
 	d.held.Store(0)
+}
+
+// largePace is how long the large lane's draws take, over the server, to
+// draw the whole lane once it has been drawn whole without a pause: the
+// lane's size accrues as burst while it is idle, so that an answer past
+// the small lane (a researcher page of a large collaboration) on a quiet
+// server is not delayed, while answers that draw it again and again (an
+// answer bomb of a few connections) build at its pace, waiting between
+// chunks, and take only part of the cores, however many they are.
+const largePace = 4 * time.Second
+
+// pacer spaces draws of bytes at rate bytes a second, letting up to a
+// burst's worth accrue while there are none.
+type pacer struct {
+	rate  float64
+	burst time.Duration
+	// now and sleep are the clock; sleep reports false when ctx ended
+	// first.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) bool
+
+	mu sync.Mutex
+	// next is when the draws paced so far are paid for.
+	next time.Time
+}
+
+// newPacer returns a pacer of size bytes per period, with a burst of size.
+func newPacer(size int64, period time.Duration) *pacer {
+	return &pacer{rate: float64(size) / period.Seconds(), burst: period, now: time.Now, sleep: sleepCtx}
+}
+
+// wait waits for bytes' turn at the pace; it reports false when ctx ends
+// first, the turn then spent.
+func (p *pacer) wait(ctx context.Context, bytes int64) bool {
+	p.mu.Lock()
+	now := p.now()
+	if earliest := now.Add(-p.burst); p.next.Before(earliest) {
+		p.next = earliest
+	}
+	p.next = p.next.Add(time.Duration(float64(bytes) / p.rate * float64(time.Second)))
+	delay := p.next.Sub(now)
+	p.mu.Unlock()
+	if delay <= 0 {
+		return ctx.Err() == nil
+	}
+	return p.sleep(ctx, delay)
+}
+
+// sleepCtx sleeps for d, or until ctx ends, and reports whether it slept.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

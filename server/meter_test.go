@@ -155,7 +155,7 @@ func TestSmallAnswersBesideLarge(t *testing.T) {
 	if !ok {
 		t.Fatal("the large answer was refused at its start")
 	}
-	if !large.cover(pool.largeSize) {
+	if !large.cover(t.Context(), pool.largeSize) {
 		t.Fatalf("the large answer could not draw the whole large lane of %d bytes", pool.largeSize)
 	}
 	// Nothing waits here: admit returns at once while the small lane
@@ -176,11 +176,11 @@ func TestSmallAnswersBesideLarge(t *testing.T) {
 		d.release()
 	}
 	grown, _ := pool.admit(t.Context())
-	if !grown.cover(pool.smallAnswer) {
+	if !grown.cover(t.Context(), pool.smallAnswer) {
 		t.Errorf("a small answer could not grow to %d bytes beside the large one", pool.smallAnswer)
 	}
 	other, _ := pool.admit(t.Context())
-	if other.cover(pool.smallAnswer + 1) {
+	if other.cover(t.Context(), pool.smallAnswer+1) {
 		t.Error("a second large answer drew from the large lane the first one holds")
 	}
 	grown.release()
@@ -222,5 +222,67 @@ func TestCheckSlots(t *testing.T) {
 	}
 	if n := len(s.clients); n != 1 {
 		t.Errorf("%d clients remembered, want 1 (a)", n)
+	}
+}
+
+// TestLargeAnswersPaced draws the large lane whole, at once on a quiet
+// pool, then again: the second time its draws wait for the pace, the
+// lane's size taking largePace, while small answers never wait; once the
+// pool has been quiet for largePace, the lane is drawn whole at once again.
+// An ended context stops a draw that would wait.
+func TestLargeAnswersPaced(t *testing.T) {
+	pool := newAnswerMemory(64*answerChunk, time.Hour)
+	clock := time.Unix(1e9, 0)
+	var waited time.Duration
+	pool.pace.now = func() time.Time { return clock }
+	pool.pace.sleep = func(_ context.Context, d time.Duration) bool {
+		waited += d
+		clock = clock.Add(d)
+		return true
+	}
+	drawLane := func() {
+		t.Helper()
+		d, _ := pool.admit(t.Context())
+		for need := pool.chunk; need <= pool.smallAnswer+pool.largeSize-pool.chunk; need += pool.chunk {
+			if !d.cover(t.Context(), need) {
+				t.Fatalf("the answer could not grow to %d bytes", need)
+			}
+		}
+		d.release()
+	}
+	drawLane()
+	if waited != 0 {
+		t.Errorf("the first answer through the large lane waited %v on a quiet pool", waited)
+	}
+	drawLane()
+	if tolerance := time.Millisecond; waited < largePace-tolerance || waited > largePace+tolerance {
+		t.Errorf("drawing the large lane again waited %v, want its pace of %v", waited, largePace)
+	}
+	waited = 0
+	for range 4 {
+		d, _ := pool.admit(t.Context())
+		if !d.cover(t.Context(), pool.smallAnswer) {
+			t.Fatal("a small answer could not grow to the small lane's bound")
+		}
+		d.release()
+	}
+	if waited != 0 {
+		t.Errorf("small answers waited %v for the pace", waited)
+	}
+	clock = clock.Add(largePace)
+	drawLane()
+	if waited != 0 {
+		t.Errorf("the large lane, quiet for its pace, was drawn whole after a wait of %v", waited)
+	}
+	pool.pace.sleep = sleepCtx
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	d, _ := pool.admit(t.Context())
+	if d.cover(ctx, pool.smallAnswer+pool.chunk) {
+		t.Error("a draw that had to wait for the pace went on after its context ended")
+	}
+	d.release()
+	if !memoryIdle(pool) {
+		t.Error("the lanes are not whole once every answer gave its draw back")
 	}
 }
