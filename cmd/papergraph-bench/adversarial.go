@@ -51,6 +51,8 @@ type attackResult struct {
 	P50Ms    float64 `json:"p50_ms"`
 	P99Ms    float64 `json:"p99_ms"`
 	Errors   int     `json:"errors"`
+	// FirstError is the first of those errors, for its cause.
+	FirstError string `json:"first_error,omitempty"`
 }
 
 // adversarialProbes are the attacks: the answer bomb and the flood of
@@ -287,6 +289,15 @@ func runProbe(ctx context.Context, dir, bin, dsn string, extra []string, p attac
 		lat = append(lat, time.Since(start))
 		if err != nil || len(answer.Errors) > 0 || answer.Data["paper"] == nil {
 			r.Errors++
+			switch {
+			case r.FirstError != "":
+			case err != nil:
+				r.FirstError = firstLine(err.Error())
+			case len(answer.Errors) > 0:
+				r.FirstError = fmt.Sprintf("%.300v", answer.Errors)
+			default:
+				r.FirstError = "no paper"
+			}
 		}
 	}
 	if report != nil {
@@ -362,5 +373,13 @@ func attackTable(w io.Writer, rs []attackResult) error {
 		fmt.Fprintf(tw, "%s\t%s\t%t\t%.0f\t%d\t%d\t%.1f\t%.1f\t%d\t%s\t\n", r.DB, r.Probe, r.Alive, r.PeakRSSMB,
 			r.Attacks, r.Requests, r.P50Ms, r.P99Ms, r.Errors, strings.Join(codes, ", "))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if r.FirstError != "" {
+			fmt.Fprintf(w, "%s, %s: the client's first error: %s\n", r.DB, r.Probe, r.FirstError)
+		}
+	}
+	return nil
 }
