@@ -286,3 +286,32 @@ func TestLargeAnswersPaced(t *testing.T) {
 		t.Error("the lanes are not whole once every answer gave its draw back")
 	}
 }
+
+// TestLargePagesAtOnceNotPaced has ten answers past the small lane start
+// at once on a quiet server of the default answer memory, as ten researcher
+// pages of a large collaboration asked together do (24 papers with
+// bylines of thousands of authors, each a few MiB drawn): the burst holds
+// them all, so none waits for the pace, and none is refused.
+func TestLargePagesAtOnceNotPaced(t *testing.T) {
+	pool := newAnswerMemory(DefaultMaxAnswerMemory, time.Hour)
+	var waited time.Duration
+	pool.pace.sleep = func(_ context.Context, d time.Duration) bool {
+		waited += d
+		return true
+	}
+	const page = 8 << 20
+	var draws []*memoryDraw
+	for i := range 10 {
+		d, ok := pool.admit(t.Context())
+		if !ok || !d.cover(t.Context(), page) {
+			t.Fatalf("page %d could not draw %d MiB", i, page>>20)
+		}
+		draws = append(draws, d)
+	}
+	if waited != 0 {
+		t.Errorf("ten pages at once waited %v for the pace", waited)
+	}
+	for _, d := range draws {
+		d.release()
+	}
+}
