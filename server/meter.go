@@ -257,6 +257,8 @@ type memoryDraw struct {
 	held         atomic.Int64
 	mu           sync.Mutex
 	small, large int64
+	// failed says a draw from the large lane failed.
+	failed bool
 }
 
 // admit draws the answer's first chunk from the small lane, waiting up to
@@ -278,12 +280,14 @@ func (m *answerMemory) admit(ctx context.Context) (*memoryDraw, bool) {
 // memory: an answer that holds memory and waits for more could wait on
 // the others doing the same. Past the pool's smallAnswer it draws from
 // the large lane, all it needs at once, and gives back what it held in
-// the small one; a draw from the large lane, once taken, waits for its
-// turn at the pool's pace, which waits on no answer, holding the draw's
-// lock so that the answer's other fields wait with it (a draw the lane
-// cannot give fails at once, spending no turn). It reports whether the
-// draw holds bytes, false too when ctx ends during the wait, the draw
-// then given back.
+// the small one. A draw from the large lane first waits for its turn at
+// the pool's pace, which waits on no answer, holding the draw's lock so
+// that the answer's other fields wait with it, and holding no more of
+// the large lane than before: answers waiting for their turn leave the
+// lane to those that have theirs (an honest page past the small lane
+// among them). It reports whether the draw holds bytes, false too when
+// ctx ends during the wait; once a draw from the large lane failed, the
+// answer is stopped, and every later one fails at once, without a turn.
 func (d *memoryDraw) cover(ctx context.Context, bytes int64) bool {
 	if bytes <= d.held.Load() {
 		return true
@@ -303,12 +307,11 @@ func (d *memoryDraw) cover(ctx context.Context, bytes int64) bool {
 		d.held.Store(need)
 		return true
 	}
-	grow := need - d.large
-	if !p.large.TryAcquire(grow) {
+	if d.failed {
 		return false
 	}
-	if !p.pace.wait(ctx, grow) {
-		p.large.Release(grow)
+	if grow := need - d.large; !p.pace.wait(ctx, grow) || !p.large.TryAcquire(grow) {
+		d.failed = true
 		return false
 	}
 	d.large = need

@@ -315,3 +315,56 @@ func TestLargePagesAtOnceNotPaced(t *testing.T) {
 		d.release()
 	}
 }
+
+// TestPacedDrawWaitsEmptyHanded has an answer wait for its turn at the
+// pace once the burst is spent: while it waits it holds none of the large
+// lane, which another answer could draw whole; once its draw failed, for
+// that other answer holding the lane, its later draws fail at once,
+// without waiting for a turn again.
+func TestPacedDrawWaitsEmptyHanded(t *testing.T) {
+	pool := newAnswerMemory(64*answerChunk, time.Hour)
+	clock := time.Unix(1e9, 0)
+	pool.pace.now = func() time.Time { return clock }
+	var other *memoryDraw
+	waits := 0
+	pool.pace.sleep = func(_ context.Context, d time.Duration) bool {
+		waits++
+		clock = clock.Add(d)
+		if other == nil {
+			return true
+		}
+		o := other
+		other = nil // its own draw waits too, and must not draw again
+		if !pool.large.TryAcquire(pool.largeSize) {
+			t.Error("the large lane is not whole while the only answer past the small lane waits for its turn")
+			return true
+		}
+		pool.large.Release(pool.largeSize)
+		if !o.cover(t.Context(), pool.smallAnswer+pool.largeSize-pool.chunk) {
+			t.Error("another answer could not draw the large lane while the first waited")
+		}
+		other = o
+		return true
+	}
+	spend, _ := pool.admit(t.Context())
+	if !spend.cover(t.Context(), pool.smallAnswer+pool.largeSize-pool.chunk) {
+		t.Fatal("the burst did not cover the whole large lane")
+	}
+	spend.release()
+	other, _ = pool.admit(t.Context())
+	waiting, _ := pool.admit(t.Context())
+	if waiting.cover(t.Context(), pool.smallAnswer+pool.chunk) {
+		t.Error("an answer drew from the large lane that another held whole")
+	}
+	if waits != 2 {
+		t.Fatalf("%d waits for the pace, want 2: the first answer's and the other's within it", waits)
+	}
+	other.release()
+	if waiting.cover(t.Context(), pool.smallAnswer+pool.chunk) || waits != 2 {
+		t.Errorf("after a failed draw, the next one drew or waited (%d waits in all)", waits)
+	}
+	waiting.release()
+	if !memoryIdle(pool) {
+		t.Error("the lanes are not whole once every answer gave its draw back")
+	}
+}
