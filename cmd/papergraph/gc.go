@@ -19,14 +19,15 @@ import (
 // (an import or harvest run inside serve, many large answers at once):
 // past it the collector runs as often as it must to stay under it. It is
 // the server's answer memory (server.DefaultMaxAnswerMemory), which bounds
-// what answers in flight hold, and half as much again for the rest of the
-// live heap and the garbage of answers stopped short: with every answer at
-// its budget the live heap stays below it, while a limit far above it
+// what answers in flight hold, and a quarter as much again for the rest of
+// the live heap and the garbage of answers stopped short: with every answer
+// at its budget the live heap stays below it, while a limit far above it
 // lets the garbage of a few answer bombs at once grow the process well
-// past what it needs.
+// past what it needs (the large answers' pace keeps the collector's extra
+// work near the limit small).
 const (
 	servingGCPercent   = 400
-	servingMemoryLimit = server.DefaultMaxAnswerMemory * 3 / 2
+	servingMemoryLimit = server.DefaultMaxAnswerMemory * 5 / 4
 )
 
 // tuneGC applies servingGCPercent and the soft memory limit, memoryLimit

@@ -58,7 +58,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	f.answerMemory = fs.Int("max-answer-memory", server.DefaultMaxAnswerMemory>>20,
 		"`MiB` of memory for the answers in flight, all requests together (an answer's byte counts four);\n"+
 			"an operation waits up to a second for its share, an answer that cannot grow stops with SERVER_BUSY")
-	f.memoryLimit = fs.Int("memory-limit", 0, "the Go runtime's soft memory limit in `MiB`, past which it collects as often as it must;\n0: GOMEMLIMIT when set, else 384 (raise it with --max-answer-memory)")
+	f.memoryLimit = fs.Int("memory-limit", 0, "the Go runtime's soft memory limit in `MiB`, past which it collects as often as it must;\n0: GOMEMLIMIT when set, else 320 (raise it with --max-answer-memory)")
 	f.clientWebsockets = fs.Int("max-client-websockets", server.DefaultMaxClientWebsockets, "WebSocket connections one client may hold open at once; more are refused with 429 before the upgrade")
 	f.websockets = fs.Int("max-websockets", server.DefaultMaxWebsockets, "WebSocket connections the server holds open at once, all clients together")
 	f.websocketIdle = fs.Duration("websocket-idle-timeout", server.DefaultWebsocketIdleTimeout, "close a WebSocket connection that holds no subscription for `DURATION`")
