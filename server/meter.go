@@ -307,7 +307,10 @@ func (d *memoryDraw) cover(ctx context.Context, bytes int64) bool {
 		d.held.Store(need)
 		return true
 	}
-	if d.failed {
+	if d.failed || need > p.largeSize {
+		// A draw past the whole lane could never be given: it fails
+		// at once rather than spend the pace.
+		d.failed = true
 		return false
 	}
 	if grow := need - d.large; !p.pace.wait(ctx, grow) || !p.large.TryAcquire(grow) {

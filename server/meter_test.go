@@ -368,3 +368,20 @@ func TestPacedDrawWaitsEmptyHanded(t *testing.T) {
 		t.Error("the lanes are not whole once every answer gave its draw back")
 	}
 }
+
+// A draw past the whole large lane fails at once: it could never be
+// given, so it neither waits for the pace nor spends it.
+func TestDrawPastTheLaneSpendsNoPace(t *testing.T) {
+	pool := newAnswerMemory(64*answerChunk, time.Hour)
+	waits := 0
+	pool.pace.sleep = func(context.Context, time.Duration) bool { waits++; return true }
+	d, _ := pool.admit(t.Context())
+	defer d.release()
+	if d.cover(t.Context(), pool.largeSize+pool.chunk) {
+		t.Fatal("a draw past the whole large lane was given")
+	}
+	next := pool.pace.next
+	if waits != 0 || !next.IsZero() {
+		t.Errorf("the draw waited %d times for the pace and moved it to %v; want no wait and the pace untouched", waits, next)
+	}
+}
