@@ -80,3 +80,20 @@ func MigrationStatements(path string) ([]string, error) {
 	text, err := migrationFiles.ReadFile("migrations/" + path)
 	return strings.Split(string(text), "--bun:split"), err
 }
+
+// SetGoBM25 turns scoring SQLite's candidates in Go on or off (see
+// goBM25), and returns what restores it.
+func SetGoBM25(on bool) (restore func()) {
+	old := goBM25
+	goBM25 = on
+	return func() { goBM25 = old }
+}
+
+// CandidateScores is the scores of c's candidates, in c's order.
+func CandidateScores(c Candidates) []float64 {
+	out := make([]float64, len(c.rows))
+	for i, r := range c.rows {
+		out[i] = r.Score
+	}
+	return out
+}

@@ -74,9 +74,8 @@ type candidate struct {
 // request asking for a relevance page, the count and the facets finds them
 // once; see WithCandidates.
 func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bool) (Candidates, error) {
-	q, args, b := s.candidatesSQL(idb, scored)
-	var rows []candidate
-	if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
+	rows, err := s.readCandidates(ctx, idb, scored)
+	if err != nil {
 		return Candidates{}, err
 	}
 	c := Candidates{scored: scored}
@@ -97,6 +96,24 @@ func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bo
 		c.IDs[i] = r.ID
 	}
 	return c, nil
+}
+
+// readCandidates reads the candidates of s in the statement of
+// candidatesSQL, or, when scored on SQLite, with their scores computed
+// here (bm25Candidates) where that reproduces FTS5's bm25.
+func (s PaperSearch) readCandidates(ctx context.Context, idb bun.IDB, scored bool) ([]candidate, error) {
+	if scored && goBM25 && !IsPostgres(idb) {
+		if ps, ok := s.Query.bm25Phrases(); ok {
+			rows, ok, err := s.bm25Candidates(ctx, idb, ps)
+			if err != nil || ok {
+				return rows, err
+			}
+		}
+	}
+	q, args, b := s.candidatesSQL(idb, scored)
+	var rows []candidate
+	err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows)
+	return rows, err
 }
 
 // citedBands are the lower bounds of the bands of citations, most cited
@@ -153,6 +170,16 @@ func citedBandCase(row string) string {
 // of the query from papers_fts as its outer loop, cheaply, and keeps the
 // candidates.
 func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bound) {
+	c, bands := s.candidatesQuery(idb)
+	q := c.candidates(bands)
+	q += c.scores(scored)
+	return q + " ORDER BY c.citation_count DESC, c.id DESC", c.args, c.b
+}
+
+// candidatesQuery starts the statement that reads the candidates of s:
+// the query with its filters and bindings, and the bands of citations it
+// reads them by.
+func (s PaperSearch) candidatesQuery(idb bun.IDB) (*candidatesQuery, []int) {
 	c := &candidatesQuery{s: s, pg: IsPostgres(idb), want: RelevanceCandidates + 1}
 	c.cond, c.condArgs = s.conditions(idb)
 	bands := citedBands
@@ -181,9 +208,7 @@ func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bo
 		// generic plan is as good.
 		c.b.custom = len(s.Categories) > 0 || !s.From.IsZero() || !s.To.IsZero()
 	}
-	q := c.candidates(bands)
-	q += c.scores(scored)
-	return q + " ORDER BY c.citation_count DESC, c.id DESC", c.args, c.b
+	return c, bands
 }
 
 // candidatesQuery is candidatesSQL's statement as it is written, with its

@@ -1,0 +1,420 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/uptrace/bun"
+	"modernc.org/libc"
+)
+
+// On SQLite, a relevance order scores its candidates by FTS5's bm25 over
+// papers_fts (title weighing 10, abstract 1). Asked of FTS5, bm25 needs
+// the papers_fts cursor of the whole query: it counts each phrase's
+// matching papers by walking the phrase's postings, and the statement
+// then walks every match of the query to pick out the candidates. A word
+// in much of the archive costs two walks of its postings per request,
+// which grow with the archive while the candidates do not.
+//
+// bm25Candidates computes the same bm25 here instead, from what FTS5's
+// own function reads (fts5Bm25Function in SQLite's fts5_aux.c):
+//
+//	score = Σ_phrases idf × f × (k1 + 1) / (f + k1 × (1 − b + b × D / avgdl))
+//
+// with k1 = 1.2 and b = 0.75; f the phrase's instances in the paper, each
+// weighing its column's weight; D the paper's tokens in all columns;
+// avgdl the index's tokens per row; idf = ln((N − n + 0.5) / (n + 0.5)),
+// at least 1e-6, for the N rows of the index of which n match the
+// phrase. The candidates' instances are counted in their text, taken
+// apart as the index took it (indexTokens); D is read from
+// papers_fts_docsize, which also checks the tokens counted here; N and
+// the tokens of avgdl from the index's averages record; and n, the walk
+// of the postings, is counted once for a state of the index (bm25Counts)
+// and cached, so that the candidates cost a request about the same at
+// any size of the archive.
+
+// goBM25 tells SearchCandidates to score SQLite's candidates here where
+// it can; a test turns it off to compare with FTS5's bm25.
+var goBM25 = true
+
+// bm25Phrase is one term of a query as an FTS5 phrase: its words, the
+// last one a prefix when prefix is set, and its MATCH text.
+type bm25Phrase struct {
+	words  []string
+	prefix bool
+	match  string
+}
+
+// bm25Phrases is q's terms as FTS5's phrases, in order; ok is false when
+// a word is not ASCII. ASCII words (letters and digits, lowercase, as
+// searchText leaves them) are single tokens to unicode61 as they are to
+// indexTokens; other letters may be classed by unicode61's tables
+// otherwise than by Go's, and are left to FTS5.
+func (q SearchQuery) bm25Phrases() (ps []bm25Phrase, ok bool) {
+	ps = make([]bm25Phrase, len(q.Terms))
+	for i, t := range q.Terms {
+		for _, w := range t.Words {
+			for j := 0; j < len(w); j++ {
+				if w[j] >= utf8.RuneSelf {
+					return nil, false
+				}
+			}
+		}
+		ps[i] = bm25Phrase{words: t.Words, prefix: t.Prefix, match: SearchQuery{Terms: []SearchTerm{t}}.fts5()}
+	}
+	return ps, true
+}
+
+// bm25Counts caches, for each database (its pool), the number of papers
+// matching each phrase, in the state of the index named by key: the
+// index's averages record (its rows and tokens) and its structure record
+// (its segments, and counters FTS5 increments at every flush of new
+// entries). A commit that changes the index writes new entries (a new
+// segment: the structure changes) or only deletes rows (the averages
+// change), so a key read with the counts' snapshot names its counts,
+// whichever process committed. A request reads the key in its own
+// statement and uses the counts only under the same key.
+var bm25Counts struct {
+	sync.Mutex
+	dbs map[*sql.DB]*phraseCounts
+}
+
+// phraseCounts is one database's counts, under the key of its index.
+type phraseCounts struct {
+	key string
+	n   map[string]int64
+}
+
+// Bounds on bm25Counts: past them it starts again, empty, so that
+// distinct queries cannot grow it without end.
+const (
+	maxCountedDBs     = 16
+	maxCountedPhrases = 1 << 16
+)
+
+// cachedCounts is the key of db's cached counts and those of ps cached
+// (by MATCH text), and the phrases of ps without one.
+func cachedCounts(db *sql.DB, ps []bm25Phrase) (key string, have map[string]int64, missing []bm25Phrase) {
+	bm25Counts.Lock()
+	defer bm25Counts.Unlock()
+	have = map[string]int64{}
+	pc := bm25Counts.dbs[db]
+	for _, p := range ps {
+		if n, ok := pc.lookup(p.match); ok {
+			have[p.match] = n
+		} else if _, dup := have[p.match]; !dup {
+			missing = append(missing, p)
+			have[p.match] = -1
+		}
+	}
+	for _, p := range missing {
+		delete(have, p.match)
+	}
+	if pc != nil {
+		key = pc.key
+	}
+	return key, have, missing
+}
+
+func (pc *phraseCounts) lookup(match string) (int64, bool) {
+	if pc == nil {
+		return 0, false
+	}
+	n, ok := pc.n[match]
+	return n, ok
+}
+
+// storeCounts caches counts under key for db: added to those of the same
+// key, or replacing those of another.
+func storeCounts(db *sql.DB, key string, counts map[string]int64) {
+	bm25Counts.Lock()
+	defer bm25Counts.Unlock()
+	if bm25Counts.dbs == nil || len(bm25Counts.dbs) >= maxCountedDBs && bm25Counts.dbs[db] == nil {
+		bm25Counts.dbs = map[*sql.DB]*phraseCounts{}
+	}
+	pc := bm25Counts.dbs[db]
+	if pc == nil || pc.key != key || len(pc.n)+len(counts) > maxCountedPhrases {
+		pc = &phraseCounts{key: key, n: map[string]int64{}}
+		bm25Counts.dbs[db] = pc
+	}
+	for m, n := range counts {
+		pc.n[m] = n
+	}
+}
+
+// bm25Row is a row of bm25Candidates' statement: a candidate with its
+// text and its sizes (stat, papers_fts_docsize's sz), or, with an id
+// below 1, a record of the index (stat: -1 the averages, -10 the
+// structure) or the count n of the phrase -100 - id.
+type bm25Row struct {
+	ID        int64     `bun:"id"`
+	Published time.Time `bun:"published,nullzero"`
+	Cited     int64     `bun:"citation_count"`
+	Title     string    `bun:"title"`
+	Abstract  string    `bun:"abstract"`
+	Stat      []byte    `bun:"stat"`
+	N         int64     `bun:"n"`
+}
+
+// bm25Select is the statement's SELECT, after the candidates' CTE c, of
+// the candidates with their text and sizes, then of the index's averages
+// and structure records, then of the count of each phrase of missing.
+func (c *candidatesQuery) bm25Select(missing []bm25Phrase) string {
+	q := "SELECT c.id AS id, c.published AS published, c.citation_count AS citation_count, p.title AS title, p.abstract AS abstract, d.sz AS stat, NULL AS n FROM c" +
+		" CROSS JOIN papers AS p ON p.id = c.id LEFT JOIN papers_fts_docsize AS d ON d.id = c.id" +
+		"\nUNION ALL SELECT -id, NULL, NULL, NULL, NULL, block, NULL FROM papers_fts_data WHERE id IN (1, 10)"
+	for i, p := range missing {
+		q += "\nUNION ALL SELECT " + strconv.Itoa(-100-i) + ", NULL, NULL, NULL, NULL, NULL, (SELECT COUNT(*) FROM papers_fts WHERE papers_fts MATCH ?)"
+		c.args = append(c.args, p.match)
+	}
+	// The records and counts, without citations, come last.
+	return q + "\nORDER BY citation_count DESC, id DESC"
+}
+
+// bm25Candidates reads the candidates of s, which has a query of phrases
+// ps, and scores them here (see goBM25), in one statement: the
+// candidates, their text and sizes, the index's records and the counts of
+// the phrases not cached under the key the records make. When the counts
+// cached are of another key, they are counted again in one more
+// statement. ok is false, and nothing read, when the tokens counted here
+// are not those the index holds of a candidate (papers_fts_docsize).
+func (s PaperSearch) bm25Candidates(ctx context.Context, idb bun.IDB, ps []bm25Phrase) (rows []candidate, ok bool, err error) {
+	db := idb.NewSelect().DB().DB
+	key, counts, missing := cachedCounts(db, ps)
+	c, bands := s.candidatesQuery(idb)
+	q := c.candidates(bands) + c.bm25Select(missing)
+	var got []bm25Row
+	if err := idb.NewRaw(q, c.args...).Scan(c.b.ctx(ctx), &got); err != nil {
+		return nil, false, err
+	}
+	n := len(got)
+	for n > 0 && got[n-1].ID <= 0 {
+		n--
+	}
+	avg, now := indexRecords(got[n:], missing, counts)
+	if now != key && len(counts) > len(missing) {
+		// Counts cached of another state of the index: all counted again.
+		if counts, avg, now, err = countPhrases(ctx, idb, ps); err != nil {
+			return nil, false, err
+		}
+	}
+	storeCounts(db, now, counts)
+	sc, ok := newBM25Scorer(ps, counts, avg)
+	if !ok {
+		return nil, false, nil
+	}
+	rows = make([]candidate, n)
+	for i, r := range got[:n] {
+		score, ok := sc.score(r.Title, r.Abstract, r.Stat)
+		if !ok {
+			return nil, false, nil
+		}
+		rows[i] = candidate{ID: r.ID, Published: r.Published, Score: score * (1 + sqliteLog(float64(1+r.Cited)))}
+	}
+	return rows, true, nil
+}
+
+// indexRecords reads the index's records and the phrases' counts from
+// the rows past the candidates, adding the counts to counts: the
+// averages record, and the key of the index's state.
+func indexRecords(rows []bm25Row, missing []bm25Phrase, counts map[string]int64) (avg []byte, key string) {
+	var structure []byte
+	for _, r := range rows {
+		switch {
+		case r.ID == -1:
+			avg = r.Stat
+		case r.ID == -10:
+			structure = r.Stat
+		case r.ID <= -100:
+			counts[missing[-100-r.ID].match] = r.N
+		}
+	}
+	return avg, string(avg) + "\x00" + string(structure)
+}
+
+// countPhrases counts the papers matching each phrase of ps, and reads
+// the index's records, in one statement.
+func countPhrases(ctx context.Context, idb bun.IDB, ps []bm25Phrase) (counts map[string]int64, avg []byte, key string, err error) {
+	q := "SELECT -id AS id, block AS stat, NULL AS n FROM papers_fts_data WHERE id IN (1, 10)"
+	args := make([]any, len(ps))
+	for i, p := range ps {
+		q += " UNION ALL SELECT " + strconv.Itoa(-100-i) + ", NULL, (SELECT COUNT(*) FROM papers_fts WHERE papers_fts MATCH ?)"
+		args[i] = p.match
+	}
+	var rows []bm25Row
+	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, nil, "", err
+	}
+	counts = map[string]int64{}
+	avg, key = indexRecords(rows, ps, counts)
+	return counts, avg, key, nil
+}
+
+// bm25Scorer scores papers for a query's phrases as FTS5's bm25 does.
+type bm25Scorer struct {
+	phrases []bm25Phrase
+	idf     []float64
+	avgdl   float64
+	toks    [2][]string // scratch: a paper's tokens, title and abstract
+}
+
+// bm25Weights are the weights of papers_fts's columns, title and
+// abstract, as the SQL scores pass them to bm25.
+var bm25Weights = [2]int{10, 1}
+
+// newBM25Scorer is the scorer of ps, from the count of papers matching
+// each (by MATCH text) and the index's averages record (its rows, then
+// its tokens in each column, as varints). ok is false when the record
+// does not read so.
+func newBM25Scorer(ps []bm25Phrase, counts map[string]int64, avg []byte) (*bm25Scorer, bool) {
+	rows, n := sqliteVarint(avg)
+	if n <= 0 {
+		return nil, false
+	}
+	var tokens int64
+	for col, i := 0, n; col < len(bm25Weights); col++ {
+		v, n := sqliteVarint(avg[i:])
+		if n <= 0 {
+			return nil, false
+		}
+		tokens, i = tokens+int64(v), i+n
+	}
+	sc := &bm25Scorer{phrases: ps, idf: make([]float64, len(ps)), avgdl: float64(tokens) / float64(int64(rows))}
+	for i, p := range ps {
+		hits, ok := counts[p.match]
+		if !ok {
+			return nil, false
+		}
+		// As fts5Bm25GetData: a phrase in more than half the rows would
+		// have a negative idf.
+		idf := sqliteLog((float64(int64(rows)-hits) + 0.5) / (float64(hits) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		sc.idf[i] = idf
+	}
+	return sc, true
+}
+
+// score is the bm25 of a paper of this title and abstract, whose sizes
+// in the index (papers_fts_docsize's sz: its tokens in each column, as
+// varints) are sz, with the sign flipped (higher is better), as the SQL
+// scores have it before the citations' weight. ok is false when sz does
+// not give the number of tokens counted here in each column.
+func (sc *bm25Scorer) score(title, abstract string, sz []byte) (float64, bool) {
+	sc.toks[0] = indexTokens(sc.toks[0][:0], title)
+	sc.toks[1] = indexTokens(sc.toks[1][:0], abstract)
+	var d int64
+	for col := range sc.toks {
+		v, n := sqliteVarint(sz)
+		if n <= 0 || v != uint64(len(sc.toks[col])) {
+			return 0, false
+		}
+		sz, d = sz[n:], d+int64(v)
+	}
+	// The arithmetic of fts5Bm25Function, step by step in float64 (no
+	// fused multiply-add): the same bits on either side.
+	k1, b := 1.2, 0.75
+	D := float64(d)
+	score := 0.0
+	for i, p := range sc.phrases {
+		f := 0.0
+		for col, toks := range sc.toks {
+			f += float64(bm25Weights[col] * phraseHits(toks, p))
+		}
+		score = score + sc.idf[i]*(float64(f*(k1+1))/(f+float64(k1*(1-b+float64(b*D)/sc.avgdl))))
+	}
+	return score, true
+}
+
+// indexTokens appends to dst the tokens papers_fts holds of s, which the
+// triggers index as search_fold leaves it (indexFold) and the unicode61
+// tokenizer splits: ASCII text as it is, at every character but an ASCII
+// letter or digit, its letters folded to lowercase where matched
+// (tokenIs); other text already folded to its words, separated by
+// spaces, which unicode61 keeps whole (a letter its tables class
+// otherwise would change the paper's count of tokens, which score
+// checks). The tokens are substrings of s or of its folded copy.
+func indexTokens(dst []string, s string) []string {
+	t := indexFold(s)
+	start := -1
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c >= utf8.RuneSelf || 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			dst, start = append(dst, t[start:i]), -1
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, t[start:])
+	}
+	return dst
+}
+
+// phraseHits counts the instances of p in a column's tokens: the
+// positions where its words follow one another, as FTS5's xInst counts
+// them (overlapping ones included).
+func phraseHits(toks []string, p bm25Phrase) int {
+	n, last := 0, len(p.words)-1
+	for i := 0; i+last < len(toks); i++ {
+		j := 0
+		for j <= last && tokenIs(toks[i+j], p.words[j], p.prefix && j == last) {
+			j++
+		}
+		if j > last {
+			n++
+		}
+	}
+	return n
+}
+
+// tokenIs reports whether tok, its ASCII letters folded to lowercase as
+// unicode61 folds them, is w (an ASCII word of lowercase letters and
+// digits), or begins with it when prefix is set.
+func tokenIs(tok, w string, prefix bool) bool {
+	if len(tok) < len(w) || !prefix && len(tok) != len(w) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := tok[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sqliteVarint reads the SQLite varint at the start of b (big-endian,
+// seven bits a byte while the high bit is set, the ninth byte whole), as
+// FTS5 writes its records: the value and its length, 0 when b ends
+// first.
+func sqliteVarint(b []byte) (uint64, int) {
+	var v uint64
+	for i := 0; i < len(b) && i < 9; i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), 9
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i] < 0x80 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// sqliteLog is the natural logarithm as SQLite computes it (its ln, and
+// the idf of bm25): the C library's log of the driver, which may differ
+// from math.Log in the last bit. The same bits keep the scores computed
+// here equal to the SQL scores, so that ties and order agree.
+func sqliteLog(x float64) float64 { return libc.Xlog(nil, x) }
