@@ -89,6 +89,13 @@ func SetGoBM25(on bool) (restore func()) {
 	return func() { goBM25 = old }
 }
 
+// SetBM25MinMatches sets bm25MinMatches, and returns what restores it.
+func SetBM25MinMatches(n int64) (restore func()) {
+	old := bm25MinMatches
+	bm25MinMatches = n
+	return func() { bm25MinMatches = old }
+}
+
 // CandidateScores is the scores of c's candidates, in c's order.
 func CandidateScores(c Candidates) []float64 {
 	out := make([]float64, len(c.rows))
@@ -96,4 +103,13 @@ func CandidateScores(c Candidates) []float64 {
 		out[i] = r.Score
 	}
 	return out
+}
+
+// IndexFold is search_fold, as the SQLite index is given its text.
+func IndexFold(s string) string { return indexFold(s) }
+
+// IndexTokens is the tokens the Go scorer counts in s (see indexTokens).
+func IndexTokens(s string) []string {
+	var buf []byte
+	return indexTokens(nil, &buf, s)
 }

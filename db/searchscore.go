@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
@@ -40,6 +41,14 @@ import (
 // goBM25 tells SearchCandidates to score SQLite's candidates here where
 // it can; a test turns it off to compare with FTS5's bm25.
 var goBM25 = true
+
+// bm25MinMatches is the fewest matches of its phrases, summed (as
+// cached), for which a query's candidates are scored here. Reading a
+// candidate's text and taking it apart costs about as much as FTS5's
+// walk of a few tens of postings, so that a query matching few papers
+// is scored sooner by FTS5's bm25; one whose counts are not cached yet
+// is scored here, which counts them.
+var bm25MinMatches int64 = 32 * RelevanceCandidates
 
 // bm25Phrase is one term of a query as an FTS5 phrase: its words, the
 // last one a prefix when prefix is set, and its MATCH text.
@@ -181,10 +190,20 @@ func (c *candidatesQuery) bm25Select(missing []bm25Phrase) string {
 // the phrases not cached under the key the records make. When the counts
 // cached are of another key, they are counted again in one more
 // statement. ok is false, and nothing read, when the tokens counted here
-// are not those the index holds of a candidate (papers_fts_docsize).
+// are not those the index holds of a candidate (papers_fts_docsize), or
+// when the query matches fewer than bm25MinMatches papers.
 func (s PaperSearch) bm25Candidates(ctx context.Context, idb bun.IDB, ps []bm25Phrase) (rows []candidate, ok bool, err error) {
 	db := idb.NewSelect().DB().DB
 	key, counts, missing := cachedCounts(db, ps)
+	if len(missing) == 0 {
+		var sum int64
+		for _, n := range counts {
+			sum += n
+		}
+		if sum < bm25MinMatches {
+			return nil, false, nil
+		}
+	}
 	c, bands := s.candidatesQuery(idb)
 	q := c.candidates(bands) + c.bm25Select(missing)
 	var got []bm25Row
@@ -260,6 +279,7 @@ type bm25Scorer struct {
 	idf     []float64
 	avgdl   float64
 	toks    [2][]string // scratch: a paper's tokens, title and abstract
+	buf     []byte      // scratch: a folded token
 }
 
 // bm25Weights are the weights of papers_fts's columns, title and
@@ -306,8 +326,8 @@ func newBM25Scorer(ps []bm25Phrase, counts map[string]int64, avg []byte) (*bm25S
 // scores have it before the citations' weight. ok is false when sz does
 // not give the number of tokens counted here in each column.
 func (sc *bm25Scorer) score(title, abstract string, sz []byte) (float64, bool) {
-	sc.toks[0] = indexTokens(sc.toks[0][:0], title)
-	sc.toks[1] = indexTokens(sc.toks[1][:0], abstract)
+	sc.toks[0] = indexTokens(sc.toks[0][:0], &sc.buf, title)
+	sc.toks[1] = indexTokens(sc.toks[1][:0], &sc.buf, abstract)
 	var d int64
 	for col := range sc.toks {
 		v, n := sqliteVarint(sz)
@@ -331,32 +351,76 @@ func (sc *bm25Scorer) score(title, abstract string, sz []byte) (float64, bool) {
 	return score, true
 }
 
-// indexTokens appends to dst the tokens papers_fts holds of s, which the
-// triggers index as search_fold leaves it (indexFold) and the unicode61
-// tokenizer splits: ASCII text as it is, at every character but an ASCII
-// letter or digit, its letters folded to lowercase where matched
-// (tokenIs); other text already folded to its words, separated by
-// spaces, which unicode61 keeps whole (a letter its tables class
-// otherwise would change the paper's count of tokens, which score
-// checks). The tokens are substrings of s or of its folded copy.
-func indexTokens(dst []string, s string) []string {
-	t := indexFold(s)
-	start := -1
-	for i := 0; i < len(t); i++ {
-		if c := t[i]; c >= utf8.RuneSelf || 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' {
-			if start < 0 {
-				start = i
-			}
-			continue
+// indexTokens appends to dst the tokens papers_fts holds of s, as the
+// triggers index it (search_fold, that is indexFold) and the unicode61
+// tokenizer splits it, without writing the folded text: ASCII text
+// without TeX markup goes to the tokenizer as it is, split at every
+// character but an ASCII letter or digit; other text is folded by
+// texFold, then split and folded as joinedWords does it (a rune the fold
+// table drops splits no word), whose words unicode61 keeps whole (a
+// letter its tables class otherwise would change the paper's count of
+// tokens, which score checks). ASCII letters are left in either case
+// (tokenIs folds them); a token with other letters is folded, in buf.
+func indexTokens(dst []string, buf *[]byte, s string) []string {
+	folded := false
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf || s[i] == '\\' {
+			s, folded = texFold(s), true
+			break
 		}
-		if start >= 0 {
-			dst, start = append(dst, t[start:i]), -1
+	}
+	start, wide := -1, false // the token being read, and whether it has a rune past ASCII
+	for i := 0; i < len(s); {
+		c, n := s[i], 1
+		in := asciiWordByte[c]
+		if c >= utf8.RuneSelf && folded {
+			var r rune
+			r, n = utf8.DecodeRuneInString(s[i:])
+			r = fold(unicode.ToLower(r))
+			in = r < 0 || isIndexRune(r)
+			wide = wide || in
 		}
+		if in && start < 0 {
+			start = i
+		} else if !in && start >= 0 {
+			dst, start, wide = appendToken(dst, buf, s[start:i], wide), -1, false
+		}
+		i += n
 	}
 	if start >= 0 {
-		dst = append(dst, t[start:])
+		dst = appendToken(dst, buf, s[start:], wide)
 	}
 	return dst
+}
+
+// asciiWordByte tells the ASCII letters and digits.
+var asciiWordByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// appendToken appends tok to dst, its runes past ASCII (when wide) folded
+// as joinedWords folds them, and the runes the fold drops left out.
+func appendToken(dst []string, buf *[]byte, tok string, wide bool) []string {
+	if !wide {
+		return append(dst, tok)
+	}
+	b := (*buf)[:0]
+	for _, r := range tok {
+		if r >= utf8.RuneSelf {
+			if r = fold(unicode.ToLower(r)); r < 0 {
+				continue
+			}
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	*buf = b
+	if len(b) == 0 { // dropped runes alone: no word
+		return dst
+	}
+	return append(dst, string(b))
 }
 
 // phraseHits counts the instances of p in a column's tokens: the

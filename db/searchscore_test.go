@@ -26,12 +26,28 @@ func (l *statementLog) take() []string {
 // three years of the demo set, whose texts hold TeX markup and letters
 // outside ASCII; and again after the index changes (an insert, an update
 // of a text, a delete), which the counts cached of the phrases must
-// follow. A query with a word outside ASCII is left to FTS5.
+// follow. A query with a word outside ASCII is left to FTS5, as is one
+// of few matches once its counts are cached.
 func TestGoBM25MatchesFTS5(t *testing.T) {
 	ctx := context.Background()
 	bdb := dbtest.Open(t, dbtest.NewSeeded(t, "sqlite", pscp1992to94))
 	log := &statementLog{}
 	bdb.AddQueryHook(log)
+	// Past its first request, a query of few matches is scored by FTS5.
+	for i, want := range []bool{false, true} {
+		sq, err := db.ParseSearchQuery("monopole")
+		if err != nil {
+			t.Fatal(err)
+		}
+		log.take()
+		if _, err := db.SearchCandidates(ctx, bdb, db.PaperSearch{Query: sq}, true); err != nil {
+			t.Fatal(err)
+		}
+		if sent := log.take(); len(sent) != 1 || strings.Contains(sent[0], "bm25(") != want {
+			t.Errorf("a rare word, request %d: sent %d statements, want 1 (by FTS5's bm25: %v)", i+1, len(sent), want)
+		}
+	}
+	defer db.SetBM25MinMatches(0)()
 	queries := []string{"the", "field", "quantum", "monopole", "field theory", "of the", `"string theory"`, `"the"`,
 		"th*", "quan*", "hep-th*", "gauge the*", `"gauge theory" lattice`, "the the", "xyzzyplugh"}
 	check := func(when string) {
@@ -100,5 +116,34 @@ func TestGoBM25MatchesFTS5(t *testing.T) {
 	}
 	if sent := log.take(); len(sent) != 1 || !strings.Contains(sent[0], "bm25(") {
 		t.Errorf("a word outside ASCII: sent %d statements, want FTS5's bm25 alone", len(sent))
+	}
+}
+
+// TestIndexTokens checks the tokens the Go scorer counts against the
+// text the index is given (search_fold) split as unicode61 splits it, for
+// the texts of three years of the demo set and some of TeX markup,
+// combining marks and broken UTF-8.
+func TestIndexTokens(t *testing.T) {
+	ctx := context.Background()
+	bdb := dbtest.Open(t, dbtest.NewSeeded(t, "sqlite", pscp1992to94))
+	var texts []string
+	if err := bdb.NewRaw("SELECT title FROM papers UNION ALL SELECT abstract FROM papers WHERE abstract IS NOT NULL").Scan(ctx, &texts); err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, "Kucha\\v{r} and G{\\\"o}del", "Schro\u0308dinger", "a \u0301 b", "x\u0301y", "bad \xff byte\xc3", "Łódź, Ørsted", "x² + α", "ΑΒΓ İstanbul")
+	for _, s := range texts {
+		want := strings.FieldsFunc(db.IndexFold(s), func(r rune) bool {
+			return r < 0x80 && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+		})
+		got := db.IndexTokens(s)
+		for i := range want {
+			want[i] = strings.ToLower(want[i])
+		}
+		for i := range got {
+			got[i] = strings.ToLower(got[i])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: tokens %q, want %q", s, got, want)
+		}
 	}
 }
