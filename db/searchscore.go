@@ -222,6 +222,9 @@ func (s PaperSearch) bm25Candidates(ctx context.Context, idb bun.IDB, ps []bm25P
 		}
 	}
 	storeCounts(db, now, counts)
+	if n == 0 { // nothing to score: an empty index has no averages record
+		return nil, true, nil
+	}
 	sc, ok := newBM25Scorer(ps, counts, avg)
 	if !ok {
 		return nil, false, nil
