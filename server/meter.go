@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/papergraph/papergraph/cost"
+	"github.com/papergraph/papergraph/retry"
 )
 
 // answerMeter counts what one answer holds while gqlgen builds it, field by
@@ -390,13 +391,4 @@ func (p *pacer) wait(ctx context.Context, bytes int64) bool {
 }
 
 // sleepCtx sleeps for d, or until ctx ends, and reports whether it slept.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func sleepCtx(ctx context.Context, d time.Duration) bool { return retry.Sleep(ctx, d) == nil }
