@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/uptrace/bun"
 )
@@ -181,19 +182,30 @@ func CoauthorTies(ctx context.Context, idb bun.IDB, ids []int64, most int) ([]Co
 	return rows, err
 }
 
+// tieProbePairs is the most pairs of from and to that CoauthorTieAcross
+// probes one by one in the primary key: a probe is one descent of the
+// index, where reading a researcher's ties reads all of them, which a
+// prolific researcher has by the hundred and more as the archive grows.
+const tieProbePairs = 64
+
 // CoauthorTieAcross reads the tie from one of from to one of to whose
 // end in to has the lowest id, the tie of most shared papers (then of the
 // lowest id in from) to that end, and whether there is any, in one
-// statement. It reads the ties of the shorter list only, filtered by the
-// other: "+ 0" keeps the other list from the primary key, which would
-// probe every pair of the two lists.
+// statement. For up to tieProbePairs pairs it probes each pair in the
+// primary key; for more it reads the ties of the shorter list only,
+// filtered by the other: "+ 0" keeps the other list from the primary
+// key, which would probe every pair of the two lists.
 func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64) (CoauthorTie, bool, error) {
+	probe := " + 0"
+	if len(from)*len(to) <= tieProbePairs {
+		probe = ""
+	}
 	q := `SELECT c.researcher_id AS researcher_id, c.coauthor_id AS coauthor_id FROM coauthors AS c
-		WHERE c.researcher_id IN (?) AND c.coauthor_id + 0 IN (?)
+		WHERE c.researcher_id IN (?) AND c.coauthor_id` + probe + ` IN (?)
 		ORDER BY c.coauthor_id, c.paper_count DESC, c.researcher_id LIMIT 1`
 	if len(to) < len(from) {
 		q = `SELECT c.coauthor_id AS researcher_id, c.researcher_id AS coauthor_id FROM coauthors AS c
-			WHERE c.researcher_id IN (?) AND c.coauthor_id + 0 IN (?)
+			WHERE c.researcher_id IN (?) AND c.coauthor_id` + probe + ` IN (?)
 			ORDER BY c.researcher_id, c.paper_count DESC, c.coauthor_id LIMIT 1`
 		from, to = to, from
 	}
@@ -208,15 +220,45 @@ func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64) (Coau
 // SharedPaper is a paper two researchers, A < B, are both on.
 type SharedPaper struct{ A, B, PaperID int64 }
 
-// SharedPapers reads the papers that pairs of the given researchers share,
-// by paper, those of more than MaxCoauthorPaperAuthors authors left out.
-func SharedPapers(ctx context.Context, idb bun.IDB, ids []int64) ([]SharedPaper, error) {
+// SharedPapers reads the papers that each consecutive pair of path, a
+// list of researchers, shares, by paper, those of more than
+// MaxCoauthorPaperAuthors authors left out, in one statement.
+//
+// On SQLite each pair reads the papers of the one of fewer papers (by
+// researchers.paper_count, which only chooses the side: either gives the
+// same rows) and probes the other's index for each at its date and id, so
+// that a pair costs the shorter list, not both, and the papers table is
+// read for the shared papers alone. PostgreSQL merges both researchers'
+// lists, read in order from the same index, which costs it fewer pages
+// than a probe per paper.
+func SharedPapers(ctx context.Context, idb bun.IDB, path []int64) ([]SharedPaper, error) {
 	var rows []SharedPaper
-	err := idb.NewRaw(`SELECT DISTINCT x.researcher_id AS a, y.researcher_id AS b, x.paper_id
-		FROM authorships x
-		JOIN authorships y ON y.paper_id = x.paper_id
-		JOIN papers p ON p.id = x.paper_id
-		WHERE x.researcher_id IN (?) AND y.researcher_id IN (?) AND x.researcher_id < y.researcher_id AND NOT `+largePaper+`
-		ORDER BY x.paper_id`, bun.List(ids), bun.List(ids)).Scan(ctx, &rows)
+	if len(path) < 2 {
+		return nil, nil
+	}
+	if IsPostgres(idb) {
+		err := idb.NewRaw(`SELECT DISTINCT x.researcher_id AS a, y.researcher_id AS b, x.paper_id
+			FROM authorships x
+			JOIN authorships y ON y.paper_id = x.paper_id
+			JOIN papers p ON p.id = x.paper_id
+			WHERE x.researcher_id IN (?) AND y.researcher_id IN (?) AND x.researcher_id < y.researcher_id AND NOT `+largePaper+`
+			ORDER BY x.paper_id`, bun.List(path), bun.List(path)).Scan(ctx, &rows)
+		return rows, err
+	}
+	pairs := make([]string, len(path)-1)
+	args := make([]any, 0, 2*len(pairs))
+	for i := range pairs {
+		pairs[i] = "(?, ?)"
+		args = append(args, min(path[i], path[i+1]), max(path[i], path[i+1]))
+	}
+	err := idb.NewRaw(`WITH q (a, b) AS (VALUES `+strings.Join(pairs, ", ")+`)
+		SELECT DISTINCT q.a, q.b, x.paper_id
+		FROM q
+		CROSS JOIN authorships x ON x.researcher_id = CASE
+			WHEN (SELECT paper_count FROM researchers WHERE id = q.a) <= (SELECT paper_count FROM researchers WHERE id = q.b) THEN q.a ELSE q.b END
+		CROSS JOIN authorships y ON y.researcher_id = q.a + q.b - x.researcher_id AND y.published IS x.published AND y.paper_id = x.paper_id
+		CROSS JOIN papers p ON p.id = x.paper_id
+		WHERE q.a <> q.b AND NOT `+largePaper+`
+		ORDER BY x.paper_id`, args...).Scan(ctx, &rows)
 	return rows, err
 }
