@@ -22,7 +22,7 @@ func paperscapeFile(year string) string { return "../demo/data/pscp-" + year + "
 // The demo set's Paperscape citation data, a year and then three, each
 // year imported onto the data of the years before it.
 var (
-	pscp1992     = dbtest.NewSeed(paperscapeYear("1992"))
-	pscp1992to93 = pscp1992.Then(paperscapeYear("1993"))
-	pscp1992to94 = pscp1992to93.Then(paperscapeYear("1994"))
+	pscp1992     = dbtest.NewSeed(paperscapeYear("1992")).Reads(paperscapeFile("1992"))
+	pscp1992to93 = pscp1992.Then(paperscapeYear("1993")).Reads(paperscapeFile("1993"))
+	pscp1992to94 = pscp1992to93.Then(paperscapeYear("1994")).Reads(paperscapeFile("1994"))
 )

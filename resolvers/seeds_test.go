@@ -16,20 +16,29 @@ import (
 // (dbtest.Seed); a test that changes its data changes its own copy.
 var (
 	// fixtures are the files in testdata.
-	fixtures = dbtest.NewSeed(imports(
+	fixtures = importsSeed(
 		ingestFile{ingest.ROR, "testdata/ror.jsonl"},
 		ingestFile{ingest.Paperscape, "testdata/pscp-odintsov.csv"},
 		ingestFile{ingest.Kaggle, "testdata/kaggle-first20.jsonl"},
 		ingestFile{ingest.OpenAlex, "testdata/openalex.jsonl"},
 		ingestFile{ingest.S2AG, "testdata/s2ag.jsonl"},
-	))
+	)
 	// fixturesWithTopics are the fixtures embedded by hashedEmbedder,
 	// with their topics built.
-	fixturesWithTopics = fixtures.Then(buildTopics)
+	fixturesWithTopics = fixtures.Then(buildTopics).Reads()
 	// pscp1992 is the real 1992 Paperscape file: papers, bylines and
 	// citations.
-	pscp1992 = dbtest.NewSeed(imports(ingestFile{ingest.Paperscape, "../demo/data/pscp-1992.csv.gz"}))
+	pscp1992 = importsSeed(ingestFile{ingest.Paperscape, "../demo/data/pscp-1992.csv.gz"})
 )
+
+// importsSeed is the Seed of imports(files...), which reads the files.
+func importsSeed(files ...ingestFile) *dbtest.Seed {
+	var paths []string
+	for _, in := range files {
+		paths = append(paths, in.path)
+	}
+	return dbtest.NewSeed(imports(files...)).Reads(paths...)
+}
 
 type ingestFile struct {
 	format ingest.Format

@@ -22,9 +22,11 @@ func importer(f ingest.Format, path string) func(context.Context, *bun.DB) error
 var (
 	// pscp1992 is the demo set's 1992 Paperscape file: citations and
 	// co-authors.
-	pscp1992 = dbtest.NewSeed(importer(ingest.Paperscape, "../demo/data/pscp-1992.csv.gz"))
+	pscp1992 = dbtest.NewSeed(importer(ingest.Paperscape, "../demo/data/pscp-1992.csv.gz")).
+			Reads("../demo/data/pscp-1992.csv.gz")
 	// largeBylines is pscp1992 and then the arXiv .abs fixtures, which
 	// hold the largest real bylines (1411.4413 with 2,832 authors,
 	// 2103.11058 with 969).
-	largeBylines = pscp1992.Then(importer(ingest.Abs, "../demo/data/arxiv-abs-fixtures.tar.gz"))
+	largeBylines = pscp1992.Then(importer(ingest.Abs, "../demo/data/arxiv-abs-fixtures.tar.gz")).
+			Reads("../demo/data/arxiv-abs-fixtures.tar.gz")
 )

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -15,15 +16,27 @@ import (
 
 // A Seed is data that tests read, written into a migrated database by
 // fill, on top of its base's data when it has a base. On SQLite it is
-// written once a process, and each test's database is a copy of the
-// file: importing a fixture takes longer than copying what it wrote. On
+// written once a process (or, when it states what it reads, kept across
+// processes until that changes: see Reads), and each test's database is
+// a copy of the file: importing a fixture takes longer than copying what
+// it wrote. On
 // PostgreSQL, where a copy would be a template database that would
 // outlive the process, fill runs in each test's database.
 type Seed struct {
 	base   *Seed
 	fill   func(context.Context, *bun.DB) error
 	sqlite func() ([]byte, error)
+	// index tells the seeds of one test binary apart, in the order they
+	// were made (package variables are made in the same order each run).
+	index int64
+	// reads are the files fill reads, when Reads named them (known): only
+	// such a seed is kept across processes (see keptImage).
+	reads []string
+	known bool
 }
+
+// seeds counts the seeds made in this process.
+var seeds atomic.Int64
 
 // NewSeed is the Seed that fill writes into a migrated database.
 func NewSeed(fill func(context.Context, *bun.DB) error) *Seed {
@@ -33,9 +46,21 @@ func NewSeed(fill func(context.Context, *bun.DB) error) *Seed {
 // Then is the Seed that fill writes on top of s's data, as a later
 // import finds the data of an earlier one.
 func (s *Seed) Then(fill func(context.Context, *bun.DB) error) *Seed {
-	n := &Seed{base: s, fill: fill}
-	n.sqlite = sync.OnceValues(n.buildSQLite)
+	n := &Seed{base: s, fill: fill, index: seeds.Add(1)}
+	n.sqlite = sync.OnceValues(func() ([]byte, error) { return keptImage(n, n.buildSQLite) })
 	return n
+}
+
+// Reads states that fill reads nothing but this test binary's code and
+// the files at paths (relative to the package's directory, as tests run),
+// and returns s. The SQLite file of a seed whose chain all states what it
+// reads is kept across test processes under the system's temporary
+// directory (see keptImage); a fill that reads anything else (the clock
+// beyond the day, the network, the environment, files made by the test)
+// must not call it. It is for package variables, before any test runs.
+func (s *Seed) Reads(paths ...string) *Seed {
+	s.reads, s.known = paths, true
+	return s
 }
 
 // NewSeeded is NewMigrated for a database that also holds s's data.
