@@ -11,27 +11,47 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/uptrace/bun"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/papergraph/papergraph/cost"
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
 	"github.com/papergraph/papergraph/graph"
 	"github.com/papergraph/papergraph/ratelimit"
 )
 
 // BenchmarkREADMEQuery serves the README's first query through the whole
-// server on SQLite, without and with an in-memory rate limiter. Compare
-// its time with BenchmarkCostOverhead, the cost extension's own work per
-// request:
+// server on SQLite, and on PostgreSQL when the tests run there
+// (dbtest.Kinds), from a reader pool as serve opens it, without and with
+// an in-memory rate limiter. Compare its time with BenchmarkCostOverhead,
+// the cost extension's own work per request:
 //
 //	go test ./server -run '^$' -bench 'READMEQuery|CostOverhead' -benchmem
 func BenchmarkREADMEQuery(b *testing.B) {
-	bdb := dbtest.Open(b, dbtest.NewSeeded(b, "sqlite", largeBylines))
 	body, err := json.Marshal(map[string]any{"query": readmeQuery, "variables": map[string]any{"paper": "hep-th/9201001", "first": 5}})
 	if err != nil {
 		b.Fatal(err)
 	}
+	for _, kind := range dbtest.Kinds() {
+		b.Run(kind, func(b *testing.B) {
+			dsn := dbtest.NewSeeded(b, kind, largeBylines)
+			bdb := dbtest.Open(b, dsn)
+			if kind == "postgres" {
+				reader, err := db.OpenReader(dsn, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { reader.Close() })
+				bdb = reader
+			}
+			benchREADMEQuery(b, bdb, body)
+		})
+	}
+}
+
+func benchREADMEQuery(b *testing.B, bdb *bun.DB, body []byte) {
 	limiter, err := ratelimit.NewMemory(1<<30, 0)
 	if err != nil {
 		b.Fatal(err)
