@@ -101,7 +101,7 @@ type overHTTP struct {
 // Do serves the request with an operation of its own (see costLimit),
 // which holds the answer's memory until the answer is written, and which
 // charges a request that fails before it is priced before the answer's
-// headers state its budget. A large answer's data is written in place,
+// headers state its budget. An answer's data is written in place,
 // not encoded again with its response (see streamingExecutor).
 func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	if t.documentIDs {
@@ -123,7 +123,7 @@ func (t overHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 type requestErrorWriter struct {
 	http.ResponseWriter
 	get bool // the request is a GET
-	// op holds the response of a large answer, which Write writes in
+	// op holds the response of an answer, which Write writes in
 	// place of the transport's encoding of it without its data.
 	op           *operation
 	requestError bool // the status was 4xx: the body is a request error

@@ -8,15 +8,14 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
-// streamedData is the size of an answer's data from which the response is
-// written around it rather than encoded whole: json.Marshal of a
-// graphql.Response compacts the data into a buffer of its own and copies
-// that out, two more copies of an answer beside gqlgen's.
-const streamedData = 64 << 10
-
-// streamingExecutor hands the transport the responses of large answers
-// without their data, which op keeps for the response writer to write in
-// place (see writeResponse).
+// streamingExecutor hands the transport the responses of answers without
+// their data, which op keeps for the response writer to write in place
+// (see writeResponse): json.Marshal of a graphql.Response, the
+// transport's way, compacts the data, which gqlgen writes compact
+// already, a byte at a time into a buffer of its own and copies that out,
+// two more copies of every answer beside gqlgen's and a pass of its JSON
+// scanner over it. A response with no data at all is left to the
+// transport.
 type streamingExecutor struct {
 	graphql.GraphExecutor
 	op *operation
@@ -26,7 +25,7 @@ func (e streamingExecutor) DispatchOperation(ctx context.Context, rc *graphql.Op
 	next, ctx := e.GraphExecutor.DispatchOperation(ctx, rc)
 	return func(ctx context.Context) *graphql.Response {
 		resp := next(ctx)
-		if resp == nil || len(resp.Data) < streamedData || resp.Label != "" || resp.Path != nil || resp.HasNext != nil {
+		if resp == nil || len(resp.Data) == 0 || resp.Label != "" || resp.Path != nil || resp.HasNext != nil {
 			return resp
 		}
 		e.op.mu.Lock()
