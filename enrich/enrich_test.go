@@ -20,15 +20,6 @@ import (
 	"github.com/papergraph/papergraph/ingest"
 )
 
-// seed holds the archive's papers before enrichment, as arXiv metadata
-// lines: 0704.0001 is the real Kaggle record; 1802.04375 and
-// physics/0602001 are made up to carry the DOIs (and bylines) of the real
-// OpenAlex work W2741809807 and the real Semantic Scholar paper 223588394.
-var seed = []string{
-	`{"id":"1802.04375","authors":"Heather Piwowar, Jason Priem, Vincent Larivière, Juan Pablo Alperín, Lisa Matthias, Bree Norlander, Ashley Farley, Jevin D. West, Stefanie Haustein","title":"The state of OA","doi":"10.7717/peerj.4375","categories":"cs.DL","abstract":"x","versions":[{"version":"v1","created":"Tue, 13 Feb 2018 00:00:00 GMT"}]}`,
-	`{"id":"physics/0602001","authors":"粟毅, 吴亚梅","title":"Attaching Importance to Mental Quality Education in Clinical Practice","doi":"10.3760/CMA.J.ISSN.2095-1485.2006.01.019","categories":"physics.ed-ph","abstract":"x","versions":[{"version":"v1","created":"Tue, 28 Feb 2006 00:00:00 GMT"}]}`,
-}
-
 func readTestdata(t *testing.T, name string) json.RawMessage {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -151,17 +142,14 @@ func (f *fakeAPIs) s2(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(out)
 }
 
+// seedArchive imports the archive's papers before enrichment: 0704.0001
+// as Kaggle has it, and the two made-up papers that carry the DOIs (and
+// bylines) of the real OpenAlex work W2741809807 and the real Semantic
+// Scholar paper 223588394.
 func seedArchive(t *testing.T, bdb *bun.DB) {
 	t.Helper()
-	kaggle, err := os.ReadFile(filepath.Join("testdata", "kaggle-0704.0001.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "seed.jsonl")
-	if err := os.WriteFile(path, append(kaggle, []byte(strings.Join(seed, "\n")+"\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: ingest.Kaggle, Paths: []string{path}})
+	paths := []string{filepath.Join("testdata", "kaggle-0704.0001.jsonl"), filepath.Join("testdata", "made-up.jsonl")}
+	sum, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: ingest.Kaggle, Paths: paths})
 	if err != nil || !sum.OK() || sum.Read != 3 {
 		t.Fatalf("seed: %+v, %v", sum, err)
 	}

@@ -1,4 +1,4 @@
-package enrich
+package main
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +19,10 @@ import (
 	"github.com/coder/websocket/wsjson"
 	"github.com/uptrace/bun"
 
+	"github.com/papergraph/papergraph/db"
 	"github.com/papergraph/papergraph/db/dbtest"
+	"github.com/papergraph/papergraph/enrich"
+	"github.com/papergraph/papergraph/ingest"
 	"github.com/papergraph/papergraph/notify"
 	"github.com/papergraph/papergraph/server"
 )
@@ -24,13 +30,16 @@ import (
 // An enrich run announces the researchers it changes: a subscriber to
 // researcherUpdated of Jason Priem hears him once his OpenAlex profile's
 // figures are written, with their source; and the API shows where each
-// external figure comes from.
+// external figure comes from. The APIs answer from enrich's test data.
 func TestEnrichAnnouncesAndShowsSources(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
-		seedArchive(t, bdb)
-		priem := researcher(t, bdb, "name = ?", "Jason Priem")
+		seedEnrichArchive(t, bdb)
+		var priem []db.Researcher
+		if err := bdb.NewSelect().Model(&priem).Where("name = ?", "Jason Priem").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
 		if len(priem) != 1 {
 			t.Fatalf("researchers named Jason Priem: %d, want 1", len(priem))
 		}
@@ -95,17 +104,15 @@ func TestEnrichAnnouncesAndShowsSources(t *testing.T) {
 			}
 		}
 
-		f := newFakeAPIs(t)
-		f.throttled = true
-		oa := httptest.NewServer(http.HandlerFunc(f.openAlex))
+		oa := httptest.NewServer(fakeOpenAlex(t))
 		defer oa.Close()
-		s2 := httptest.NewServer(http.HandlerFunc(f.s2))
+		s2 := httptest.NewServer(fakeS2(t))
 		defer s2.Close()
 		before := time.Now().Add(-time.Second)
 		var announced [][]int64
-		_, err = Run(ctx, bdb, Options{
+		// No Delay and no 429: the run never waits.
+		_, err = enrich.Run(ctx, bdb, enrich.Options{
 			OpenAlexURL: oa.URL, S2URL: s2.URL, Mailto: "lead@example.org", S2Key: "s2-key",
-			sleep: func(context.Context, time.Duration) error { return nil },
 			OnCommit: func(researchers []int64) {
 				announced = append(announced, researchers)
 				if err := bus.Publish(ctx, nil, researchers); err != nil {
@@ -182,5 +189,81 @@ func TestEnrichAnnouncesAndShowsSources(t *testing.T) {
 		if string(answer.Data) != want {
 			t.Errorf("sources:\n%s\nwant\n%s", answer.Data, want)
 		}
+	})
+}
+
+// enrichTestdata reads one of the objects enrich's tests serve.
+func enrichTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(enrichTestdataDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+const enrichTestdataDir = "../../enrich/testdata"
+
+// seedEnrichArchive imports the papers enrich's tests start from:
+// 0704.0001 as Kaggle has it, and the two made-up papers that carry the
+// DOIs and bylines of the OpenAlex work and the Semantic Scholar paper the
+// fake APIs serve.
+func seedEnrichArchive(t *testing.T, bdb *bun.DB) {
+	t.Helper()
+	paths := []string{filepath.Join(enrichTestdataDir, "kaggle-0704.0001.jsonl"), filepath.Join(enrichTestdataDir, "made-up.jsonl")}
+	sum, err := ingest.Import(context.Background(), bdb, ingest.Options{Format: ingest.Kaggle, Paths: paths})
+	if err != nil || !sum.OK() || sum.Read != 3 {
+		t.Fatalf("seed: %+v, %v", sum, err)
+	}
+}
+
+// fakeOpenAlex serves OpenAlex's /works and /authors: the work
+// W2741809807 to a filter naming its DOI, the author A5023888391 to one
+// naming it, and empty pages to anything else.
+func fakeOpenAlex(t *testing.T) http.Handler {
+	work, author := enrichTestdata(t, "openalex-work-W2741809807.json"), enrichTestdata(t, "openalex-author-A5023888391.json")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("mailto") != "lead@example.org" {
+			t.Errorf("OpenAlex asked %s, want mailto=lead@example.org", r.URL)
+		}
+		filter := q.Get("filter")
+		results := []json.RawMessage{}
+		switch {
+		case r.URL.Path == "/works" && strings.Contains(filter, "10.7717/peerj.4375") && q.Get("cursor") == "*":
+			results = append(results, work)
+		case r.URL.Path == "/authors" && slices.Contains(strings.Split(strings.TrimPrefix(filter, "openalex:"), "|"), "A5023888391"):
+			results = append(results, author)
+		}
+		json.NewEncoder(w).Encode(map[string]any{"meta": map[string]any{"next_cursor": nil}, "results": results})
+	})
+}
+
+// fakeS2 serves Semantic Scholar's /paper/batch and /author/batch: the
+// paper 223588394 for ARXIV:physics/0602001 and, for the author
+// 2096896523, the profile it was merged into, which no paper of the
+// archive lists; null for anything else.
+func fakeS2(t *testing.T) http.Handler {
+	paper, merged := enrichTestdata(t, "s2-paper-223588394.json"), enrichTestdata(t, "s2-author-119387837.json")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("x-api-key") != "s2-key" {
+			t.Errorf("S2 asked %s %s with key %q, want POST with key s2-key", r.Method, r.URL, r.Header.Get("x-api-key"))
+		}
+		var body struct{ IDs []string }
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("S2 body: %v", err)
+		}
+		kind := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/"), "/batch")
+		out := make([]json.RawMessage, len(body.IDs))
+		for i, id := range body.IDs {
+			out[i] = json.RawMessage("null")
+			switch {
+			case kind == "paper" && id == "ARXIV:physics/0602001":
+				out[i] = paper
+			case kind == "author" && id == "2096896523":
+				out[i] = merged
+			}
+		}
+		json.NewEncoder(w).Encode(out)
 	})
 }
