@@ -1,4 +1,4 @@
-package demo_test
+package main_test
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func TestManualLinks(t *testing.T) {
 			} else {
 				file = path.Join(path.Dir(page), file)
 			}
-			info, err := os.Stat("../" + file)
+			info, err := os.Stat("../../" + file)
 			if err != nil {
 				t.Errorf("%s: link %s: %v", page, target, err)
 				continue
@@ -44,7 +44,7 @@ func TestManualLinks(t *testing.T) {
 			if anchor == "" || info.IsDir() {
 				continue // a file or folder, which GitHub lists
 			}
-			body, err := os.ReadFile("../" + file)
+			body, err := os.ReadFile("../../" + file)
 			if err != nil {
 				t.Fatal(err)
 			}

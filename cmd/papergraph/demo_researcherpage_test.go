@@ -1,4 +1,4 @@
-package demo_test
+package main_test
 
 import (
 	"encoding/json"
@@ -32,7 +32,7 @@ const researcherPagePapers = `
 // page) and 50 papers a researcher, for the papers of
 // researcherPagePapers: each is answered whole, with no error.
 func checkResearcherPage(t *testing.T, bdb *bun.DB) {
-	query, err := os.ReadFile("../resolvers/testdata/researcher-page.graphql")
+	query, err := os.ReadFile("../../resolvers/testdata/researcher-page.graphql")
 	if err != nil {
 		t.Fatal(err)
 	}

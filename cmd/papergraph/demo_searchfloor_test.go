@@ -1,4 +1,4 @@
-package demo_test
+package main_test
 
 import (
 	"context"
@@ -52,12 +52,12 @@ func checkSearchFloor(t *testing.T, bdb *bun.DB) {
 		return row
 	}
 
-	known := measure("../resolvers/testdata/known_items.tsv", "")
+	known := measure("../../resolvers/testdata/known_items.tsv", "")
 	if known.At1*100 < known.Queries*95 {
 		t.Errorf("default mode: known items first %d/%d, want at least 95%%; not first:\n%s",
 			known.At1, known.Queries, listMisses(known.MissesAt1))
 	}
-	const para = "../resolvers/testdata/paraphrase_queries.tsv"
+	const para = "../../resolvers/testdata/paraphrase_queries.tsv"
 	def, kw := measure(para, ""), measure(para, "KEYWORD")
 	if def.At10 < kw.At10 {
 		t.Errorf("default mode: paraphrases in the first ten %d/%d, KEYWORD %d/%d; not in the first ten:\n%s",

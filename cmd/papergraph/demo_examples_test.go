@@ -1,4 +1,4 @@
-package demo_test
+package main_test
 
 import (
 	"bytes"
@@ -115,17 +115,17 @@ func rawRequest(path, body string) *http.Request {
 // their path from the repository's root.
 func manualPages(t *testing.T) map[string]string {
 	t.Helper()
-	names, err := filepath.Glob("../docs/*.md")
+	names, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	pages := map[string]string{}
-	for _, name := range append([]string{"../README.md"}, names...) {
+	for _, name := range append([]string{"../../README.md"}, names...) {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pages[strings.TrimPrefix(name, "../")] = string(b)
+		pages[strings.TrimPrefix(name, "../../")] = string(b)
 	}
 	return pages
 }
@@ -254,7 +254,7 @@ func checkExamples(t *testing.T, bdb *bun.DB) {
 	<-built
 	h := handler(server.Config{Writer: bdb, Vectors: vectors, SiteURL: "https://papers.example.org"})
 	trusted := handler(server.Config{TrustedDocuments: documents})
-	sdl, err := os.ReadFile("../schema.graphqls")
+	sdl, err := os.ReadFile("../../schema.graphqls")
 	if err != nil {
 		t.Fatal(err)
 	}
