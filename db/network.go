@@ -228,9 +228,10 @@ type SharedPaper struct{ A, B, PaperID int64 }
 // researchers.paper_count, which only chooses the side: either gives the
 // same rows) and probes the other's index for each at its date and id, so
 // that a pair costs the shorter list, not both, and the papers table is
-// read for the shared papers alone. PostgreSQL merges both researchers'
-// lists, read in order from the same index, which costs it fewer pages
-// than a probe per paper.
+// read for the shared papers alone. PostgreSQL merges the lists of all
+// of path's researchers, read in order from the same index, which costs
+// it fewer pages than a probe per paper; it also returns the papers of
+// pairs that are not consecutive, which the caller leaves out.
 func SharedPapers(ctx context.Context, idb bun.IDB, path []int64) ([]SharedPaper, error) {
 	var rows []SharedPaper
 	if len(path) < 2 {
