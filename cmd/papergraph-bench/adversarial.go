@@ -351,16 +351,11 @@ func firstLine(s string) string {
 
 // statusKB reads a field in kB of /proc/PID/status, such as VmHWM.
 func statusKB(pid int, field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	v, err := procStatus(pid, field)
 	if err != nil {
 		return 0, err
 	}
-	for line := range strings.Lines(string(b)) {
-		if name, v, ok := strings.Cut(line, ":"); ok && name == field {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("/proc/%d/status has no %s", pid, field)
+	return strconv.ParseInt(strings.TrimSuffix(v, " kB"), 10, 64)
 }
 
 // attackTable writes the results as a table.
@@ -450,20 +445,8 @@ func cmdAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 // startAttack runs this program's attack subcommand for probe against u;
 // closing the returned stdin ends it, and its report then comes on report.
 func startAttack(ctx context.Context, probe, u string) (stdin io.WriteCloser, report func() (attackReport, error), err error) {
-	self, err := os.Executable()
+	cmd, stdin, stdout, err := startSelf(ctx, "attack", "--probe", probe, "--url", u)
 	if err != nil {
-		return nil, nil, err
-	}
-	cmd := exec.CommandContext(ctx, self, "attack", "--probe", probe, "--url", u)
-	cmd.Stderr = os.Stderr
-	if stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, nil, err
 	}
 	return stdin, func() (attackReport, error) {

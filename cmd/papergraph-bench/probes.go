@@ -388,18 +388,28 @@ func fdLimit(dir string) string {
 	return "unknown"
 }
 
-// procStatus reads a field of /proc/PID/status, in kB for memory.
-func procStatus(pid int, field string) string {
+// procStatus reads a field of /proc/PID/status as it is written there,
+// with its unit (kB for memory).
+func procStatus(pid int, field string) (string, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.Lines(string(b)) {
+		if name, v, ok := strings.Cut(line, ":"); ok && name == field {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("/proc/%d/status has no %s", pid, field)
+}
+
+// statusOrUnknown is procStatus's field, or "unknown" when it cannot be read.
+func statusOrUnknown(pid int, field string) string {
+	v, err := procStatus(pid, field)
 	if err != nil {
 		return "unknown"
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
+	return v
 }
 
 // wsDial opens a graphql-transport-ws connection from source (nil: any)
@@ -669,7 +679,7 @@ func probeSubscribers(ctx context.Context, o probeOptions, work string, d *probe
 	}
 	defer stop(srv)
 	pid := srv.cmd.Process.Pid
-	rssBefore := procStatus(pid, "VmRSS")
+	rssBefore := statusOrUnknown(pid, "VmRSS")
 	wsURL := "ws" + strings.TrimPrefix(srv.url, "http")
 	subs := make([]*listener, o.listeners)
 	var lastEvent atomic.Int64
@@ -701,7 +711,7 @@ func probeSubscribers(ctx context.Context, o probeOptions, work string, d *probe
 		}
 	}
 	elapsed := time.Since(start) - quietEnd
-	peakRSS = procStatus(pid, "VmHWM")
+	peakRSS = statusOrUnknown(pid, "VmHWM")
 	cancel()
 	wg.Wait()
 	every, dist, closes := listenersSummary(subs, o.records)
@@ -926,22 +936,9 @@ type flood struct {
 
 // startFlood runs this program's flood subcommand against u.
 func startFlood(ctx context.Context, kind, u string, conns, parallel int) (*flood, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.CommandContext(ctx, self, "flood", "--kind", kind, "--url", u,
+	cmd, stdin, stdout, err := startSelf(ctx, "flood", "--kind", kind, "--url", u,
 		"--conns", strconv.Itoa(conns), "--parallel", strconv.Itoa(parallel))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	f := &flood{cmd: cmd, stdin: stdin, report: make(chan floodReport, 1), err: make(chan error, 1)}
@@ -954,6 +951,28 @@ func startFlood(ctx context.Context, kind, u string, conns, parallel int) (*floo
 		f.report <- r
 	}()
 	return f, nil
+}
+
+// startSelf runs this program with args (a subcommand and its flags), its
+// standard error this process's: the caller writes to its stdin and reads
+// its report from its stdout, and waits for cmd.
+func startSelf(ctx context.Context, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmd = exec.CommandContext(ctx, self, args...)
+	cmd.Stderr = os.Stderr
+	if stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, nil, nil, err
+	}
+	if stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, stdin, stdout, nil
 }
 
 // wait waits for the flood's report.
