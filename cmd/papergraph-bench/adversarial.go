@@ -349,15 +349,6 @@ func firstLine(s string) string {
 	return s
 }
 
-// statusKB reads a field in kB of /proc/PID/status, such as VmHWM.
-func statusKB(pid int, field string) (int64, error) {
-	v, err := procStatus(pid, field)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(strings.TrimSuffix(v, " kB"), 10, 64)
-}
-
 // attackTable writes the results as a table.
 func attackTable(w io.Writer, rs []attackResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

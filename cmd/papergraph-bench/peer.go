@@ -94,16 +94,6 @@ type peerOptions struct {
 // setupTimeout bounds everything before the first request.
 const setupTimeout = 20 * time.Minute
 
-// target is one server under measure.
-type target struct {
-	name   string
-	url    string // the GraphQL endpoint
-	query  string
-	cmd    *exec.Cmd
-	pgDB   string // the database whose backends count in its CPU; "" for SQLite
-	exited chan struct{}
-}
-
 // sample is one cell of one round on one server.
 type sample struct {
 	requests, errors int
@@ -531,55 +521,6 @@ func (w *peerWork) measureAll(ctx context.Context, rep *peerReport, o peerOption
 	return nil
 }
 
-// buildPapergraph builds ./cmd/papergraph of the module the working
-// directory is in.
-func buildPapergraph(ctx context.Context, out string) error {
-	gomod := strings.TrimSpace(output(ctx, "go", "env", "GOMOD"))
-	if gomod == "" || gomod == os.DevNull {
-		return errors.New("run peer inside papergraph's source tree (it builds ./cmd/papergraph), or pass --papergraph BIN")
-	}
-	cmd := lowPriority(ctx, "go", "build", "-o", out, "./cmd/papergraph")
-	cmd.Dir = filepath.Dir(gomod)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/papergraph: %w\n%s", err, b)
-	}
-	return nil
-}
-
-// lowPriority runs setup commands (builds, imports, npm ci) under nice
-// where the machine has it, so that they disturb others less; the
-// measured servers run at normal priority.
-func lowPriority(ctx context.Context, name string, args ...string) *exec.Cmd {
-	if nice, err := exec.LookPath("nice"); err == nil {
-		return exec.CommandContext(ctx, nice, append([]string{"-n", "19", name}, args...)...)
-	}
-	return exec.CommandContext(ctx, name, args...)
-}
-
-// quiet runs a setup command with its output in a log file of the work
-// directory, shown only if it fails.
-func quiet(ctx context.Context, work, logName, name string, args ...string) error {
-	cmd := lowPriority(ctx, name, args...)
-	b, err := cmd.CombinedOutput()
-	_ = os.WriteFile(filepath.Join(work, logName+".log"), b, 0o644)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), args[0], err, tail(b, 2000))
-	}
-	return nil
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
-}
-
-func output(ctx context.Context, name string, args ...string) string {
-	b, _ := exec.CommandContext(ctx, name, args...).Output()
-	return string(b)
-}
-
 // installPeer writes the embedded files of sub (peer or peer5: the
 // manifest, the lock file and any configuration) into a cache directory
 // named by their hash, outside the source tree, and runs npm ci there,
@@ -745,50 +686,6 @@ func peerFlags(dsn, addr string, workers int) []string {
 	return f
 }
 
-// freePort is a loopback address with a port free at the time of asking.
-func freePort() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "127.0.0.1:0"
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func start(work string, t *target) error {
-	logFile, err := os.Create(filepath.Join(work, t.name+".log"))
-	if err != nil {
-		return err
-	}
-	t.cmd.Stdout, t.cmd.Stderr = logFile, logFile
-	t.cmd.Env = append(os.Environ(), "NODE_ENV=production")
-	if err := t.cmd.Start(); err != nil {
-		logFile.Close()
-		return fmt.Errorf("starting %s: %w", t.name, err)
-	}
-	t.exited = make(chan struct{})
-	go func() {
-		_ = t.cmd.Wait()
-		logFile.Close()
-		close(t.exited)
-	}()
-	return nil
-}
-
-// stop ends a server: an interrupt, then a kill after ten seconds.
-func stop(t *target) {
-	if t.cmd.Process == nil {
-		return
-	}
-	_ = t.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-t.exited:
-	case <-time.After(10 * time.Second):
-		_ = t.cmd.Process.Kill()
-		<-t.exited
-	}
-}
-
 // benchClient is the load's HTTP client. No compression: PostGraphile
 // does not compress, and papergraph would if asked. Unless oneClient,
 // each new connection comes from the next loopback address (127.0.0.2,
@@ -804,26 +701,6 @@ func benchClient(oneClient bool) *http.Client {
 		}
 	}
 	return &http.Client{Timeout: time.Minute, Transport: tr}
-}
-
-// waitReady polls the server until it answers a GraphQL query.
-func waitReady(ctx context.Context, client *http.Client, t *target, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		select {
-		case <-t.exited:
-			return fmt.Errorf("%s exited at start (%v); see its log", t.name, t.cmd.ProcessState)
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-		}
-		var r struct{ Data map[string]any }
-		if err := post(ctx, client, t.url, []byte(`{"query":"{ __typename }"}`), &r); err == nil && r.Data != nil {
-			return nil
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	return fmt.Errorf("%s did not answer within %s", t.name, within)
 }
 
 // compareAnswers asks every server for each paper at each first and

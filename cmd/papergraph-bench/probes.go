@@ -388,30 +388,6 @@ func fdLimit(dir string) string {
 	return "unknown"
 }
 
-// procStatus reads a field of /proc/PID/status as it is written there,
-// with its unit (kB for memory).
-func procStatus(pid int, field string) (string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "", err
-	}
-	for line := range strings.Lines(string(b)) {
-		if name, v, ok := strings.Cut(line, ":"); ok && name == field {
-			return strings.TrimSpace(v), nil
-		}
-	}
-	return "", fmt.Errorf("/proc/%d/status has no %s", pid, field)
-}
-
-// statusOrUnknown is procStatus's field, or "unknown" when it cannot be read.
-func statusOrUnknown(pid int, field string) string {
-	v, err := procStatus(pid, field)
-	if err != nil {
-		return "unknown"
-	}
-	return v
-}
-
 // wsDial opens a graphql-transport-ws connection from source (nil: any)
 // and initialises it; it returns the connection once acknowledged, or
 // the close status, HTTP status or error that refused it.
@@ -951,28 +927,6 @@ func startFlood(ctx context.Context, kind, u string, conns, parallel int) (*floo
 		f.report <- r
 	}()
 	return f, nil
-}
-
-// startSelf runs this program with args (a subcommand and its flags), its
-// standard error this process's: the caller writes to its stdin and reads
-// its report from its stdout, and waits for cmd.
-func startSelf(ctx context.Context, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, err error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cmd = exec.CommandContext(ctx, self, args...)
-	cmd.Stderr = os.Stderr
-	if stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, nil, nil, err
-	}
-	if stdout, err = cmd.StdoutPipe(); err != nil {
-		return nil, nil, nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, nil, nil, err
-	}
-	return cmd, stdin, stdout, nil
 }
 
 // wait waits for the flood's report.
