@@ -224,11 +224,14 @@ func FollowingByKeys(ctx context.Context, idb bun.IDB, keys []int64) (map[int64]
 		Researcher int64  `bun:"researcher"`
 		Category   string `bun:"category"`
 	}
+	b := binding(idb)
+	researchers, args := in(b, "api_key_id", keys)
+	categories, a := in(b, "api_key_id", keys)
 	err := idb.NewRaw(`SELECT t.key, t.researcher, t.category FROM (
-		  SELECT api_key_id AS key, researcher_id AS researcher, '' AS category, created_at FROM followed_researchers WHERE api_key_id IN (?)
+		  SELECT api_key_id AS key, researcher_id AS researcher, '' AS category, created_at FROM followed_researchers WHERE `+researchers+`
 		  UNION ALL
-		  SELECT api_key_id, 0, category, created_at FROM followed_categories WHERE api_key_id IN (?)) AS t
-		ORDER BY t.key, t.created_at DESC, t.researcher, t.category`, bun.List(keys), bun.List(keys)).Scan(ctx, &rows)
+		  SELECT api_key_id, 0, category, created_at FROM followed_categories WHERE `+categories+`) AS t
+		ORDER BY t.key, t.created_at DESC, t.researcher, t.category`, append(args, a...)...).Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}

@@ -86,24 +86,28 @@ func BeginBulk(ctx context.Context, bdb *bun.DB) (bool, error) {
 			Drop                   string `bun:"drop_stmt"`
 		}
 		var err error
+		b := binding(tx)
 		if IsPostgres(tx) {
 			// PostgreSQL checks a foreign key row by row, with a query per
 			// row, which is most of the cost of writing authorships. Added
 			// back at the end, each key is checked by one join.
+			indexes, args := in(b, "indexname", bulkDeferred)
+			tables, a := in(b, "t.relname", bulkTables)
 			err = tx.NewRaw(`SELECT indexname AS name, 'index' AS kind, indexdef AS definition,
 				  'DROP INDEX ' || quote_ident(indexname) AS drop_stmt
-				FROM pg_indexes WHERE schemaname = current_schema() AND indexname IN (?)
+				FROM pg_indexes WHERE schemaname = current_schema() AND `+indexes+`
 				UNION ALL
 				SELECT c.conname, 'constraint',
 				  'ALTER TABLE ' || quote_ident(t.relname) || ' ADD CONSTRAINT ' || quote_ident(c.conname) || ' ' || pg_get_constraintdef(c.oid),
 				  'ALTER TABLE ' || quote_ident(t.relname) || ' DROP CONSTRAINT ' || quote_ident(c.conname)
 				FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
-				WHERE c.contype = 'f' AND t.relnamespace = current_schema()::regnamespace AND t.relname IN (?)
-				ORDER BY 1`, bun.List(bulkDeferred), bun.List(bulkTables)).Scan(ctx, &found)
+				WHERE c.contype = 'f' AND t.relnamespace = current_schema()::regnamespace AND `+tables+`
+				ORDER BY 1`, append(args, a...)...).Scan(b.ctx(ctx), &found)
 		} else {
+			names, args := in(b, "name", bulkDeferred)
 			err = tx.NewRaw(`SELECT name, type AS kind, sql AS definition, 'DROP ' || type || ' "' || name || '"' AS drop_stmt
 				FROM sqlite_master
-				WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND name IN (?) ORDER BY name`, bun.List(bulkDeferred)).Scan(ctx, &found)
+				WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND `+names+` ORDER BY name`, args...).Scan(b.ctx(ctx), &found)
 		}
 		if err != nil || len(found) == 0 {
 			return err
@@ -211,7 +215,9 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 				return fmt.Errorf("end bulk load: %w", err)
 			}
 		}
-		_, err := tx.NewDelete().Model((*bulkLoadRow)(nil)).Where("name IN (?)", bun.List(names)).Exec(ctx)
+		b := binding(tx)
+		cond, args := in(b, "name", names)
+		_, err := tx.NewDelete().Model((*bulkLoadRow)(nil)).Where(cond, args...).Exec(b.ctx(ctx))
 		return err
 	})
 }

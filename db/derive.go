@@ -51,9 +51,11 @@ func QueueAuthorsOf(ctx context.Context, idb bun.IDB, paperIDs []int64) error {
 	if len(paperIDs) == 0 {
 		return nil
 	}
+	b := binding(idb)
+	cond, args := in(b, "paper_id", paperIDs)
 	_, err := idb.NewRaw(`INSERT INTO derive_queue (researcher_id)
-		SELECT DISTINCT researcher_id FROM authorships WHERE paper_id IN (?) AND researcher_id IS NOT NULL
-		ON CONFLICT DO NOTHING`, bun.List(paperIDs)).Exec(ctx)
+		SELECT DISTINCT researcher_id FROM authorships WHERE `+cond+` AND researcher_id IS NOT NULL
+		ON CONFLICT DO NOTHING`, args...).Exec(b.ctx(ctx))
 	return err
 }
 
@@ -278,7 +280,7 @@ func NameCandidates(ctx context.Context, idb bun.IDB, added bool) ([]NameCandida
 		touched += ` UNION SELECT a.researcher_id FROM derive_added d CROSS JOIN authorships a
 			WHERE a.paper_id = d.paper_id AND a.researcher_id IS NOT NULL`
 	}
-	return nameCandidates(ctx, idb, touched)
+	return nameCandidates(ctx, idb, func(_ *bound, col string) (string, []any) { return col + " IN (" + touched + ")", nil })
 }
 
 // FamilyCandidates is NameCandidates for the families of the given
@@ -287,21 +289,25 @@ func FamilyCandidates(ctx context.Context, idb bun.IDB, ids []int64) ([]NameCand
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return nameCandidates(ctx, idb, "?", bun.List(ids))
+	return nameCandidates(ctx, idb, func(b *bound, col string) (string, []any) { return in(b, col, ids) })
 }
 
-// nameCandidates reads the families of the researchers touched (a
-// SELECT of ids, or ? for args) lists, as NameCandidates says.
-func nameCandidates(ctx context.Context, idb bun.IDB, touched string, args ...any) ([]NameCandidate, error) {
+// nameCandidates reads the families of the researchers touched lists, as
+// NameCandidates says: touched is the condition that col is one of them,
+// with its arguments, bound in b.
+func nameCandidates(ctx context.Context, idb bun.IDB, touched func(b *bound, col string) (string, []any)) ([]NameCandidate, error) {
 	var ms []NameCandidate
+	b := binding(idb)
+	queued, args := touched(b, "id")
+	family, familyArgs := touched(b, "r.id")
 	err := idb.NewSelect().
 		ColumnExpr("id, name, family_key").
 		ColumnExpr("(orcid IS NOT NULL OR openalex_id IS NOT NULL OR s2_id IS NOT NULL) AS has_ext_id").
-		ColumnExpr("id IN ("+touched+") AS queued", args...).
+		ColumnExpr(queued+" AS queued", args...).
 		Table("researchers").
-		Where(`family_key IN (SELECT r.family_key FROM researchers r WHERE r.id IN (`+touched+`))`, args...).
+		Where(`family_key IN (SELECT r.family_key FROM researchers r WHERE `+family+`)`, familyArgs...).
 		Order("family_key", "id").
-		Scan(ctx, &ms)
+		Scan(b.ctx(ctx), &ms)
 	if err != nil {
 		return nil, err
 	}
@@ -360,8 +366,10 @@ func papersAndAuthors(ctx context.Context, idb bun.IDB, ids []int64) (papers, au
 		all = append(all, ps...)
 	}
 	slices.Sort(all)
-	authors, err = inChunks(ctx, idb, slices.Compact(all),
-		`SELECT paper_id, researcher_id FROM authorships WHERE paper_id IN (?) AND researcher_id IS NOT NULL`)
+	authors, err = inChunks(ctx, idb, slices.Compact(all), func(b *bound, keys []int64) (string, []any) {
+		cond, args := in(b, "paper_id", keys)
+		return `SELECT paper_id, researcher_id FROM authorships WHERE ` + cond + ` AND researcher_id IS NOT NULL`, args
+	})
 	return papers, authors, err
 }
 
@@ -369,24 +377,29 @@ func papersAndAuthors(ctx context.Context, idb bun.IDB, ids []int64) (papers, au
 // from the researcher index alone (a paper comes twice where a merge left
 // a researcher twice on it).
 func PapersOf(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]int64, error) {
-	return inChunks(ctx, idb, ids, `SELECT researcher_id, paper_id FROM authorships WHERE researcher_id IN (?)`)
+	return inChunks(ctx, idb, ids, func(b *bound, keys []int64) (string, []any) {
+		cond, args := in(b, "researcher_id", keys)
+		return `SELECT researcher_id, paper_id FROM authorships WHERE ` + cond, args
+	})
 }
 
-// inChunks runs query, of (key, value) rows and one list parameter, for
-// keys inChunk at a time, and returns each key's values in the order
-// read.
-func inChunks(ctx context.Context, idb bun.IDB, keys []int64, query string) (map[int64][]int64, error) {
+// inChunks runs the statement of query, of (key, value) rows for the
+// keys it is given (bound in b), for keys inChunk at a time, and returns
+// each key's values in the order read.
+func inChunks(ctx context.Context, idb bun.IDB, keys []int64, query func(b *bound, keys []int64) (string, []any)) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
 	for len(keys) > 0 {
 		n := min(len(keys), inChunk)
-		err := scan(ctx, idb, func(rows *sql.Rows) error {
+		b := binding(idb)
+		q, args := query(b, keys[:n])
+		err := scan(b.ctx(ctx), idb, func(rows *sql.Rows) error {
 			var k, v int64
 			if err := rows.Scan(&k, &v); err != nil {
 				return err
 			}
 			out[k] = append(out[k], v)
 			return nil
-		}, query, bun.List(keys[:n]))
+		}, q, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -701,7 +714,9 @@ type Figures struct {
 func FiguresOf(ctx context.Context, idb bun.IDB, ids []int64) ([]Figures, error) {
 	var out []Figures
 	for chunk := range slices.Chunk(ids, 5000) {
-		err := scan(ctx, idb, func(rows *sql.Rows) error {
+		b := binding(idb)
+		cond, args := in(b, "id", chunk)
+		err := scan(b.ctx(ctx), idb, func(rows *sql.Rows) error {
 			var f Figures
 			var top sql.NullInt64
 			if err := rows.Scan(&f.ID, &f.Papers, &f.Known, &f.Sole, &f.First, &f.Middle, &f.Last, &f.H, &top); err != nil {
@@ -714,7 +729,7 @@ func FiguresOf(ctx context.Context, idb bun.IDB, ids []int64) ([]Figures, error)
 			return nil
 		}, `SELECT id, paper_count, position_known_count, sole_count, first_count, middle_count, last_count,
 			  archive_h_index, most_cited_paper_id
-			FROM researchers WHERE id IN (?)`, bun.List(chunk))
+			FROM researchers WHERE `+cond, args...)
 		if err != nil {
 			return nil, err
 		}

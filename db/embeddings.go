@@ -182,11 +182,13 @@ func PaperTextsByIDs(ctx context.Context, idb bun.IDB, model string, ids []int64
 	if len(ids) == 0 {
 		return ps, nil
 	}
+	b := binding(idb)
+	cond, args := in(b, "p.id", ids)
 	err := idb.NewSelect().TableExpr("papers AS p").
 		ColumnExpr("p.id, p.title, COALESCE(p.abstract, '') AS abstract, p.text_rev").
 		ColumnExpr("COALESCE(e.text_hash, 0) AS text_hash, e.paper_id IS NOT NULL AS stored").
 		Join("LEFT JOIN paper_embeddings AS e ON e.model = ? AND e.paper_id = p.id", model).
-		Where("p.id IN (?)", bun.In(ids)).OrderExpr("p.id").Scan(ctx, &ps)
+		Where(cond, args...).OrderExpr("p.id").Scan(b.ctx(ctx), &ps)
 	return ps, err
 }
 
@@ -204,8 +206,10 @@ func SetPaperTextRevs(ctx context.Context, idb bun.IDB, model string, revs map[i
 	}
 	return idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for rev, ids := range byRev {
+			b := binding(tx)
+			cond, args := in(b, "paper_id", ids)
 			if _, err := tx.NewUpdate().Model((*PaperEmbedding)(nil)).Set("text_rev = ?", rev).
-				Where("model = ?", model).Where("paper_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+				Where("model = ?", model).Where(cond, args...).Exec(b.ctx(ctx)); err != nil {
 				return err
 			}
 		}
@@ -316,8 +320,10 @@ func PaperVectorsByIDs(ctx context.Context, idb bun.IDB, model string, ids []int
 		return out, nil
 	}
 	var rows []PaperEmbedding
+	b := binding(idb)
+	cond, args := in(b, "paper_id", ids)
 	if err := idb.NewSelect().Model(&rows).Column("paper_id", "vector").
-		Where("model = ?", model).Where("paper_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		Where("model = ?", model).Where(cond, args...).Scan(b.ctx(ctx)); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {

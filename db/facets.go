@@ -14,26 +14,38 @@ import (
 type PaperSet struct {
 	sql  string
 	args []any
+	b    *bound // the keys it binds; the statement that reads it binds them
+}
+
+// ctx is the context of the one statement that reads the set.
+func (s PaperSet) ctx(ctx context.Context) context.Context {
+	if s.b == nil {
+		return ctx
+	}
+	return s.b.ctx(ctx)
 }
 
 // ListSet is the papers of list for each parent, only those filed under
 // category when it is not empty.
 func ListSet[P PaperParent](idb bun.IDB, list PaperList, parents []P, category string) PaperSet {
-	// The set is SQL for facets' statements, which bind nothing.
-	q, args := pairs(&bound{}, list, parents)
+	// The set is SQL for facets' statements, which bind no keys of
+	// their own.
+	b := binding(idb)
+	q, args := pairs(b, list, parents)
 	q = "SELECT s.parent, s.child AS id FROM (" + q + ") AS s"
 	if category != "" {
 		q += " JOIN papers AS p ON p.id = s.child WHERE 1 = 1" + categoryFilter(idb)
 		args = append(args, category)
 	}
-	return PaperSet{sql: q, args: args}
+	return PaperSet{sql: q, args: args, b: b}
 }
 
 // Set is the papers s, which has no query, selects, as the papers of
 // parent 0 (a query's facets count its candidates: candidateFacets).
 func (s PaperSearch) Set(idb bun.IDB) PaperSet {
-	_, from, args := s.filtered(idb)
-	return PaperSet{sql: "SELECT 0 AS parent, p.id " + from, args: args}
+	b := binding(idb)
+	_, from, args := s.filtered(b, idb)
+	return PaperSet{sql: "SELECT 0 AS parent, p.id " + from, args: args, b: b}
 }
 
 // CategoryCount is how many papers of a set are filed under a category.
@@ -55,7 +67,7 @@ func CategoryFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSe
 		  FROM (`+set.sql+`) AS f JOIN paper_categories AS pc ON pc.paper_id = f.id
 		  GROUP BY f.parent, pc.category) AS t
 		JOIN categories AS c ON c.code = t.category
-		ORDER BY t.parent, t.n DESC, c.code`, set.args...).Scan(ctx, &rows)
+		ORDER BY t.parent, t.n DESC, c.code`, set.args...).Scan(set.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +100,7 @@ func YearFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSet) (
 	err := idb.NewRaw(`SELECT t.parent, t.year, COUNT(*) AS n FROM (
 		  SELECT f.parent, `+year+` AS year FROM (`+set.sql+`) AS f JOIN papers AS p ON p.id = f.id) AS t
 		GROUP BY t.parent, t.year
-		ORDER BY t.parent, t.year IS NULL, t.year`, set.args...).Scan(ctx, &rows)
+		ORDER BY t.parent, t.year IS NULL, t.year`, set.args...).Scan(set.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +142,7 @@ func SearchFacets(ctx context.Context, idb bun.IDB, s PaperSearch) ([]CategoryCo
 		UNION ALL
 		SELECT 1, COUNT(*), t.year, NULL, NULL, NULL, NULL, NULL, NULL FROM (
 		  SELECT `+year+` AS year FROM f JOIN papers AS p ON p.id = f.id) AS t
-		GROUP BY t.year`, set.args...).Scan(ctx, &rows)
+		GROUP BY t.year`, set.args...).Scan(set.ctx(ctx), &rows)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -41,20 +41,29 @@ var largePaper = fmt.Sprintf("p.author_count > %d", MaxCoauthorPaperAuthors)
 
 // NetworkKind is what tells one network from another: the statements
 // that walk out from a frontier, list the edges among the nodes and
-// label them. Each method sends one statement.
+// label them. Each method sends one statement, whose lists of nodes are
+// bound in b.
 type NetworkKind struct {
-	expand func(frontier, seen []int64, minWeight, limit int) (string, []any)
-	edges  func(nodes []int64, minWeight int) (string, []any)
-	labels string
+	expand func(b *bound, frontier, seen []int64, minWeight, limit int) (string, []any)
+	edges  func(b *bound, nodes []int64, minWeight int) (string, []any)
+	labels func(b *bound, nodes []int64) (string, []any)
+}
+
+// notIn is the condition that col is none of keys, with its arguments (see
+// in).
+func notIn(b *bound, col string, keys []int64) (string, []any) {
+	cond, args := in(b, col, keys)
+	return "NOT (" + cond + ")", args
 }
 
 // Expand lists the nodes outside seen tied to frontier by ties of at
 // least minWeight, each with the summed weight of its ties to frontier,
 // strongest first, at most limit.
 func (k NetworkKind) Expand(ctx context.Context, idb bun.IDB, frontier, seen []int64, minWeight, limit int) ([]Neighbour, error) {
-	q, args := k.expand(frontier, seen, minWeight, limit)
+	b := binding(idb)
+	q, args := k.expand(b, frontier, seen, minWeight, limit)
 	var found []Neighbour
-	err := idb.NewRaw(q, args...).Scan(ctx, &found)
+	err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &found)
 	return found, err
 }
 
@@ -62,7 +71,9 @@ func (k NetworkKind) Expand(ctx context.Context, idb bun.IDB, frontier, seen []i
 // exist.
 func (k NetworkKind) Labels(ctx context.Context, idb bun.IDB, nodes []int64) ([]NodeLabel, error) {
 	var labels []NodeLabel
-	err := idb.NewRaw(k.labels, bun.List(nodes)).Scan(ctx, &labels)
+	b := binding(idb)
+	q, args := k.labels(b, nodes)
+	err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &labels)
 	return labels, err
 }
 
@@ -70,86 +81,111 @@ func (k NetworkKind) Labels(ctx context.Context, idb bun.IDB, nodes []int64) ([]
 // each once: the strongest limit of them, in any order. (Scanning into
 // the caller's slice saves the graph an allocation.)
 func (k NetworkKind) Edges(ctx context.Context, idb bun.IDB, nodes []int64, minWeight, limit int, edges *[]NetworkEdge) error {
-	q, args := k.edges(nodes, minWeight)
+	b := binding(idb)
+	q, args := k.edges(b, nodes, minWeight)
 	q = "SELECT source, target, weight FROM (" + q + ") AS e ORDER BY weight DESC, source, target LIMIT ?"
-	return idb.NewRaw(q, append(args, limit)...).Scan(ctx, edges)
+	return idb.NewRaw(q, append(args, limit)...).Scan(b.ctx(ctx), edges)
 }
 
 // CoauthorNetwork walks the coauthors table, whose weights are shared
 // papers.
 var CoauthorNetwork = NetworkKind{
-	expand: func(frontier, seen []int64, minWeight, limit int) (string, []any) {
+	expand: func(b *bound, frontier, seen []int64, minWeight, limit int) (string, []any) {
+		from, args := in(b, "researcher_id", frontier)
+		unseen, a := notIn(b, "coauthor_id", seen)
 		return `SELECT coauthor_id AS id, CAST(SUM(paper_count) AS BIGINT) AS weight
 			FROM coauthors
-			WHERE researcher_id IN (?) AND coauthor_id NOT IN (?) AND paper_count >= ?
+			WHERE ` + from + ` AND ` + unseen + ` AND paper_count >= ?
 			GROUP BY coauthor_id
 			ORDER BY weight DESC, id
-			LIMIT ?`, []any{bun.List(frontier), bun.List(seen), minWeight, limit}
+			LIMIT ?`, append(append(args, a...), minWeight, limit)
 	},
-	edges: func(nodes []int64, minWeight int) (string, []any) {
+	edges: func(b *bound, nodes []int64, minWeight int) (string, []any) {
+		source, args := in(b, "researcher_id", nodes)
+		target, a := in(b, "coauthor_id", nodes)
 		return `SELECT researcher_id AS source, coauthor_id AS target, paper_count AS weight
 			FROM coauthors
-			WHERE researcher_id IN (?) AND coauthor_id IN (?) AND researcher_id < coauthor_id AND paper_count >= ?`, []any{bun.List(nodes), bun.List(nodes), minWeight}
+			WHERE ` + source + ` AND ` + target + ` AND researcher_id < coauthor_id AND paper_count >= ?`, append(append(args, a...), minWeight)
 	},
-	labels: `SELECT id, name AS label, paper_count FROM researchers WHERE id IN (?)`,
+	labels: func(b *bound, nodes []int64) (string, []any) {
+		cond, args := in(b, "id", nodes)
+		return `SELECT id, name AS label, paper_count FROM researchers WHERE ` + cond, args
+	},
 }
 
 // institutionPairs is the statement that weighs the ties of the
-// institutions in a list (the first argument) to others: the papers with
-// authors at both, pairs weaker than the second argument left out. cond
-// adds conditions on the other institution, b, whose arguments come
-// between those two.
-func institutionPairs(cond string) string {
+// institutions in list (bound in bd) to others: the papers with authors
+// at both, pairs weaker than the last argument left out. cond adds
+// conditions on the other institution, b, whose arguments come before
+// that one; the statement's arguments are returned without it.
+func institutionPairs(bd *bound, list []int64, cond string, condArgs []any) (string, []any) {
+	from, args := in(bd, "a.institution_id", list)
 	return `SELECT a.institution_id AS source, b.institution_id AS target, COUNT(DISTINCT a.paper_id) AS weight
 		FROM affiliations a
 		JOIN affiliations b ON b.paper_id = a.paper_id AND b.institution_id <> a.institution_id
 		JOIN papers p ON p.id = a.paper_id
-		WHERE a.institution_id IN (?) AND NOT ` + largePaper + cond + `
+		WHERE ` + from + ` AND NOT ` + largePaper + cond + `
 		GROUP BY a.institution_id, b.institution_id
-		HAVING COUNT(DISTINCT a.paper_id) >= ?`
+		HAVING COUNT(DISTINCT a.paper_id) >= ?`, append(args, condArgs...)
 }
 
 // CoaffiliationNetwork walks affiliations: two institutions are tied by
 // the papers with authors at both.
 var CoaffiliationNetwork = NetworkKind{
-	expand: func(frontier, seen []int64, minWeight, limit int) (string, []any) {
+	expand: func(b *bound, frontier, seen []int64, minWeight, limit int) (string, []any) {
+		unseen, a := notIn(b, "b.institution_id", seen)
+		pairs, args := institutionPairs(b, frontier, " AND "+unseen, a)
 		return `SELECT target AS id, CAST(SUM(weight) AS BIGINT) AS weight
-			FROM (` + institutionPairs(" AND b.institution_id NOT IN (?)") + `) AS w
+			FROM (` + pairs + `) AS w
 			GROUP BY target
 			ORDER BY weight DESC, id
-			LIMIT ?`, []any{bun.List(frontier), bun.List(seen), minWeight, limit}
+			LIMIT ?`, append(args, minWeight, limit)
 	},
-	edges: func(nodes []int64, minWeight int) (string, []any) {
-		return institutionPairs(" AND b.institution_id IN (?) AND a.institution_id < b.institution_id"), []any{bun.List(nodes), bun.List(nodes), minWeight}
+	edges: func(b *bound, nodes []int64, minWeight int) (string, []any) {
+		target, a := in(b, "b.institution_id", nodes)
+		pairs, args := institutionPairs(b, nodes, " AND "+target+" AND a.institution_id < b.institution_id", a)
+		return pairs, append(args, minWeight)
 	},
-	labels: `SELECT i.id, i.name AS label,
+	labels: func(b *bound, nodes []int64) (string, []any) {
+		cond, args := in(b, "i.id", nodes)
+		return `SELECT i.id, i.name AS label,
 			(SELECT COUNT(DISTINCT f.paper_id) FROM affiliations f WHERE f.institution_id = i.id) AS paper_count
-		FROM institutions i WHERE i.id IN (?)`,
+		FROM institutions i WHERE ` + cond, args
+	},
 }
 
 // CitationNetwork walks citations in both directions; every link weighs
 // 1, so a paper's tie to a layer is the number of its papers it cites or
 // is cited by.
 var CitationNetwork = NetworkKind{
-	expand: func(frontier, seen []int64, _, limit int) (string, []any) {
+	expand: func(b *bound, frontier, seen []int64, _, limit int) (string, []any) {
+		citing, args := in(b, "citing_id", frontier)
+		cited, a := in(b, "cited_id", frontier)
+		args = append(args, a...)
+		unseen, a := notIn(b, "id", seen)
 		return `SELECT id, COUNT(DISTINCT via) AS weight
 			FROM (
-				SELECT cited_id AS id, citing_id AS via FROM paper_references WHERE citing_id IN (?) AND cited_id IS NOT NULL
+				SELECT cited_id AS id, citing_id AS via FROM paper_references WHERE ` + citing + ` AND cited_id IS NOT NULL
 				UNION ALL
-				SELECT citing_id, cited_id FROM paper_references WHERE cited_id IN (?)
+				SELECT citing_id, cited_id FROM paper_references WHERE ` + cited + `
 			) AS n
-			WHERE id NOT IN (?)
+			WHERE ` + unseen + `
 			GROUP BY id
 			ORDER BY weight DESC, id
-			LIMIT ?`, []any{bun.List(frontier), bun.List(frontier), bun.List(seen), limit}
+			LIMIT ?`, append(append(args, a...), limit)
 	},
-	edges: func(nodes []int64, _ int) (string, []any) {
+	edges: func(b *bound, nodes []int64, _ int) (string, []any) {
+		citing, args := in(b, "citing_id", nodes)
+		cited, a := in(b, "cited_id", nodes)
 		return `SELECT DISTINCT citing_id AS source, cited_id AS target, 1 AS weight
 			FROM paper_references
-			WHERE citing_id IN (?) AND cited_id IN (?) AND citing_id <> cited_id`, []any{bun.List(nodes), bun.List(nodes)}
+			WHERE ` + citing + ` AND ` + cited + ` AND citing_id <> cited_id`, append(args, a...)
 	},
-	labels: `SELECT id, COALESCE(arxiv_id, doi, '') AS label, archive_citation_count AS paper_count
-		FROM papers WHERE id IN (?)`,
+	labels: func(b *bound, nodes []int64) (string, []any) {
+		cond, args := in(b, "id", nodes)
+		return `SELECT id, COALESCE(arxiv_id, doi, '') AS label, archive_citation_count AS paper_count
+		FROM papers WHERE ` + cond, args
+	},
 }
 
 // CollaboratorsByInstitutionIDs reads, for each institution, at most
@@ -157,12 +193,14 @@ var CitationNetwork = NetworkKind{
 // (then by id), each weighed by those papers, in one statement.
 func CollaboratorsByInstitutionIDs(ctx context.Context, idb bun.IDB, ids []int64, first int) (map[int64][]Neighbour, error) {
 	var rows []NetworkEdge
+	b := binding(idb)
+	pairs, args := institutionPairs(b, ids, "", nil)
 	err := idb.NewRaw(`SELECT source, target, weight FROM (
 			SELECT source, target, weight, ROW_NUMBER() OVER (PARTITION BY source ORDER BY weight DESC, target) AS n
-			FROM (`+institutionPairs("")+`) AS w
+			FROM (`+pairs+`) AS w
 		) AS r
 		WHERE n <= ?
-		ORDER BY source, n`, bun.List(ids), 1, first).Scan(ctx, &rows)
+		ORDER BY source, n`, append(args, 1, first)...).Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +215,10 @@ type CoauthorTie struct{ ResearcherID, CoauthorID int64 }
 // co-author, each co-author's strongest tie first: at most most ties.
 func CoauthorTies(ctx context.Context, idb bun.IDB, ids []int64, most int) ([]CoauthorTie, error) {
 	var rows []CoauthorTie
-	err := idb.NewRaw(`SELECT researcher_id, coauthor_id FROM coauthors WHERE researcher_id IN (?)
-		ORDER BY coauthor_id, paper_count DESC, researcher_id LIMIT ?`, bun.List(ids), most).Scan(ctx, &rows)
+	b := binding(idb)
+	cond, args := in(b, "researcher_id", ids)
+	err := idb.NewRaw(`SELECT researcher_id, coauthor_id FROM coauthors WHERE `+cond+`
+		ORDER BY coauthor_id, paper_count DESC, researcher_id LIMIT ?`, append(args, most)...).Scan(b.ctx(ctx), &rows)
 	return rows, err
 }
 
@@ -200,17 +240,17 @@ func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64) (Coau
 	if len(from)*len(to) <= tieProbePairs {
 		probe = ""
 	}
-	q := `SELECT c.researcher_id AS researcher_id, c.coauthor_id AS coauthor_id FROM coauthors AS c
-		WHERE c.researcher_id IN (?) AND c.coauthor_id` + probe + ` IN (?)
-		ORDER BY c.coauthor_id, c.paper_count DESC, c.researcher_id LIMIT 1`
+	cols, order := "c.researcher_id AS researcher_id, c.coauthor_id AS coauthor_id", "c.coauthor_id, c.paper_count DESC, c.researcher_id"
 	if len(to) < len(from) {
-		q = `SELECT c.coauthor_id AS researcher_id, c.researcher_id AS coauthor_id FROM coauthors AS c
-			WHERE c.researcher_id IN (?) AND c.coauthor_id` + probe + ` IN (?)
-			ORDER BY c.researcher_id, c.paper_count DESC, c.coauthor_id LIMIT 1`
+		cols, order = "c.coauthor_id AS researcher_id, c.researcher_id AS coauthor_id", "c.researcher_id, c.paper_count DESC, c.coauthor_id"
 		from, to = to, from
 	}
+	b := binding(idb)
+	source, args := in(b, "c.researcher_id", from)
+	target, a := in(b, "c.coauthor_id"+probe, to)
+	q := `SELECT ` + cols + ` FROM coauthors AS c WHERE ` + source + ` AND ` + target + ` ORDER BY ` + order + ` LIMIT 1`
 	var rows []CoauthorTie
-	err := idb.NewRaw(q, bun.List(from), bun.List(to)).Scan(ctx, &rows)
+	err := idb.NewRaw(q, append(args, a...)...).Scan(b.ctx(ctx), &rows)
 	if err != nil || len(rows) == 0 {
 		return CoauthorTie{}, false, err
 	}
@@ -238,12 +278,15 @@ func SharedPapers(ctx context.Context, idb bun.IDB, path []int64) ([]SharedPaper
 		return nil, nil
 	}
 	if IsPostgres(idb) {
+		b := binding(idb)
+		x, args := in(b, "x.researcher_id", path)
+		y, a := in(b, "y.researcher_id", path)
 		err := idb.NewRaw(`SELECT DISTINCT x.researcher_id AS a, y.researcher_id AS b, x.paper_id
 			FROM authorships x
 			JOIN authorships y ON y.paper_id = x.paper_id
 			JOIN papers p ON p.id = x.paper_id
-			WHERE x.researcher_id IN (?) AND y.researcher_id IN (?) AND x.researcher_id < y.researcher_id AND NOT `+largePaper+`
-			ORDER BY x.paper_id`, bun.List(path), bun.List(path)).Scan(ctx, &rows)
+			WHERE `+x+` AND `+y+` AND x.researcher_id < y.researcher_id AND NOT `+largePaper+`
+			ORDER BY x.paper_id`, append(args, a...)...).Scan(b.ctx(ctx), &rows)
 		return rows, err
 	}
 	pairs := make([]string, len(path)-1)

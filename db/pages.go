@@ -403,18 +403,20 @@ type pageRow[P PaperParent] struct {
 // PaperTotals counts the papers of each parent's list, only those filed
 // under category when it is not empty. Parents with none are absent.
 func PaperTotals[P PaperParent](ctx context.Context, idb bun.IDB, list PaperList, parents []P, category string) (map[P]int, error) {
+	b := binding(idb)
+	// stored reads the counts kept in column n of table, by key.
+	stored := func(key, n, table string) (map[P]int, error) {
+		cond, args := in(b, key, parents)
+		return totals[P](b.ctx(ctx), idb, "SELECT "+key+" AS parent, "+n+" AS n FROM "+table+" WHERE "+cond+" AND "+n+" > 0", args)
+	}
 	switch {
 	case list == CategoryPapers && category == "":
-		return totals[P](ctx, idb, "SELECT code AS parent, paper_count AS n FROM categories WHERE code IN (?) AND paper_count > 0",
-			[]any{bun.List(parents)})
+		return stored("code", "paper_count", "categories")
 	case list == TopicPapers && category == "":
-		return totals[P](ctx, idb, "SELECT id AS parent, paper_count AS n FROM topics WHERE id IN (?) AND paper_count > 0",
-			[]any{bun.List(parents)})
+		return stored("id", "paper_count", "topics")
 	case list == Citations && category == "":
-		return totals[P](ctx, idb, "SELECT id AS parent, archive_citation_count AS n FROM papers WHERE id IN (?) AND archive_citation_count > 0",
-			[]any{bun.List(parents)})
+		return stored("id", "archive_citation_count", "papers")
 	}
-	b := binding(idb)
 	q, args := pairs(b, list, parents)
 	q = "SELECT s.parent, COUNT(*) AS n FROM (" + q + ") AS s"
 	if category != "" {
@@ -592,7 +594,7 @@ func limitPagesSQL[P PaperParent](lp limitPages, l perParent[P], parents []P, a 
 		return "SELECT " + l.cols + " " + l.from(parent) + cond + " ORDER BY " + k.orderBy(backward) + " LIMIT ?"
 	}
 	if lp.lateral {
-		arr, typ, _ := pgArray(parents)
+		arr, typ := pgArray(parents)
 		q := "unnest(" + lp.b.add(arr) + "::" + typ + ") AS v(parent) CROSS JOIN LATERAL (" + page("v.parent") + ") AS k0"
 		args := append(append(l.args(nil), condArgs...), a.size()+1)
 		if a.Counted() {
@@ -624,8 +626,9 @@ func limitPagesSQL[P PaperParent](lp limitPages, l perParent[P], parents []P, a 
 // CoauthorTotals counts the co-authors of each researcher. Researchers
 // with none are absent.
 func CoauthorTotals(ctx context.Context, idb bun.IDB, researchers []int64) (map[int64]int, error) {
-	return totals[int64](ctx, idb, "SELECT researcher_id AS parent, COUNT(*) AS n FROM coauthors WHERE researcher_id IN (?) GROUP BY researcher_id",
-		[]any{bun.List(researchers)})
+	b := binding(idb)
+	cond, args := in(b, "researcher_id", researchers)
+	return totals[int64](b.ctx(ctx), idb, "SELECT researcher_id AS parent, COUNT(*) AS n FROM coauthors WHERE "+cond+" GROUP BY researcher_id", args)
 }
 
 // CoauthorCursor is the cursor of a co-author in the list.
@@ -646,20 +649,25 @@ type InstitutionResearcherRow struct {
 var institutionResearcherKeyset = keyset{key: "c.institution_paper_count", id: "c.researcher_id", keyDesc: true}
 
 // institutionResearchers counts, for each institution, the papers of each
-// researcher with an affiliation matched to it.
-const institutionResearchers = `SELECT af.institution_id AS parent, a.researcher_id, COUNT(DISTINCT a.paper_id) AS institution_paper_count
+// researcher with an affiliation matched to it, for the institutions
+// bound in b, and returns its arguments.
+func institutionResearchers(b *bound, institutions []int64) (string, []any) {
+	cond, args := in(b, "af.institution_id", institutions)
+	return `SELECT af.institution_id AS parent, a.researcher_id, COUNT(DISTINCT a.paper_id) AS institution_paper_count
 	FROM affiliations AS af JOIN authorships AS a ON a.paper_id = af.paper_id AND a.position = af.position
-	WHERE af.institution_id IN (?) AND a.researcher_id IS NOT NULL
-	GROUP BY af.institution_id, a.researcher_id`
+	WHERE ` + cond + ` AND a.researcher_id IS NOT NULL
+	GROUP BY af.institution_id, a.researcher_id`, args
+}
 
 // InstitutionResearcherPages reads one page of the researchers of each
 // institution, those with most papers there first.
 func InstitutionResearcherPages(ctx context.Context, idb bun.IDB, institutions []int64, a PageArgs) (map[int64]Page[*InstitutionResearcherRow], error) {
+	b := binding(idb)
+	counts, args := institutionResearchers(b, institutions)
 	q, args := institutionResearcherKeyset.pageSQL("c.parent, c.institution_paper_count, r.*", "c.parent",
-		"FROM ("+institutionResearchers+") AS c JOIN researchers AS r ON r.id = c.researcher_id WHERE 1 = 1",
-		[]any{bun.List(institutions)}, a, false)
+		"FROM ("+counts+") AS c JOIN researchers AS r ON r.id = c.researcher_id WHERE 1 = 1", args, a, false)
 	var rows []*InstitutionResearcherRow
-	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+	if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
 		return nil, err
 	}
 	return split(rows, func(r *InstitutionResearcherRow) int64 { return r.Parent }, nil, a), nil
@@ -668,8 +676,9 @@ func InstitutionResearcherPages(ctx context.Context, idb bun.IDB, institutions [
 // InstitutionResearcherTotals counts the researchers of each institution.
 // Institutions with none are absent.
 func InstitutionResearcherTotals(ctx context.Context, idb bun.IDB, institutions []int64) (map[int64]int, error) {
-	return totals[int64](ctx, idb, "SELECT c.parent, COUNT(*) AS n FROM ("+institutionResearchers+") AS c GROUP BY c.parent",
-		[]any{bun.List(institutions)})
+	b := binding(idb)
+	counts, args := institutionResearchers(b, institutions)
+	return totals[int64](b.ctx(ctx), idb, "SELECT c.parent, COUNT(*) AS n FROM ("+counts+") AS c GROUP BY c.parent", args)
 }
 
 // InstitutionResearcherCursor is the cursor of a researcher in the list of
@@ -874,7 +883,7 @@ func (r *rangeRead) order() string {
 // rangeLateralSQL is rangePages' statement on PostgreSQL: the parents a
 // bound array, each read by a LATERAL join.
 func rangeLateralSQL[P PaperParent](r *rangeRead, b *bound, parents []P) (string, []any) {
-	arr, typ, _ := pgArray(parents)
+	arr, typ := pgArray(parents)
 	param := b.add(arr)
 	total := "0"
 	if r.a.Counted() {

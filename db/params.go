@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // bun writes a statement's arguments into its SQL text, so every batch of
@@ -25,17 +26,22 @@ import (
 // page per branch, `$2`, which the connection prepares once and keeps
 // (stmtcache.go).
 //
+// Writes bind their lists of keys the same way (see in), so that an
+// import's statements are a few texts, prepared once per connection,
+// whatever the size of its batches.
+//
 // bun has no way to bind an argument, so the keys travel in the context
 // of the statement (bound.ctx) to the pool's connections (paramConn,
-// cachingConn), which give them to the driver; bun's hooks see the
-// statement as usual. On a pool not made by Open or OpenReader, the keys
-// are written into the SQL as before (`col IN (…)`).
+// cachingConn), which give them to the driver, for reads and writes
+// alike; bun's hooks see the statement as usual. On a pool not made by
+// Open or OpenReader, the array is written into the SQL as a literal.
 
 // bound holds the parameters of one statement, $1 first.
 type bound struct {
-	pg   bool // the statement may bind parameters, on PostgreSQL
-	lite bool // the statement may bind parameters, on SQLite
-	args []any
+	postgres bool // the statement is PostgreSQL's
+	pg       bool // the statement may bind parameters, on PostgreSQL
+	lite     bool // the statement may bind parameters, on SQLite
+	args     []any
 	// custom asks PostgreSQL for a plan made for these parameters (pgx's
 	// QueryExecModeExec: an unnamed statement, planned at each run),
 	// where the serving sessions otherwise reuse a generic plan (see
@@ -56,13 +62,14 @@ func binding(idb bun.IDB) *bound {
 	default:
 		sqldb = idb.NewSelect().DB().DB
 	}
+	b := &bound{postgres: IsPostgres(idb)}
 	switch sqldb.Driver().(type) {
 	case paramDriver:
-		return &bound{pg: true}
+		b.pg = true
 	case cachingDriver:
-		return &bound{lite: true}
+		b.lite = true
 	}
-	return &bound{}
+	return b
 }
 
 // add binds v and returns its parameter, "$n".
@@ -86,19 +93,26 @@ func (b *bound) addKeys(keys, arg any) string {
 }
 
 // in is the condition that col is one of keys, with its arguments for
-// bun: keys bound where b binds, else written as a list.
+// bun's ? placeholders: the one way db names a list of keys in SQL. The
+// keys are one array, so the statement's text is the same for any number
+// of them: on PostgreSQL `col = ANY(array)`, on SQLite `col IN (SELECT
+// value FROM json_each(array))`, the array a JSON text. Where b binds,
+// the array is a parameter, $n, and the arguments are none; else it is a
+// literal, bun's one argument (the text then changes with the keys, on a
+// pool not made by Open or OpenReader only).
 func in[K PaperParent](b *bound, col string, keys []K) (string, []any) {
-	switch {
-	case b.pg:
-		if arr, typ, ok := pgArray(keys); ok {
+	if b.postgres {
+		arr, typ := pgArray(keys)
+		if b.pg {
 			return col + " = ANY(" + b.addKeys(keys, arr) + "::" + typ + ")", nil
 		}
-	case b.lite:
-		if js, ok := jsonArray(keys); ok {
-			return col + " IN (SELECT value FROM json_each(" + b.addKeys(keys, js) + "))", nil
-		}
+		return col + " = ANY(?::" + typ + ")", []any{pgdialect.Array(arr)}
 	}
-	return col + " IN (?)", []any{bun.List(keys)}
+	js := jsonArray(keys)
+	if b.lite {
+		return col + " IN (SELECT value FROM json_each(" + b.addKeys(keys, js) + "))", nil
+	}
+	return col + " IN (SELECT value FROM json_each(?))", []any{js}
 }
 
 // parentValue is p as the driver binds it: an int64 or a string, whatever
@@ -111,11 +125,35 @@ func parentValue[P PaperParent](p P) any {
 	return v.Int()
 }
 
+// plainKeys is keys as a []int64 or a []string, whatever named type K
+// is: keys itself when it is one.
+func plainKeys[K PaperParent](keys []K) any {
+	switch k := any(keys).(type) {
+	case []int64:
+		return k
+	case []string:
+		return k
+	}
+	var zero K
+	if reflect.ValueOf(zero).Kind() == reflect.String {
+		out := make([]string, len(keys))
+		for i, k := range keys {
+			out[i] = reflect.ValueOf(k).String()
+		}
+		return out
+	}
+	out := make([]int64, len(keys))
+	for i, k := range keys {
+		out[i] = reflect.ValueOf(k).Int()
+	}
+	return out
+}
+
 // jsonArray is keys as a JSON array, which SQLite's json_each reads as
 // rows: integers as integers, strings as text.
-func jsonArray[K PaperParent](keys []K) (string, bool) {
+func jsonArray[K PaperParent](keys []K) string {
 	var buf []byte
-	switch k := any(keys).(type) {
+	switch k := plainKeys(keys).(type) {
 	case []int64:
 		buf = append(buf, '[')
 		for i, x := range k {
@@ -126,38 +164,24 @@ func jsonArray[K PaperParent](keys []K) (string, bool) {
 		}
 		buf = append(buf, ']')
 	case []string:
-		var err error
-		if buf, err = json.Marshal(k); err != nil {
-			return "", false
-		}
-	default:
-		return "", false
+		buf, _ = json.Marshal(k) // a []string always encodes
 	}
-	return string(buf), true
+	return string(buf)
 }
 
 // pgArray is keys as pgx binds them, with the array's type.
-func pgArray[K PaperParent](keys []K) (any, string, bool) {
-	switch k := any(keys).(type) {
-	case []int64:
-		return k, "bigint[]", true
-	case []string:
-		return k, "text[]", true
+func pgArray[K PaperParent](keys []K) (any, string) {
+	arr := plainKeys(keys)
+	if _, ok := arr.([]string); ok {
+		return arr, "text[]"
 	}
-	return nil, "", false
+	return arr, "bigint[]"
 }
 
 // sameSlice reports whether a and b are the same slice (not merely equal).
 func sameSlice(a, b any) bool {
-	switch x := a.(type) {
-	case []int64:
-		y, ok := b.([]int64)
-		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
-	case []string:
-		y, ok := b.([]string)
-		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
-	}
-	return false
+	x, y := reflect.ValueOf(a), reflect.ValueOf(b)
+	return x.Type() == y.Type() && x.Len() == y.Len() && (x.Len() == 0 || x.Pointer() == y.Pointer())
 }
 
 type boundKey struct{}
@@ -205,8 +229,8 @@ func (c paramConnector) Driver() driver.Driver { return paramDriver{c.Connector.
 
 type paramDriver struct{ driver.Driver }
 
-// paramConn is a pgx connection whose queries take their parameters from
-// their context when database/sql gives them none (bun never does).
+// paramConn is a pgx connection whose statements take their parameters
+// from their context when database/sql gives them none (bun never does).
 type paramConn struct{ *stdlib.Conn }
 
 func (c paramConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
@@ -214,6 +238,13 @@ func (c paramConn) QueryContext(ctx context.Context, query string, args []driver
 		args = named
 	}
 	return c.Conn.QueryContext(ctx, query, args)
+}
+
+func (c paramConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if named, ok := boundArgs(ctx, args); ok {
+		args = named
+	}
+	return c.Conn.ExecContext(ctx, query, args)
 }
 
 // boundArgs returns the parameters ctx carries for a statement that

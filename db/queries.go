@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -70,10 +71,12 @@ type Window struct{ After, First int }
 // order.
 func AuthorshipsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, w Window) (map[int64][]Authorship, error) {
 	var rows []Authorship
+	b := binding(idb)
+	cond, args := in(b, "paper_id", paperIDs)
 	err := idb.NewSelect().Model(&rows).
-		Where("paper_id IN (?)", bun.List(paperIDs)).
+		Where(cond, args...).
 		Where("position > ? AND position <= ?", w.After, int64(w.After)+int64(w.First)).
-		Order("paper_id", "position").Scan(ctx)
+		Order("paper_id", "position").Scan(b.ctx(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +154,9 @@ func CategoriesByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64) (m
 // CategoriesByCodes reads categories by code.
 func CategoriesByCodes(ctx context.Context, idb bun.IDB, codes []string) (map[string]*Category, error) {
 	var rows []*Category
-	if err := idb.NewSelect().Model(&rows).Where("code IN (?)", bun.List(codes)).Scan(ctx); err != nil {
+	b := binding(idb)
+	cond, args := in(b, "code", codes)
+	if err := idb.NewSelect().Model(&rows).Where(cond, args...).Scan(b.ctx(ctx)); err != nil {
 		return nil, err
 	}
 	return keyBy(rows, func(c *Category) string { return c.Code }), nil
@@ -172,15 +177,17 @@ func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, 
 		I Institution `bun:"embed:i_"`
 	}
 	var rows []joined
+	b := binding(idb)
+	cond, args := in(b, "af.paper_id", paperIDs)
 	err := idb.NewSelect().
 		ColumnExpr("af.*").
 		ColumnExpr("i.id AS i_id, i.ror_id AS i_ror_id, i.openalex_id AS i_openalex_id, i.name AS i_name, i.country AS i_country, i.types AS i_types, i.status AS i_status, i.established AS i_established").
 		TableExpr("affiliations AS af").
 		Join("LEFT JOIN institutions AS i ON i.id = af.institution_id").
-		Where("af.paper_id IN (?)", bun.List(paperIDs)).
+		Where(cond, args...).
 		Where("af.position > ? AND af.position <= ?", w.After, int64(w.After)+int64(w.First)).
 		Order("af.paper_id", "af.position", "af.seq").
-		Scan(ctx, &rows)
+		Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +203,9 @@ func AffiliationsByPaperIDs(ctx context.Context, idb bun.IDB, paperIDs []int64, 
 // ResearchersByIDs reads researchers by primary key.
 func ResearchersByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Researcher, error) {
 	var rows []*Researcher
-	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+	b := binding(idb)
+	cond, args := in(b, "id", ids)
+	if err := idb.NewSelect().Model(&rows).Where(cond, args...).Scan(b.ctx(ctx)); err != nil {
 		return nil, err
 	}
 	return keyBy(rows, func(r *Researcher) int64 { return r.ID }), nil
@@ -223,8 +232,15 @@ func ResearcherByExternalID(ctx context.Context, idb bun.IDB, col ResearcherIDCo
 // ids in column col, keyed by id; an id that several researchers share
 // gives the one with the lowest primary key.
 func ResearchersByExternalIDs(ctx context.Context, idb bun.IDB, col ResearcherIDColumn, ids []string) (map[string]*Researcher, error) {
+	switch col {
+	case ByORCID, ByOpenAlex, ByS2:
+	default:
+		return nil, fmt.Errorf("researchers: no external id column %q", string(col))
+	}
 	var rows []*Researcher
-	if err := idb.NewSelect().Model(&rows).Where("? IN (?)", bun.Ident(col), bun.List(ids)).Order("id").Scan(ctx); err != nil {
+	b := binding(idb)
+	cond, args := in(b, string(col), ids)
+	if err := idb.NewSelect().Model(&rows).Where(cond, args...).Order("id").Scan(b.ctx(ctx)); err != nil {
 		return nil, err
 	}
 	out := make(map[string]*Researcher, len(rows))
@@ -307,14 +323,16 @@ func SameNameByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64, n in
 // affiliations were matched to, the one on most of their papers first.
 func InstitutionsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Institution, error) {
 	var rows []withParent[Institution]
+	b := binding(idb)
+	cond, args := in(b, "a.researcher_id", ids)
 	err := idb.NewRaw(`SELECT t.parent, i.* FROM (
 		  SELECT a.researcher_id AS parent, af.institution_id AS iid, COUNT(DISTINCT af.paper_id) AS n
 		  FROM authorships AS a
 		  JOIN affiliations AS af ON af.paper_id = a.paper_id AND af.position = a.position
-		  WHERE a.researcher_id IN (?) AND af.institution_id IS NOT NULL
+		  WHERE `+cond+` AND af.institution_id IS NOT NULL
 		  GROUP BY a.researcher_id, af.institution_id) AS t
 		JOIN institutions AS i ON i.id = t.iid
-		ORDER BY t.parent, t.n DESC, i.id`, bun.List(ids)).Scan(ctx, &rows)
+		ORDER BY t.parent, t.n DESC, i.id`, args...).Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -325,13 +343,15 @@ func InstitutionsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) 
 // matched to, the one most of a paper's authors share first.
 func InstitutionsByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Institution, error) {
 	var rows []withParent[Institution]
+	b := binding(idb)
+	cond, args := in(b, "paper_id", ids)
 	err := idb.NewRaw(`SELECT t.parent, i.* FROM (
 		  SELECT paper_id AS parent, institution_id AS iid, COUNT(DISTINCT position) AS n
 		  FROM affiliations
-		  WHERE paper_id IN (?) AND institution_id IS NOT NULL
+		  WHERE `+cond+` AND institution_id IS NOT NULL
 		  GROUP BY paper_id, institution_id) AS t
 		JOIN institutions AS i ON i.id = t.iid
-		ORDER BY t.parent, t.n DESC, i.id`, bun.List(ids)).Scan(ctx, &rows)
+		ORDER BY t.parent, t.n DESC, i.id`, args...).Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +361,9 @@ func InstitutionsByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[
 // InstitutionsByIDs reads institutions by primary key.
 func InstitutionsByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64]*Institution, error) {
 	var rows []*Institution
-	if err := idb.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+	b := binding(idb)
+	cond, args := in(b, "id", ids)
+	if err := idb.NewSelect().Model(&rows).Where(cond, args...).Scan(b.ctx(ctx)); err != nil {
 		return nil, err
 	}
 	return keyBy(rows, func(r *Institution) int64 { return r.ID }), nil
@@ -350,7 +372,9 @@ func InstitutionsByIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64
 // InstitutionNamesByInstitutionIDs reads the other names of institutions.
 func InstitutionNamesByInstitutionIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]InstitutionName, error) {
 	var rows []InstitutionName
-	if err := idb.NewSelect().Model(&rows).Where("institution_id IN (?) AND kind <> 'name'", bun.List(ids)).Order("institution_id", "kind", "name").Scan(ctx); err != nil {
+	b := binding(idb)
+	cond, args := in(b, "institution_id", ids)
+	if err := idb.NewSelect().Model(&rows).Where(cond+" AND kind <> 'name'", args...).Order("institution_id", "kind", "name").Scan(b.ctx(ctx)); err != nil {
 		return nil, err
 	}
 	return groupBy(rows, func(n *InstitutionName) int64 { return n.InstitutionID }, row[InstitutionName]), nil
@@ -391,15 +415,19 @@ func InstitutionsByRefs(ctx context.Context, idb bun.IDB, refs []InstitutionRef)
 	// too, so names and acronyms are found by name_key alike.
 	var parts []string
 	var args []any
+	b := binding(idb)
 	if len(keys) > 0 {
+		key, a := in(b, "n.name_key", keys)
+		acronym, a2 := in(b, "n.name", append(acronyms, ""))
 		parts = append(parts, `SELECT n.name_key AS match_key, n.name AS match_name, n.kind AS match_kind, i.*
 			FROM institution_names AS n JOIN institutions AS i ON i.id = n.institution_id
-			WHERE n.name_key IN (?) AND (n.kind <> 'acronym' OR n.name IN (?))`)
-		args = append(args, bun.List(keys), bun.List(append(acronyms, "")))
+			WHERE `+key+` AND (n.kind <> 'acronym' OR `+acronym+`)`)
+		args = append(append(args, a...), a2...)
 	}
 	if len(rors) > 0 {
-		parts = append(parts, `SELECT '' AS match_key, '' AS match_name, '' AS match_kind, i.* FROM institutions AS i WHERE i.ror_id IN (?)`)
-		args = append(args, bun.List(rors))
+		ror, a := in(b, "i.ror_id", rors)
+		parts = append(parts, `SELECT '' AS match_key, '' AS match_name, '' AS match_kind, i.* FROM institutions AS i WHERE `+ror)
+		args = append(args, a...)
 	}
 	out := map[InstitutionRef]*Institution{}
 	if len(parts) == 0 {
@@ -411,7 +439,7 @@ func InstitutionsByRefs(ctx context.Context, idb bun.IDB, refs []InstitutionRef)
 		MatchKind string `bun:"match_kind"`
 		Institution
 	}
-	if err := idb.NewRaw(strings.Join(parts, " UNION ALL ")+" ORDER BY id", args...).Scan(ctx, &rows); err != nil {
+	if err := idb.NewRaw(strings.Join(parts, " UNION ALL ")+" ORDER BY id", args...).Scan(b.ctx(ctx), &rows); err != nil {
 		return nil, err
 	}
 	byROR, byKey, byAcronym := map[string]*Institution{}, map[string]*Institution{}, map[string]*Institution{}

@@ -180,8 +180,8 @@ func (s PaperSearch) candidatesSQL(idb bun.IDB, scored bool) (string, []any, *bo
 // the query with its filters and bindings, and the bands of citations it
 // reads them by.
 func (s PaperSearch) candidatesQuery(idb bun.IDB) (*candidatesQuery, []int) {
-	c := &candidatesQuery{s: s, pg: IsPostgres(idb), want: RelevanceCandidates + 1}
-	c.cond, c.condArgs = s.conditions(idb)
+	c := &candidatesQuery{s: s, pg: IsPostgres(idb), want: RelevanceCandidates + 1, b: binding(idb)}
+	c.cond, c.condArgs = s.conditions(c.b, idb)
 	bands := citedBands
 	if s.ResearcherID != 0 || s.InstitutionID != 0 || s.IDs != nil {
 		// A researcher's or an institution's papers are few beside a
@@ -196,7 +196,6 @@ func (s PaperSearch) candidatesQuery(idb bun.IDB) (*candidatesQuery, []int) {
 	// plan, is then the same text for every
 	// query without filters, prepared once per connection and planned
 	// once PostgreSQL settles on a generic plan.
-	c.b = binding(idb)
 	c.tsquery = "to_tsquery('simple', ?)"
 	if c.b.pg {
 		c.tsquery = "to_tsquery('simple', " + c.b.add(s.Query.tsquery("")) + "::text)"
@@ -419,8 +418,8 @@ const RelevanceCandidates = 1000
 // computed for a relevance order only. A relevance order over a query's
 // candidates is SearchPapers' own (relevancePage); this ranks every match
 // (RankAll).
-func (s PaperSearch) searchFrom(idb bun.IDB, relevance bool) (string, []any) {
-	score, from, args := s.filtered(idb)
+func (s PaperSearch) searchFrom(b *bound, idb bun.IDB, relevance bool) (string, []any) {
+	score, from, args := s.filtered(b, idb)
 	if !relevance {
 		score = "0.0"
 	}
@@ -444,8 +443,8 @@ func citationWeightOf(col string) string {
 // higher is better, 0 without a query. Relevance is the text score (bm25
 // on SQLite, ts_rank on PostgreSQL; a title word counts ten times an
 // abstract word on SQLite, 2.5 times on PostgreSQL, whose weights are
-// fixed) times citationWeight.
-func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
+// fixed) times citationWeight. Its lists of keys are bound in b.
+func (s PaperSearch) filtered(b *bound, idb bun.IDB) (score, from string, args []any) {
 	score = "0.0"
 	switch {
 	case s.Query.IsZero():
@@ -460,25 +459,28 @@ func (s PaperSearch) filtered(idb bun.IDB) (score, from string, args []any) {
 		from = "FROM papers_fts JOIN papers AS p ON p.id = papers_fts.rowid WHERE papers_fts MATCH ?"
 		args = append(args, s.Query.fts5())
 	}
-	c, cargs := s.conditions(idb)
+	c, cargs := s.conditions(b, idb)
 	return score, from + c, append(args, cargs...)
 }
 
 // conditions is the filters of s other than its query, as conditions on
-// papers AS p, each after an AND, with their arguments.
-func (s PaperSearch) conditions(idb bun.IDB) (from string, args []any) {
+// papers AS p, each after an AND, with their arguments; its lists of
+// keys are bound in b.
+func (s PaperSearch) conditions(b *bound, idb bun.IDB) (from string, args []any) {
 	from = " AND p.arxiv_id IS NOT NULL"
 	switch {
 	case s.IDs == nil:
 	case len(s.IDs) == 0:
 		from += " AND 1 = 0"
 	default:
-		from += " AND p.id IN (?)"
-		args = append(args, bun.List(s.IDs))
+		cond, a := in(b, "p.id", s.IDs)
+		from += " AND " + cond
+		args = append(args, a...)
 	}
 	if len(s.Categories) > 0 {
-		from += " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND " + probeColumn(idb, "pc.category") + " IN (?))"
-		args = append(args, bun.List(s.Categories))
+		cond, a := in(b, probeColumn(idb, "pc.category"), s.Categories)
+		from += " AND EXISTS (SELECT 1 FROM paper_categories AS pc WHERE pc.paper_id = p.id AND " + cond + ")"
+		args = append(args, a...)
 	}
 	if !s.From.IsZero() {
 		from += " AND p.published >= ?"
@@ -528,14 +530,15 @@ func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (
 		}
 		return relevancePage(ctx, idb, c, a)
 	}
-	from, args := s.searchFrom(idb, a.Order == Relevance)
+	b := binding(idb)
+	from, args := s.searchFrom(b, idb, a.Order == Relevance)
 	k := paperKeysets[a.Order]
 	if a.Order == Relevance {
 		k = relevanceKeyset
 	}
 	q, args := k.limitSQL("p.*", from, args, a)
 	var rows []*searchRow
-	if err := idb.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+	if err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &rows); err != nil {
 		return Page[*Paper]{}, err
 	}
 	return searchPage(rows, a), nil
@@ -560,9 +563,10 @@ func MatchPapers(ctx context.Context, idb bun.IDB, s PaperSearch) ([]*Paper, err
 	if len(s.IDs) == 0 {
 		return nil, nil
 	}
-	_, from, args := s.filtered(idb)
+	b := binding(idb)
+	_, from, args := s.filtered(b, idb)
 	var ps []*Paper
-	if err := idb.NewRaw("SELECT "+paperListColumns+" "+from+" ORDER BY p.id", args...).Scan(ctx, &ps); err != nil {
+	if err := idb.NewRaw("SELECT "+paperListColumns+" "+from+" ORDER BY p.id", args...).Scan(b.ctx(ctx), &ps); err != nil {
 		return nil, err
 	}
 	return partial(ps), nil
@@ -592,9 +596,10 @@ func SearchCount(ctx context.Context, idb bun.IDB, s PaperSearch) (n int, exact 
 
 // SearchTotal counts the papers s selects, every one of them.
 func SearchTotal(ctx context.Context, idb bun.IDB, s PaperSearch) (int, error) {
-	_, from, args := s.filtered(idb)
+	b := binding(idb)
+	_, from, args := s.filtered(b, idb)
 	var n int
-	err := idb.NewRaw("SELECT COUNT(*) "+from, args...).Scan(ctx, &n)
+	err := idb.NewRaw("SELECT COUNT(*) "+from, args...).Scan(b.ctx(ctx), &n)
 	return n, err
 }
 

@@ -122,7 +122,8 @@ func (s PaperSearch) relaxedCandidates(ctx context.Context, idb bun.IDB) ([]cand
 		"m AS (SELECT w.id, COUNT(*) AS hits, SUM(ln((n.n - w.df + 0.5) / (w.df + 0.5) + 1) * CASE WHEN w.title = 1 THEN " +
 		strconv.Itoa(relaxTitleWeight) + " ELSE 1 END) AS s FROM w CROSS JOIN n GROUP BY w.id HAVING COUNT(*) >= ?)\n"
 	args = append(args, minShould)
-	cond, cargs := s.conditions(idb)
+	b := binding(idb)
+	cond, cargs := s.conditions(b, idb)
 	if !required.IsZero() {
 		if pg {
 			cond += " AND p.search_doc @@ to_tsquery('simple', ?)"
@@ -135,7 +136,7 @@ func (s PaperSearch) relaxedCandidates(ctx context.Context, idb bun.IDB) ([]cand
 	q += "SELECT id, published, hits + sc / (1 + sc) AS score FROM (SELECT p.id, p.published, m.hits, m.s * " + citationWeight +
 		" AS sc FROM m JOIN papers AS p ON p.id = m.id WHERE 1 = 1" + cond + ") AS r ORDER BY score DESC, id LIMIT " + strconv.Itoa(RelevanceCandidates+1)
 	var rows []candidate
-	if err := idb.NewRaw(q, append(args, cargs...)...).Scan(ctx, &rows); err != nil {
+	if err := idb.NewRaw(q, append(args, cargs...)...).Scan(b.ctx(ctx), &rows); err != nil {
 		return nil, false, err
 	}
 	return rows, true, nil

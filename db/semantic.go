@@ -19,9 +19,10 @@ func SemanticCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, ids []i
 		return c, nil
 	}
 	s.IDs = ids
-	cond, args := s.conditions(idb)
+	b := binding(idb)
+	cond, args := s.conditions(b, idb)
 	var rows []candidate
-	err := idb.NewRaw("SELECT p.id, p.published, 0.0 AS score FROM papers AS p WHERE 1 = 1"+cond, args...).Scan(ctx, &rows)
+	err := idb.NewRaw("SELECT p.id, p.published, 0.0 AS score FROM papers AS p WHERE 1 = 1"+cond, args...).Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return c, err
 	}

@@ -13,9 +13,10 @@ import (
 // whose statements are long (a page per parent, joined by UNION ALL),
 // compiling is a large share of a request's work. The SQLite pools that Open and
 // OpenReader make therefore keep, on each connection, the compiled
-// statements of the batch reads whose keys they bind (see bound): their
-// text depends only on the shape of the read (how many parents, which
-// page), so a connection compiles each shape once.
+// statements whose keys they bind (see bound), batch reads and writes by
+// lists of keys: their text depends only on the shape of the statement
+// (how many parents, which page), so a connection compiles each shape
+// once.
 
 // A connection keeps at most cachedStatements compiled statements, of at
 // most cachedText bytes of SQL in all, the least recently used going
@@ -79,8 +80,9 @@ type sqliteConn interface {
 	driver.Validator
 }
 
-// cachingConn is a SQLite connection whose queries with bound parameters
-// (in their context, see bound) run as compiled statements it keeps.
+// cachingConn is a SQLite connection whose statements with bound
+// parameters (in their context, see bound) run as compiled statements it
+// keeps, reads and writes alike.
 // database/sql uses a connection from one goroutine at a time, but a
 // transaction may read a statement while an earlier read of the same text
 // is still open: that one runs as a statement of its own, closed with its
@@ -116,6 +118,23 @@ func (c *cachingConn) QueryContext(ctx context.Context, query string, args []dri
 		return nil, err
 	}
 	return &cachedRows{Rows: rows, release: func() { c.release(cs) }}, nil
+}
+
+func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	named, ok := boundArgs(ctx, args)
+	if !ok {
+		return c.sqliteConn.ExecContext(ctx, query, args)
+	}
+	cs, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer c.release(cs)
+	res, err := cs.stmt.(driver.StmtExecContext).ExecContext(ctx, named)
+	if err != nil {
+		c.forget(cs) // as in QueryContext
+	}
+	return res, err
 }
 
 // stmt returns the compiled statement of query, marked busy: the kept

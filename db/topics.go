@@ -146,8 +146,9 @@ func FilePapers(ctx context.Context, idb bun.IDB, filed []PaperTopic) error {
 			}
 		}
 		for lo := 0; lo < len(ids); lo += 1000 {
-			if _, err := tx.NewDelete().TableExpr("paper_topics").
-				Where("paper_id IN (?)", bun.List(ids[lo:min(lo+1000, len(ids))])).Exec(ctx); err != nil {
+			b := binding(tx)
+			cond, args := in(b, "paper_id", ids[lo:min(lo+1000, len(ids))])
+			if _, err := tx.NewDelete().TableExpr("paper_topics").Where(cond, args...).Exec(b.ctx(ctx)); err != nil {
 				return err
 			}
 		}

@@ -40,12 +40,14 @@ func rowsWithAny[T any](ctx context.Context, idb bun.IDB, order string, cols ...
 	if order != "" {
 		q.Order(order)
 	}
+	b := binding(idb)
 	for _, c := range cols {
 		if len(c.vals) > 0 {
-			q.WhereOr("? IN (?)", bun.Ident(c.col), bun.List(c.vals))
+			cond, args := in(b, c.col, c.vals)
+			q.WhereOr(cond, args...)
 		}
 	}
-	return rows, q.Scan(ctx)
+	return rows, q.Scan(b.ctx(ctx))
 }
 
 // PaperKeys are the ids papers are looked up by when records are merged.
@@ -151,7 +153,9 @@ func AddCategories(ctx context.Context, idb bun.IDB, cats []Category) error {
 func CategoriesOf(ctx context.Context, idb bun.IDB, papers []int64) (map[int64][]string, error) {
 	out := map[int64][]string{}
 	for chunk := range slices.Chunk(papers, 5000) {
-		err := scan(ctx, idb, func(rows *sql.Rows) error {
+		b := binding(idb)
+		cond, args := in(b, "paper_id", chunk)
+		err := scan(b.ctx(ctx), idb, func(rows *sql.Rows) error {
 			var p int64
 			var c string
 			if err := rows.Scan(&p, &c); err != nil {
@@ -159,7 +163,7 @@ func CategoriesOf(ctx context.Context, idb bun.IDB, papers []int64) (map[int64][
 			}
 			out[p] = append(out[p], c)
 			return nil
-		}, `SELECT paper_id, category FROM paper_categories WHERE paper_id IN (?) ORDER BY paper_id, position`, bun.List(chunk))
+		}, `SELECT paper_id, category FROM paper_categories WHERE `+cond+` ORDER BY paper_id, position`, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -181,14 +185,16 @@ func ReplacePaperCategories(ctx context.Context, tx bun.Tx, stored []int64, pape
 			Category string `bun:"category"`
 			N        int64  `bun:"n"`
 		}
-		if err := tx.NewRaw("SELECT category, COUNT(*) AS n FROM paper_categories WHERE paper_id IN (?) GROUP BY category",
-			bun.List(stored)).Scan(ctx, &old); err != nil {
+		b := binding(tx)
+		cond, args := in(b, "paper_id", stored)
+		if err := tx.NewRaw("SELECT category, COUNT(*) AS n FROM paper_categories WHERE "+cond+" GROUP BY category",
+			args...).Scan(b.ctx(ctx), &old); err != nil {
 			return err
 		}
 		for _, o := range old {
 			moved[o.Category] -= o.N
 		}
-		if _, err := tx.NewDelete().Model((*PaperCategory)(nil)).Where("paper_id IN (?)", bun.List(stored)).Exec(ctx); err != nil {
+		if _, err := tx.NewDelete().Model((*PaperCategory)(nil)).Where(cond, args...).Exec(b.ctx(ctx)); err != nil {
 			return err
 		}
 	}
@@ -220,6 +226,9 @@ func moveCategoryCounts(ctx context.Context, idb bun.IDB, moved map[string]int64
 		for _, c := range part {
 			args = append(args, c)
 		}
+		// The codes are written out, not bound (see in): each comes with
+		// its number in the CASE, whose arms the statement's text holds
+		// anyway, and the IN list names the same codes.
 		q := "UPDATE categories SET paper_count = paper_count + CASE code" + cases.String() + " END WHERE code IN (?" + strings.Repeat(", ?", len(part)-1) + ")"
 		if _, err := idb.ExecContext(ctx, q, args...); err != nil {
 			return err
@@ -255,8 +264,10 @@ func syncDates(ctx context.Context, idb bun.IDB, table, date, paper string, pape
 		return nil
 	}
 	published := "(SELECT p.published FROM papers AS p WHERE p.id = " + table + "." + paper + ")"
+	b := binding(idb)
+	cond, args := in(b, paper, papers)
 	_, err := idb.NewRaw("UPDATE "+table+" SET "+date+" = "+published+
-		" WHERE "+paper+" IN (?) AND "+date+" IS DISTINCT FROM "+published, bun.List(papers)).Exec(ctx)
+		" WHERE "+cond+" AND "+date+" IS DISTINCT FROM "+published, args...).Exec(b.ctx(ctx))
 	return err
 }
 
@@ -314,8 +325,10 @@ func citedOf(target string) string {
 
 // DeleteBylines deletes the affiliations and authorships of papers.
 func DeleteBylines(ctx context.Context, idb bun.IDB, paperIDs []int64) error {
+	b := binding(idb)
+	cond, args := in(b, "paper_id", paperIDs)
 	for _, m := range []any{(*Affiliation)(nil), (*Authorship)(nil)} {
-		if _, err := idb.NewDelete().Model(m).Where("paper_id IN (?)", bun.List(paperIDs)).Exec(ctx); err != nil {
+		if _, err := idb.NewDelete().Model(m).Where(cond, args...).Exec(b.ctx(ctx)); err != nil {
 			return err
 		}
 	}
@@ -395,7 +408,9 @@ func InstitutionsByKeys(ctx context.Context, idb bun.IDB, rors, openalexIDs []st
 // included, in no promised order.
 func AllInstitutionNames(ctx context.Context, idb bun.IDB, ids []int64) ([]InstitutionName, error) {
 	var rows []InstitutionName
-	err := idb.NewSelect().Model(&rows).Where("institution_id IN (?)", bun.List(ids)).Scan(ctx)
+	b := binding(idb)
+	cond, args := in(b, "institution_id", ids)
+	err := idb.NewSelect().Model(&rows).Where(cond, args...).Scan(b.ctx(ctx))
 	return rows, err
 }
 
@@ -418,7 +433,9 @@ func UpdateInstitutions(ctx context.Context, idb bun.IDB, rows []*Institution, n
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	if _, err := idb.NewDelete().Model((*InstitutionName)(nil)).Where("institution_id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
+	b := binding(idb)
+	cond, args := in(b, "institution_id", ids)
+	if _, err := idb.NewDelete().Model((*InstitutionName)(nil)).Where(cond, args...).Exec(b.ctx(ctx)); err != nil {
 		return err
 	}
 	_, err := idb.NewInsert().Model(&names).Exec(ctx)
