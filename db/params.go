@@ -63,9 +63,9 @@ func binding(idb bun.IDB) *bound {
 		sqldb = idb.NewSelect().DB().DB
 	}
 	b := &bound{postgres: IsPostgres(idb)}
-	switch sqldb.Driver().(type) {
+	switch d := sqldb.Driver().(type) {
 	case paramDriver:
-		b.pg = true
+		b.pg, b.custom = true, d.custom
 	case cachingDriver:
 		b.lite = true
 	}
@@ -212,8 +212,19 @@ func (b *bound) ctx(ctx context.Context) context.Context {
 }
 
 // paramConnector opens PostgreSQL connections that bind the parameters
-// a statement's context carries (see bound).
-type paramConnector struct{ driver.Connector }
+// a statement's context carries (see bound). custom plans every statement
+// that binds keys for its own keys (see bound.custom): the writer's. A
+// generic plan assumes an array of a few keys and compares each row with
+// the keys one by one, where a plan for the keys at hand hashes a long
+// list; an import reads by lists of hundreds of keys, some from tables
+// whose indexes a bulk load has dropped, which such a generic plan scans
+// with every key for every row. The writer's lists were planned for their
+// keys when they were written into the SQL, and still are; the readers,
+// whose reads go by index, keep one generic plan (see openPostgres).
+type paramConnector struct {
+	driver.Connector
+	custom bool
+}
 
 func (c paramConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
@@ -223,11 +234,16 @@ func (c paramConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return paramConn{conn.(*stdlib.Conn)}, nil
 }
 
-// Driver returns the driver under a type of its own, by which binds
+// Driver returns the driver under a type of its own, by which binding
 // knows the pool.
-func (c paramConnector) Driver() driver.Driver { return paramDriver{c.Connector.Driver()} }
+func (c paramConnector) Driver() driver.Driver {
+	return paramDriver{Driver: c.Connector.Driver(), custom: c.custom}
+}
 
-type paramDriver struct{ driver.Driver }
+type paramDriver struct {
+	driver.Driver
+	custom bool
+}
 
 // paramConn is a pgx connection whose statements take their parameters
 // from their context when database/sql gives them none (bun never does).
@@ -262,7 +278,8 @@ func boundArgs(ctx context.Context, args []driver.NamedValue) (named []driver.Na
 	return named, true
 }
 
-// openPGX is the pool of cfg's connections, binding as paramConn does.
-func openPGX(cfg pgx.ConnConfig) *sql.DB {
-	return sql.OpenDB(paramConnector{stdlib.GetConnector(cfg)})
+// openPGX is the pool of cfg's connections, binding as paramConn does;
+// custom as paramConnector's.
+func openPGX(cfg pgx.ConnConfig, custom bool) *sql.DB {
+	return sql.OpenDB(paramConnector{Connector: stdlib.GetConnector(cfg), custom: custom})
 }

@@ -419,7 +419,7 @@ func openPostgres(dsn string, conns int, read bool) (*sql.DB, error) {
 			cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 		}
 	}
-	sqldb := openPGX(*cfg)
+	sqldb := openPGX(*cfg, !read)
 	// As many idle connections as open ones: the default of two would
 	// close and reopen connections under any steady load.
 	sqldb.SetMaxOpenConns(conns)

@@ -205,7 +205,7 @@ func (s PaperSearch) candidatesQuery(idb bun.IDB) (*candidatesQuery, []int) {
 		// words probes their few matches (the category's size, not the
 		// matches', sets the generic plan's cost). Without filters the
 		// generic plan is as good.
-		c.b.custom = len(s.Categories) > 0 || !s.From.IsZero() || !s.To.IsZero()
+		c.b.custom = c.b.custom || len(s.Categories) > 0 || !s.From.IsZero() || !s.To.IsZero()
 	}
 	return c, bands
 }
