@@ -570,6 +570,27 @@ func InsertCoauthors(ctx context.Context, tx bun.Tx, researchers, coauthors, pap
 	return InsertColumns(ctx, tx, "coauthors", []string{"researcher_id", "coauthor_id", "paper_count"}, researchers, coauthors, papers)
 }
 
+// SetCoauthorCounts writes researchers' co-author counts (their rows in
+// coauthors), one count per id; a row whose count is unchanged is not
+// written.
+func SetCoauthorCounts(ctx context.Context, tx bun.Tx, ids, counts []int64) error {
+	_, err := UpdateColumns(ctx, tx, "researchers", "id", ids, []string{"coauthor_count"}, counts)
+	return err
+}
+
+// RecountCoauthors counts again the rows in coauthors of the given
+// researchers into their coauthor_count, a few thousand per statement.
+func RecountCoauthors(ctx context.Context, idb bun.IDB, ids []int64) error {
+	for chunk := range slices.Chunk(ids, 5000) {
+		if _, err := idb.NewRaw(`UPDATE researchers
+			SET coauthor_count = (SELECT COUNT(*) FROM coauthors c WHERE c.researcher_id = researchers.id)
+			WHERE id IN (?)`, bun.List(chunk)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // InsertSameName writes same-name links, a few thousand per statement.
 func InsertSameName(ctx context.Context, idb bun.IDB, rows []SameName) error {
 	for chunk := range slices.Chunk(rows, 5000) {

@@ -101,6 +101,8 @@ type Researcher struct {
 	SoleCount          int   `bun:"sole_count,notnull"`
 	ArchiveHIndex      int   `bun:"archive_h_index,notnull"`
 	MostCitedPaperID   int64 `bun:"most_cited_paper_id,nullzero"`
+	// CoauthorCount is the researcher's rows in coauthors.
+	CoauthorCount int `bun:"coauthor_count,notnull"`
 }
 
 // Institution is one organisation, usually from ROR.

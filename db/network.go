@@ -222,39 +222,84 @@ func CoauthorTies(ctx context.Context, idb bun.IDB, ids []int64, most int) ([]Co
 	return rows, err
 }
 
+// PathEnds are the two ends of a collaboration path as PathEndsOf reads
+// them: their co-author counts (0 for one that does not exist) and
+// whether they are co-authors.
+type PathEnds struct {
+	FromCount int64 `bun:"from_count"`
+	ToCount   int64 `bun:"to_count"`
+	Tied      bool  `bun:"tied"`
+}
+
+// PathEndsOf reads the co-author counts of from and to and whether they
+// are tied, in one statement of three probes of primary keys.
+func PathEndsOf(ctx context.Context, idb bun.IDB, from, to int64) (PathEnds, error) {
+	var e PathEnds
+	err := idb.NewRaw(`SELECT
+		COALESCE((SELECT coauthor_count FROM researchers WHERE id = ?), 0) AS from_count,
+		COALESCE((SELECT coauthor_count FROM researchers WHERE id = ?), 0) AS to_count,
+		EXISTS (SELECT 1 FROM coauthors WHERE researcher_id = ? AND coauthor_id = ?) AS tied`,
+		from, to, from, to).Scan(ctx, &e)
+	return e, err
+}
+
 // tieProbePairs is the most pairs of from and to that CoauthorTieAcross
 // probes one by one in the primary key: a probe is one descent of the
 // index, where reading a researcher's ties reads all of them, which a
 // prolific researcher has by the hundred and more as the archive grows.
 const tieProbePairs = 64
 
+// TieAcross is what CoauthorTieAcross reads: the tie found, if any, or
+// else the summed co-author count of the researchers it was asked to
+// count.
+type TieAcross struct {
+	Tie   CoauthorTie
+	Found bool
+	Ties  int64
+}
+
 // CoauthorTieAcross reads the tie from one of from to one of to whose
 // end in to has the lowest id, the tie of most shared papers (then of the
-// lowest id in from) to that end, and whether there is any, in one
-// statement. For up to tieProbePairs pairs it probes each pair in the
-// primary key; for more it reads the ties of the shorter list only,
-// filtered by the other: "+ 0" keeps the other list from the primary
-// key, which would probe every pair of the two lists.
-func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64) (CoauthorTie, bool, error) {
+// lowest id in from) to that end; when there is none, it reads the summed
+// co-author count (researchers.coauthor_count) of count instead, which
+// then costs a look-up of each. One statement. For up to tieProbePairs
+// pairs it probes each pair in the primary key; for more it reads the
+// ties of one list only, filtered by the other: those of from when
+// fromCost, the caller's estimate of their number, is at most toCost,
+// that of to (the same rows either way). "+ 0" keeps the other list from
+// the primary key, which would probe every pair of the two lists.
+func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64, fromCost, toCost int64, count []int64) (TieAcross, error) {
 	probe := " + 0"
 	if len(from)*len(to) <= tieProbePairs {
 		probe = ""
 	}
 	cols, order := "c.researcher_id AS researcher_id, c.coauthor_id AS coauthor_id", "c.coauthor_id, c.paper_count DESC, c.researcher_id"
-	if len(to) < len(from) {
+	if toCost < fromCost {
 		cols, order = "c.coauthor_id AS researcher_id, c.researcher_id AS coauthor_id", "c.researcher_id, c.paper_count DESC, c.coauthor_id"
 		from, to = to, from
 	}
 	b := binding(idb)
-	source, args := in(b, "c.researcher_id", from)
+	counted, args := in(b, "r.id", count)
+	source, a := in(b, "c.researcher_id", from)
+	args = append(args, a...)
 	target, a := in(b, "c.coauthor_id"+probe, to)
-	q := `SELECT ` + cols + ` FROM coauthors AS c WHERE ` + source + ` AND ` + target + ` ORDER BY ` + order + ` LIMIT 1`
-	var rows []CoauthorTie
-	err := idb.NewRaw(q, append(args, a...)...).Scan(b.ctx(ctx), &rows)
-	if err != nil || len(rows) == 0 {
-		return CoauthorTie{}, false, err
+	args = append(args, a...)
+	// The count's subquery stands in a CASE branch taken only when no
+	// tie was found, which both databases evaluate only then.
+	q := `SELECT m.researcher_id, m.coauthor_id, CASE WHEN m.researcher_id IS NULL THEN
+			(SELECT COALESCE(SUM(r.coauthor_count), 0) FROM researchers AS r WHERE ` + counted + `) ELSE 0 END AS ties
+		FROM (SELECT 1 AS one) AS o LEFT JOIN (
+			SELECT ` + cols + ` FROM coauthors AS c WHERE ` + source + ` AND ` + target + ` ORDER BY ` + order + ` LIMIT 1
+		) AS m ON 1 = 1`
+	var row struct {
+		ResearcherID, CoauthorID *int64
+		Ties                     int64
 	}
-	return rows[0], true, nil
+	err := idb.NewRaw(q, args...).Scan(b.ctx(ctx), &row)
+	if err != nil || row.ResearcherID == nil {
+		return TieAcross{Ties: row.Ties}, err
+	}
+	return TieAcross{Tie: CoauthorTie{*row.ResearcherID, *row.CoauthorID}, Found: true}, nil
 }
 
 // SharedPaper is a paper two researchers, A < B, are both on.

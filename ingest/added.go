@@ -152,7 +152,11 @@ func (c addedCounts) write(ctx context.Context, tx bun.Tx) error {
 	for i, k := range pks {
 		as[i], bs[i], ps[i] = k[0], k[1], c.pairs[k]
 	}
-	return db.AddCoauthors(ctx, tx, as, bs, ps)
+	if err := db.AddCoauthors(ctx, tx, as, bs, ps); err != nil {
+		return err
+	}
+	// A pair may be new: the researchers on its left are counted again.
+	return db.RecountCoauthors(ctx, tx, slices.Compact(as))
 }
 
 // addFigures adds counts to researchers' stored figures; their h-index

@@ -12,8 +12,9 @@ import (
 
 // deriveCoauthors writes the co-author rows of the derive batch's researchers
 // (deriveResearchers has deleted their old ones): every other researcher
-// on one of their papers, with the number of papers shared. Papers of
-// more than db.MaxCoauthorPaperAuthors authors tie no one.
+// on one of their papers, with the number of papers shared, and their
+// co-author counts. Papers of more than db.MaxCoauthorPaperAuthors
+// authors tie no one.
 //
 // The pairs are counted here rather than by a grouped INSERT … SELECT:
 // the databases sort and group millions of pairs many times slower than
@@ -75,5 +76,16 @@ func deriveCoauthors(ctx context.Context, tx bun.Tx) error {
 		}
 		as, bs, ns = append(as, p[0]), append(bs, p[1]), append(ns, 1)
 	}
-	return db.InsertCoauthors(ctx, tx, as, bs, ns)
+	if err := db.InsertCoauthors(ctx, tx, as, bs, ns); err != nil {
+		return err
+	}
+	// Every queued researcher's count, those left with none at 0: the
+	// rows of a researcher lie together in as.
+	counts := make([]int64, len(queue))
+	for i, id := range queue {
+		lo, _ := slices.BinarySearch(as, id)
+		hi, _ := slices.BinarySearch(as, id+1)
+		counts[i] = int64(hi - lo)
+	}
+	return db.SetCoauthorCounts(ctx, tx, queue, counts)
 }

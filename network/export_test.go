@@ -7,3 +7,10 @@ func SetPathBudget(budget int) (restore func()) {
 	pathBudget = budget
 	return func() { pathBudget = b }
 }
+
+// OnLayer has Path give fn the frontier of each layer it reads, and
+// returns a function that stops it.
+func OnLayer(fn func(frontier []int64)) (restore func()) {
+	layerRead = fn
+	return func() { layerRead = nil }
+}

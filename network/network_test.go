@@ -298,9 +298,10 @@ func TestNetworks(t *testing.T) {
 				to       int64
 				maxDepth int
 				wantLen  int // hops; -1 for no path
-				// statements, when set: the search asks whether the sides
-				// are tied before it reads a layer, and reads none where
-				// they are or where the depth allows no further layer.
+				// statements, when set: the search reads the ends' counts
+				// and whether they are tied, then after each layer whether
+				// the sides are, and reads no layer where they are or
+				// where the depth allows no further layer.
 				statements int64
 			}{
 				{"self", start, 1, 0, 0},
@@ -323,8 +324,8 @@ func TestNetworks(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got := counter.Count() - before; got > int64(2*tt.maxDepth+1) || tt.statements != 0 && got != tt.statements {
-						t.Errorf("statements = %d, want at most %d (%d if set)", got, 2*tt.maxDepth+1, tt.statements)
+					if got := counter.Count() - before; got > int64(2*tt.maxDepth) || tt.statements != 0 && got != tt.statements {
+						t.Errorf("statements = %d, want at most %d (%d if set)", got, 2*tt.maxDepth, tt.statements)
 					}
 					if tt.wantLen < 0 {
 						if steps != nil {
@@ -353,6 +354,58 @@ func TestNetworks(t *testing.T) {
 					}
 				})
 			}
+			t.Run("co-author counts", func(t *testing.T) {
+				var rows []struct{ ID, CoauthorCount int64 }
+				if err := bdb.NewSelect().Column("id", "coauthor_count").Table("researchers").Scan(ctx, &rows); err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rows {
+					if r.CoauthorCount != int64(len(co.adj[r.ID])) {
+						t.Errorf("researcher %d: coauthor_count %d, want %d", r.ID, r.CoauthorCount, len(co.adj[r.ID]))
+					}
+				}
+			})
+			t.Run("widens the side of fewer co-authors", func(t *testing.T) {
+				// A researcher three hops from the hub whose co-authors
+				// have fewer co-authors in all than the hub: the search
+				// widens that side twice and never reads the hub's
+				// co-authors.
+				var leaf int64
+				for _, id := range slices.Sorted(maps.Keys(dist)) {
+					var ties int
+					for _, c := range co.adj[id] {
+						ties += len(co.adj[c])
+					}
+					if dist[id] == 3 && ties <= len(co.adj[start]) {
+						leaf = id
+						break
+					}
+				}
+				if leaf == 0 {
+					t.Fatal("no researcher three hops from the hub has few enough ties; the fixture is not what the test expects")
+				}
+				var reads [][]int64
+				restore := network.OnLayer(func(frontier []int64) { reads = append(reads, slices.Clone(frontier)) })
+				defer restore()
+				before := counter.Count()
+				steps, err := network.Path(ctx, bdb, leaf, start, network.DefaultPathDepth)
+				if err != nil || len(steps) != 4 {
+					t.Fatalf("got %+v, %v; want a path of 4 steps", steps, err)
+				}
+				// The ends, two layers and two meetings, the shared papers.
+				if got := counter.Count() - before; got != 6 {
+					t.Errorf("statements = %d, want 6", got)
+				}
+				restore()
+				if len(reads) != 2 || len(reads[0]) != 1 || reads[0][0] != leaf {
+					t.Errorf("read the co-authors of %v, want two layers, the first from %d", reads, leaf)
+				}
+				for _, ids := range reads {
+					if slices.Contains(ids, start) {
+						t.Errorf("read the co-authors of %v, the hub %d among them", ids, start)
+					}
+				}
+			})
 			t.Run("past the budget", func(t *testing.T) {
 				// The first layer, the hub's co-authors, is past a budget
 				// of two researchers: the search still looks one hop

@@ -26,6 +26,10 @@ const (
 // archive never reaches.
 var pathBudget = PathBudget
 
+// layerRead, when a test sets it, is given the frontier of each layer
+// that expand reads the co-authors of.
+var layerRead func(frontier []int64)
+
 // ErrPathBudget is wrapped by Path's error when the search visited
 // PathBudget researchers without finding a path or exhausting the depth:
 // a path may exist but was not looked for further. The error says how
@@ -41,10 +45,12 @@ type Step struct {
 }
 
 // side is one end of a bidirectional search: the researchers reached, each
-// with the one it was reached from (0 for the end itself).
+// with the one it was reached from (0 for the end itself), and ties, the
+// co-author count of the frontier summed: the rows that widening it reads.
 type side struct {
 	parent   map[int64]int64
 	frontier []int64
+	ties     int64
 	depth    int
 }
 
@@ -58,15 +64,20 @@ type side struct {
 // the researcher exists.
 //
 // It searches from both ends at once, one layer at a time, always widening
-// the smaller frontier. Before it reads a layer it asks whether the two
-// frontiers are tied at all (see meetAcross), which reads no co-author
-// beyond the other frontier: the layer where the searches meet, the
-// largest of a search, is never read, nor the last layer maxDepth allows,
-// and a co-author's path reads none. It sends at most two statements per
-// layer and one for the shared papers: at most 2×maxDepth+1. When the search has grown past
-// PathBudget researchers it looks one hop further and, finding no path,
-// returns an error wrapping ErrPathBudget that says how many hops it
-// ruled out.
+// the side whose next layer is the smaller: that of the frontier of fewer
+// co-authors in all (researchers.coauthor_count, which the meeting after
+// each layer reads), not of fewer researchers, so that a prolific
+// researcher at one end, with co-authors by the thousand, is widened only
+// when the other side's layers have grown as large. It first reads the ends' counts and
+// whether they are tied (PathEndsOf); after each layer it asks whether
+// the new frontier is tied to the other side's (see meetAcross), which
+// reads no co-author beyond the other frontier: the layer where the
+// searches meet, the largest of a search, is never read, nor the last
+// layer maxDepth allows. It sends one statement for the ends, two per
+// layer and one for the shared papers: at most 2×maxDepth. When the
+// search has grown past PathBudget researchers, or the next layer past
+// pathTies ties, it returns an error wrapping ErrPathBudget that says
+// how many hops it ruled out.
 func Path(ctx context.Context, idb bun.IDB, from, to int64, maxDepth int) ([]Step, error) {
 	if maxDepth < 1 || maxDepth > MaxPathDepth {
 		return nil, &ArgError{"maxDepth", fmt.Sprintf("must be between 1 and %d, got %d", MaxPathDepth, maxDepth)}
@@ -74,41 +85,53 @@ func Path(ctx context.Context, idb bun.IDB, from, to int64, maxDepth int) ([]Ste
 	if from == to {
 		return []Step{{ResearcherID: from}}, nil
 	}
-	fwd := &side{parent: map[int64]int64{from: 0}, frontier: []int64{from}}
-	bwd := &side{parent: map[int64]int64{to: 0}, frontier: []int64{to}}
-	for fwd.depth+bwd.depth < maxDepth {
+	ends, err := db.PathEndsOf(ctx, idb, from, to)
+	if err != nil || ends.Tied {
+		return linkOrErr(ctx, idb, []int64{from, to}, err)
+	}
+	fwd := &side{parent: map[int64]int64{from: 0}, frontier: []int64{from}, ties: ends.FromCount}
+	bwd := &side{parent: map[int64]int64{to: 0}, frontier: []int64{to}, ties: ends.ToCount}
+	for fwd.depth+bwd.depth+1 < maxDepth {
 		s, other := fwd, bwd
-		if len(bwd.frontier) < len(fwd.frontier) {
+		if bwd.ties < fwd.ties {
 			s, other = bwd, fwd
 		}
-		if len(s.frontier) == 0 {
-			return nil, nil
-		}
-		meet, err := s.meetAcross(ctx, idb, other)
 		switch {
-		case err != nil:
-			return nil, err
-		case meet != 0:
-			ids := slices.Concat(fwd.trail(meet, true), bwd.trail(bwd.parent[meet], false))
-			return linkPapers(ctx, idb, ids)
-		case len(fwd.parent)+len(bwd.parent) > pathBudget:
+		case len(s.frontier) == 0:
+			return nil, nil
+		case len(fwd.parent)+len(bwd.parent) > pathBudget || s.ties > pathTies:
 			return nil, fmt.Errorf("%w: there is none of %d hops or fewer", ErrPathBudget, fwd.depth+bwd.depth+1)
-		case fwd.depth+bwd.depth+1 == maxDepth:
-			return nil, nil // the last layer allowed, and no path through it
 		}
 		if err := s.expand(ctx, idb); err != nil {
 			return nil, err
+		}
+		meet, err := s.meetAcross(ctx, idb, other)
+		if err != nil || meet != 0 {
+			ids := slices.Concat(fwd.trail(meet, true), bwd.trail(bwd.parent[meet], false))
+			return linkOrErr(ctx, idb, ids, err)
 		}
 	}
 	return nil, nil
 }
 
-// expand widens s by one layer. meetAcross found none of the layer in
-// the other side, so it only records parents.
+// linkOrErr is linkPapers of ids, or err when it is not nil.
+func linkOrErr(ctx context.Context, idb bun.IDB, ids []int64, err error) ([]Step, error) {
+	if err != nil {
+		return nil, err
+	}
+	return linkPapers(ctx, idb, ids)
+}
+
+// expand widens s by one layer: the co-authors of its frontier that no
+// layer of s holds yet, each reached through its strongest tie. Their
+// co-author count is read by the meeting that follows (meetAcross).
 func (s *side) expand(ctx context.Context, idb bun.IDB) error {
 	// The strongest tie comes first for each co-author, and is kept. A
 	// layer of more ties than pathTies is past the budget anyway; the
-	// bound keeps it from being read.
+	// bound keeps it from being read where the counts fall short.
+	if layerRead != nil {
+		layerRead(s.frontier)
+	}
 	rows, err := db.CoauthorTies(ctx, idb, s.frontier, pathTies+1)
 	if err != nil {
 		return err
@@ -117,7 +140,7 @@ func (s *side) expand(ctx context.Context, idb bun.IDB) error {
 		return ErrPathBudget
 	}
 	s.depth++
-	s.frontier = s.frontier[:0:0]
+	s.frontier, s.ties = s.frontier[:0:0], 0
 	for _, r := range rows {
 		if _, ok := s.parent[r.CoauthorID]; ok {
 			continue
@@ -130,18 +153,28 @@ func (s *side) expand(ctx context.Context, idb bun.IDB) error {
 
 // meetAcross returns the lowest id of other's frontier tied to s's
 // frontier, recording in s its strongest tie there, or 0 if the two
-// frontiers are not tied. The search never met before, so a tie across
-// is the middle of a shortest path, and only the frontiers can be tied:
-// a tie to a researcher other reached earlier would have met then. It
-// reads the ties of the smaller frontier that land in the other, and so
-// never the co-authors beyond them that expanding would read.
+// frontiers are not tied, and then sets s.ties. The search never met
+// before, so a tie across is the middle of a shortest path, and only the
+// frontiers can be tied: a tie to a researcher other reached earlier
+// would have met then. It reads the ties that land in the other frontier
+// of the frontier of fewer researchers (s's co-author count is not known
+// yet), and so never the co-authors beyond them that expanding would
+// read; s's count is read only when they are not tied, as the next choice
+// of a side needs it.
 func (s *side) meetAcross(ctx context.Context, idb bun.IDB, other *side) (int64, error) {
-	tie, ok, err := db.CoauthorTieAcross(ctx, idb, s.frontier, other.frontier)
-	if err != nil || !ok {
+	if len(s.frontier) == 0 || len(other.frontier) == 0 {
+		return 0, nil
+	}
+	m, err := db.CoauthorTieAcross(ctx, idb, s.frontier, other.frontier, int64(len(s.frontier)), int64(len(other.frontier)), s.frontier)
+	if err != nil {
 		return 0, err
 	}
-	s.parent[tie.CoauthorID] = tie.ResearcherID
-	return tie.CoauthorID, nil
+	if !m.Found {
+		s.ties = m.Ties
+		return 0, nil
+	}
+	s.parent[m.Tie.CoauthorID] = m.Tie.ResearcherID
+	return m.Tie.CoauthorID, nil
 }
 
 // trail returns the researchers from id back to s's end, following

@@ -28,7 +28,7 @@ var dumpQueries = []string{
 	 JOIN papers p ON p.id = a.paper_id LEFT JOIN institutions i ON i.id = a.institution_id`,
 	`SELECT 'researcher', r.name_key, r.name, COALESCE(r.orcid, ''), COALESCE(r.openalex_id, ''), COALESCE(r.s2_id, ''),
 	   r.paper_count, r.position_known_count, r.first_count, r.middle_count, r.last_count, r.sole_count,
-	   r.archive_h_index, COALESCE(p.arxiv_id, '') FROM researchers r LEFT JOIN papers p ON p.id = r.most_cited_paper_id`,
+	   r.archive_h_index, r.coauthor_count, COALESCE(p.arxiv_id, '') FROM researchers r LEFT JOIN papers p ON p.id = r.most_cited_paper_id`,
 	`SELECT 'field', r.name_key, c.category, c.paper_count FROM researcher_categories c JOIN researchers r ON r.id = c.researcher_id`,
 	`SELECT 'coauthor', a.name_key, b.name_key, c.paper_count FROM coauthors c
 	 JOIN researchers a ON a.id = c.researcher_id JOIN researchers b ON b.id = c.coauthor_id`,
