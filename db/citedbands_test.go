@@ -186,6 +186,40 @@ func TestCitedBandsRankAsTheStatement(t *testing.T) {
 					t.Errorf("%q: the rest part read %d rows, want some: %v", q.text, n, q.read)
 				}
 			}
+			// A word whose cited matches are fewer than the candidates and
+			// whose uncited ones are more than those still wanting: the
+			// rest is read newest first, and no further than the wanting.
+			partial := 0
+			for _, text := range []string{"field", "quantum", "of the", "th*", "quan*", "model", "theory", "gauge"} {
+				sq, err := db.ParseSearchQuery(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var cited, uncited int
+				if err := bdb.NewRaw(`SELECT COALESCE(SUM(p.citation_count >= 1), 0), COALESCE(SUM(p.citation_count = 0), 0)
+					FROM papers_fts JOIN papers AS p ON p.id = papers_fts.rowid
+					WHERE papers_fts MATCH ? AND p.arxiv_id IS NOT NULL`, db.FTS5(sq)).Scan(ctx, &cited, &uncited); err != nil {
+					t.Fatal(err)
+				}
+				wanting := db.RelevanceCandidates + 1 - cited
+				if wanting <= 0 || uncited <= wanting {
+					continue
+				}
+				partial++
+				restRows.Store(0)
+				restore := db.SetRestProbe(" AND test_rest_probe(p.id)")
+				_, err = db.SearchCandidates(ctx, bdb, db.PaperSearch{Query: sq}, true)
+				restore()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := restRows.Load(); n != int64(wanting) {
+					t.Errorf("%q: the rest part read %d of %d uncited matches, want the %d wanting", text, n, uncited, wanting)
+				}
+			}
+			if partial == 0 {
+				t.Error("no query reads part of the rest; the fixture is not what the test expects")
+			}
 			return
 		}
 		sq, err := db.ParseSearchQuery("the")

@@ -113,3 +113,6 @@ func IndexTokens(s string) []string {
 	var buf []byte
 	return indexTokens(nil, &buf, s)
 }
+
+// FTS5 is q's MATCH text for papers_fts.
+func FTS5(q SearchQuery) string { return q.fts5() }

@@ -119,11 +119,11 @@ func (s PaperSearch) readCandidates(ctx context.Context, idb bun.IDB, scored boo
 // citedBands are the lower bounds of the bands of citations, most cited
 // first: band i holds the papers with citedBands[i] <= citation_count <
 // citedBands[i-1] (the first has no upper bound), and the papers cited
-// less than the last bound are the rest. Migration 0019 indexes each
-// band's papers on its own: on PostgreSQL a partial GIN index per band
-// (papers_search_cited_N), on SQLite the full-text table papers_fts_cited,
-// whose band column holds the token cN. TestCitedBandsMatchMigration
-// checks that the two agree.
+// less than the last bound, never, are the rest. Migrations 0019 and 0031
+// index each band's papers on its own: on PostgreSQL a partial GIN index
+// per band (papers_search_cited_N), on SQLite the full-text table
+// papers_fts_cited, whose band column holds the token cN.
+// TestCitedBandsMatchMigration checks that the two agree.
 //
 // A query's candidates are read from the top band down, each band's most
 // cited matches up to the number still wanting, so a band is read only
@@ -137,7 +137,15 @@ func (s PaperSearch) readCandidates(ctx context.Context, idb bun.IDB, scored boo
 // cannot have; without the bands a word of 20,000 matches would be read
 // whole and sorted, and a word more common than that would walk the
 // papers in citation order and probe each.
-var citedBands = []int{128, 64, 32, 16, 8, 4, 2}
+//
+// The rest, the papers never cited, are all equal in citations, so that
+// their order is the newest first: on SQLite the full-text index's own
+// order, which the rest's statement walks down until it has the number
+// still wanting, rather than looking up every match's citations and
+// sorting them. Were the rest the papers cited once or never, a rare
+// word's thousandth candidate in a mid-sized archive would cost a look-up
+// of every one of its matches.
+var citedBands = []int{128, 64, 32, 16, 8, 4, 2, 1}
 
 // restProbe is a condition a test adds to SQLite's part of the
 // candidates statement that reads the rest (the papers below the bands),
@@ -295,7 +303,13 @@ func (c *candidatesQuery) bandSelect(bands []int, i int) string {
 		c.args = append(c.args, c.s.Query.fts5())
 	}
 	c.args = append(c.args, c.condArgs...)
-	return "SELECT p.id, p.published, p.citation_count " + from + c.cond + " ORDER BY p.citation_count + 0 DESC, p.id DESC LIMIT "
+	order := " ORDER BY p.citation_count + 0 DESC, p.id DESC LIMIT "
+	if !c.pg && i == len(bands) && len(bands) > 0 {
+		// The rest, all uncited: newest first is the index's order, which
+		// FTS5 gives as it walks (no sort), so that the LIMIT stops it.
+		order = " ORDER BY papers_fts.rowid DESC LIMIT "
+	}
+	return "SELECT p.id, p.published, p.citation_count " + from + c.cond + order
 }
 
 // scores is the statement's SELECT of the candidates, with their scores
