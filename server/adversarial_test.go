@@ -65,20 +65,24 @@ func fragmentBomb() string {
 // TestAdversarial sends requests that would take down a server without
 // the cost model, and more: each is refused before any SQL with its code, or
 // answered with no more objects than the node limit, while the
-// heap stays under heapLimit.
+// heap stays under heapLimit. -short leaves out the answers over the
+// 969- and 2,832-author bylines (long).
 func TestAdversarial(t *testing.T) {
 	tests := []struct {
 		name     string
 		query    string
 		vars     map[string]any
 		wantCode string // "" when the request must be answered
+		// long: answered over a byline of thousands of authors, a load
+		// that -short leaves to the full run.
+		long bool
 	}{
-		{name: "README query, 969-author paper", query: readmeQuery, vars: map[string]any{"paper": "2103.11058", "first": 5}},
-		{name: "README query, 2,832-author paper", query: readmeQuery, vars: map[string]any{"paper": "1411.4413", "first": 5}},
+		{name: "README query, 969-author paper", query: readmeQuery, vars: map[string]any{"paper": "2103.11058", "first": 5}, long: true},
+		{name: "README query, 2,832-author paper", query: readmeQuery, vars: map[string]any{"paper": "1411.4413", "first": 5}, long: true},
 		{name: "authors of co-authors' papers, 969 authors",
-			query: `{ paper(id:"2103.11058") { authors { researcher { papers(first:1) { nodes { authors { name } } } } } } }`},
+			query: `{ paper(id:"2103.11058") { authors { researcher { papers(first:1) { nodes { authors { name } } } } } } }`, long: true},
 		{name: "authors of co-authors' papers, 2,832 authors",
-			query: `{ paper(id:"1411.4413") { authors { researcher { papers(first:1) { nodes { authors { name } } } } } } }`},
+			query: `{ paper(id:"1411.4413") { authors { researcher { papers(first:1) { nodes { authors { name } } } } } } }`, long: true},
 		{name: "every page of a byline", query: `{ paper(id:"1411.4413") { authorCount authors(first: 100, after: 2800) { position name } } }`},
 		{name: "search fan-out", wantCode: codeNodeLimit,
 			query: `{ searchPapers(first: 100) { nodes { authors { researcher { papers(first: 100) { nodes { authors { researcher { name } } } } } } } } }`},
@@ -110,6 +114,9 @@ func TestAdversarial(t *testing.T) {
 		h := newTestServer(t, bdb, Config{}).Handler()
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
+				if tt.long && testing.Short() {
+					t.Skip("a long byline's answer; runs without -short")
+				}
 				before := statements.Count()
 				var resp costedResponse
 				peak := peakHeap(func() {
@@ -289,7 +296,8 @@ func (a bombAnswer) bylines() int {
 // server's answer memory, with the bylines built so far and the limit's
 // error once, while the heap over the heap before stays within the
 // server's answer memory, which bounds the answers in flight; and once
-// they are written the whole answer memory is free again.
+// they are written the whole answer memory is free again. -short sends
+// only the refused bombs.
 func TestAnswerBomb(t *testing.T) {
 	dbtest.EachSeeded(t, largeBylines, func(t *testing.T, _ string, bdb *bun.DB) {
 		statements := &db.StatementCounter{}
@@ -302,6 +310,9 @@ func TestAnswerBomb(t *testing.T) {
 			aliases, together int
 		}{{50, 1}, {50, 4}, {200, 1}, {200, 4}} {
 			t.Run(fmt.Sprintf("%d aliases, %d at once", tt.aliases, tt.together), func(t *testing.T) {
+				if tt.aliases <= cfg.MaxAliases && testing.Short() {
+					t.Skip("answers up to the server's answer memory; runs without -short")
+				}
 				query, vars := bylineBomb(tt.aliases)
 				before := statements.Count()
 				recs := make([]*httptest.ResponseRecorder, tt.together)
