@@ -46,9 +46,13 @@ func read(t *testing.T, path string) []byte {
 
 // One seed gives one corpus, byte for byte; another seed another.
 func TestSynthDeterministic(t *testing.T) {
-	a, out := synthFiles(t, 3000, "42")
-	b, _ := synthFiles(t, 3000, "42")
-	c, _ := synthFiles(t, 3000, "43")
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	a, out := synthFiles(t, n, "42")
+	b, _ := synthFiles(t, n, "42")
+	c, _ := synthFiles(t, n, "43")
 	for _, name := range []string{papersFile, citationsFile, manifestFile} {
 		if !bytes.Equal(read(t, filepath.Join(a, name)), read(t, filepath.Join(b, name))) {
 			t.Errorf("%s differs between two runs of seed 42", name)
@@ -137,7 +141,11 @@ func importCorpus(t *testing.T, bdb *bun.DB, dir string) {
 // reads its JSON: every operation at each concurrency, answered without
 // an error.
 func TestRun(t *testing.T) {
-	dir, _ := synthFiles(t, 1200, "5")
+	n := 1200
+	if testing.Short() {
+		n = 400
+	}
+	dir, _ := synthFiles(t, n, "5")
 	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	importCorpus(t, bdb, dir)
 	srv, err := server.New(server.Config{DB: bdb})
