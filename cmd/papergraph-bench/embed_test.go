@@ -19,10 +19,14 @@ import (
 // TestEmbedBenchOnCorpus: embed imports synth's papers, embeds every one
 // and reports what a paper costs on disk.
 func TestEmbedBenchOnCorpus(t *testing.T) {
-	dir, _ := synthFiles(t, 400, "5")
+	n := 400
+	if testing.Short() {
+		n = 150
+	}
+	dir, _ := synthFiles(t, n, "5")
 	r := runEmbedBench(t, "--corpus", dir)
-	if r.Papers != 400 || !r.Synthetic || r.Dim == 0 || r.Words == 0 || r.LearnDocs != 400 {
-		t.Errorf("report %+v, want 400 synthetic papers learned from and a model", r)
+	if r.Papers != int64(n) || !r.Synthetic || r.Dim == 0 || r.Words == 0 || r.LearnDocs != n {
+		t.Errorf("report %+v, want %d synthetic papers learned from and a model", r, n)
 	}
 	// A vector is 4 bytes a dimension, and its row more.
 	if r.BytesPerPaper < float64(4*r.Dim) || r.ModelBytes < 4*r.Dim*r.Words {
@@ -33,7 +37,11 @@ func TestEmbedBenchOnCorpus(t *testing.T) {
 // TestEmbedBenchQueries: a query that is a paper's own text finds it
 // first, on both databases.
 func TestEmbedBenchQueries(t *testing.T) {
-	dir, _ := synthFiles(t, 300, "6")
+	n := 300
+	if testing.Short() {
+		n = 150
+	}
+	dir, _ := synthFiles(t, n, "6")
 	dbtest.Each(t, func(t *testing.T, dsn string, bdb *bun.DB) {
 		o := ingest.Options{Format: ingest.Kaggle, Paths: []string{filepath.Join(dir, papersFile)}}
 		if _, err := ingest.Import(context.Background(), bdb, o); err != nil {
@@ -44,7 +52,7 @@ func TestEmbedBenchQueries(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := runEmbedBench(t, "--db", dsn, "--queries", queries)
-		if r.Papers != 300 || r.Quality == nil || r.Quality.Queries != 4 || r.Quality.Missing != 1 ||
+		if r.Papers != int64(n) || r.Quality == nil || r.Quality.Queries != 4 || r.Quality.Missing != 1 ||
 			r.Quality.Top10 != 1 || r.Quality.MRR != 1 {
 			t.Errorf("report %+v, quality %+v; want 3 queries found first, 1 paper missing", r, r.Quality)
 		}
