@@ -313,8 +313,8 @@ func TestSyncWithNothingChangedReadsNoText(t *testing.T) {
 		if err != nil || sum.Embedded != 1 || sum.Unchanged != 119 {
 			t.Fatalf("Sync after the change = %+v, %v; want 1 embedded, 119 unchanged", sum, err)
 		}
-		reads, writes := readsText(log.Take())
-		if len(reads) != 1 || !strings.Contains(reads[0], fmt.Sprintf("IN (%d)", id)) || len(writes) != 2 {
+		reads, writes := readsText(log.TakeBound())
+		if len(reads) != 1 || !strings.HasSuffix(reads[0], fmt.Sprintf(" -- [[%d]]", id)) || len(writes) != 2 {
 			t.Errorf("the sync read text in %q and wrote in %q; want paper %d's text read, its generation taken and its vector written",
 				reads, writes, id)
 		}

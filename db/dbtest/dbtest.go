@@ -360,18 +360,20 @@ func Replicated(t testing.TB) (primary, replica string, bdb *bun.DB) {
 // Log is a bun query hook that keeps the statements sent, spaces folded,
 // so that a test that counts them can say which ones it saw.
 type Log struct {
-	mu   sync.Mutex
-	sqls []string
+	mu    sync.Mutex
+	sqls  []string
+	bound [][]any
 }
 
 // BeforeQuery implements bun.QueryHook.
 func (l *Log) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
 // AfterQuery implements bun.QueryHook.
-func (l *Log) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+func (l *Log) AfterQuery(ctx context.Context, ev *bun.QueryEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sqls = append(l.sqls, strings.Join(strings.Fields(ev.Query), " "))
+	l.bound = append(l.bound, db.Bound(ctx))
 }
 
 // Take returns the statements logged since the last Take.
@@ -379,6 +381,23 @@ func (l *Log) Take() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := l.sqls
-	l.sqls = nil
+	l.sqls, l.bound = nil, nil
+	return out
+}
+
+// TakeBound is Take with each statement's bound parameters, which hold
+// the keys a list statement reads (see db.Bound), written after it as
+// " -- [p1 p2 …]" where it has any.
+func (l *Log) TakeBound() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]string, len(l.sqls))
+	for i, s := range l.sqls {
+		out[i] = s
+		if len(l.bound[i]) > 0 {
+			out[i] = fmt.Sprintf("%s -- %v", s, l.bound[i])
+		}
+	}
+	l.sqls, l.bound = nil, nil
 	return out
 }
