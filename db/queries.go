@@ -339,6 +339,26 @@ func InstitutionsByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) 
 	return groupByParent(rows), nil
 }
 
+// BylineNamesByResearcherIDs reads the names researchers are printed under
+// in bylines, the name on the most of a researcher's papers first.
+func BylineNamesByResearcherIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]string, error) {
+	var rows []struct {
+		Parent int64  `bun:"parent"`
+		Name   string `bun:"name"`
+	}
+	b := binding(idb)
+	cond, args := in(b, "researcher_id", ids)
+	err := idb.NewRaw(`SELECT researcher_id AS parent, name FROM authorships
+		WHERE `+cond+`
+		GROUP BY researcher_id, name
+		ORDER BY researcher_id, COUNT(*) DESC, name`, args...).Scan(b.ctx(ctx), &rows)
+	out := map[int64][]string{}
+	for _, r := range rows {
+		out[r.Parent] = append(out[r.Parent], r.Name)
+	}
+	return out, err
+}
+
 // InstitutionsByPaperIDs reads the institutions papers' affiliations were
 // matched to, the one most of a paper's authors share first.
 func InstitutionsByPaperIDs(ctx context.Context, idb bun.IDB, ids []int64) (map[int64][]*Institution, error) {

@@ -347,6 +347,7 @@ type ComplexityRoot struct {
 	Researcher struct {
 		ArchiveHIndex           func(childComplexity int) int
 		AuthorPositions         func(childComplexity int) int
+		BylineNames             func(childComplexity int) int
 		CitedByCount            func(childComplexity int) int
 		Coauthors               func(childComplexity int, first *int, after *string, last *int, before *string) int
 		Fields                  func(childComplexity int, first *int) int
@@ -538,6 +539,7 @@ type ResearcherResolver interface {
 	Papers(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string, category *string, sort *model.PaperSort) (*model.PaperConnection, error)
 	Coauthors(ctx context.Context, obj *model.Researcher, first *int, after *string, last *int, before *string) (*model.CoauthorConnection, error)
 	Institutions(ctx context.Context, obj *model.Researcher) ([]*model.Institution, error)
+	BylineNames(ctx context.Context, obj *model.Researcher) ([]string, error)
 	Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error)
 	Similar(ctx context.Context, obj *model.Researcher, first *int) ([]*model.Researcher, error)
 	Topics(ctx context.Context, obj *model.Researcher, first *int) ([]*model.ResearcherTopic, error)
@@ -1882,6 +1884,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Researcher.AuthorPositions(childComplexity), true
+	case "Researcher.bylineNames":
+		if e.ComplexityRoot.Researcher.BylineNames == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Researcher.BylineNames(childComplexity), true
 	case "Researcher.citedByCount":
 		if e.ComplexityRoot.Researcher.CitedByCount == nil {
 			break
@@ -3168,6 +3176,8 @@ type Researcher implements Node {
   ): CoauthorConnection! @listSize(assumedSize: 20, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false) @listBound(max: 100, typical: "coauthorsPerResearcher")
   "The institutions the researcher's affiliations were matched to, most papers first (at most 100)."
   institutions: [Institution!]! @listSize(assumedSize: 100) @batched(read: "InstitutionsByResearcherIDs")
+  "The names the researcher is printed under in bylines, the name on the most papers first (at most 20)."
+  bylineNames: [String!]! @listSize(assumedSize: 20) @batched(read: "BylineNamesByResearcherIDs")
   """
   The researcher's co-author network: co-authors to depth hops, tied by
   shared papers (papers with more than 100 authors tie no one). Costs
@@ -4453,6 +4463,8 @@ func (ec *executionContext) childFields_Researcher(ctx context.Context, field gr
 		return ec.fieldContext_Researcher_coauthors(ctx, field)
 	case "institutions":
 		return ec.fieldContext_Researcher_institutions(ctx, field)
+	case "bylineNames":
+		return ec.fieldContext_Researcher_bylineNames(ctx, field)
 	case "network":
 		return ec.fieldContext_Researcher_network(ctx, field)
 	case "similar":
@@ -11938,6 +11950,29 @@ func (ec *executionContext) fieldContext_Researcher_institutions(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Researcher_bylineNames(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Researcher_bylineNames(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Researcher().BylineNames(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Researcher_bylineNames(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Researcher", field, true, true, "String")
+}
+
 func (ec *executionContext) _Researcher_network(ctx context.Context, field graphql.CollectedField, obj *model.Researcher) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16764,6 +16799,11 @@ func (ec *executionContext) _Researcher(ctx context.Context, sel ast.SelectionSe
 			}
 		case "institutions":
 			out.Values[i] = ec._Researcher_institutions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bylineNames":
+			out.Values[i] = ec._Researcher_bylineNames(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

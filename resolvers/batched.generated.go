@@ -14,6 +14,7 @@ var (
 	paperTopicsField            = newBatchedField(db.TopicsByPaperIDs, 2)
 	researcherFieldsField       = newBatchedField(db.ResearcherCategoriesByResearcherIDs, 200)
 	researcherInstitutionsField = newBatchedField(db.InstitutionsByResearcherIDs, 100)
+	researcherBylineNamesField  = newBatchedField(db.BylineNamesByResearcherIDs, 20)
 	researcherTopicsField       = newBatchedField(db.TopicsByResearcherIDs, 50)
 )
 
@@ -27,5 +28,6 @@ var batchedSteps = map[string]step{
 	"Paper.topics":            paperTopicsField.step("Topic"),
 	"Researcher.fields":       researcherFieldsField.step("ResearcherField"),
 	"Researcher.institutions": researcherInstitutionsField.step("Institution"),
+	"Researcher.bylineNames":  researcherBylineNamesField.step(""),
 	"Researcher.topics":       researcherTopicsField.step("ResearcherTopic"),
 }

@@ -266,3 +266,32 @@ func TestPartialPapersAnswerWhole(t *testing.T) {
 		t.Fatalf("%s is not among the papers of its first author", paper)
 	})
 }
+
+// TestResearcherBylineNames: a researcher's byline names are the names
+// their bylines print, the name on the most of their papers first.
+func TestResearcherBylineNames(t *testing.T) {
+	dbtest.EachSeeded(t, fixtures, func(t *testing.T, _ string, bdb *bun.DB) {
+		ctx := context.Background()
+		rid := scalar[int64](t, bdb, `SELECT researcher_id FROM authorships WHERE researcher_id IS NOT NULL
+			GROUP BY researcher_id ORDER BY COUNT(*) DESC, researcher_id LIMIT 1`)
+		if n := scalar[int64](t, bdb, `SELECT COUNT(*) FROM authorships WHERE researcher_id = ?`, rid); n < 6 {
+			t.Fatalf("the most prolific researcher has %d bylines; want at least 6", n)
+		}
+		respell := func(name, which string) {
+			if _, err := bdb.ExecContext(ctx, `UPDATE authorships SET name = ? WHERE researcher_id = ? AND paper_id IN (
+				SELECT paper_id FROM authorships WHERE researcher_id = ? ORDER BY paper_id `+which+`)`, name, rid, rid); err != nil {
+				t.Fatal(err)
+			}
+		}
+		respell("Ada Main", "")
+		respell("A. Main", "LIMIT 2")
+		respell("Main, A.", "LIMIT 1 OFFSET 2")
+		var resp struct {
+			Researcher struct{ BylineNames []string }
+		}
+		newClient(bdb).MustPost(`query($id: String!) { researcher(id: $id) { bylineNames } }`, &resp, client.Var("id", itoa(rid)))
+		if want := []string{"Ada Main", "A. Main", "Main, A."}; !reflect.DeepEqual(resp.Researcher.BylineNames, want) {
+			t.Errorf("bylineNames = %q, want %q", resp.Researcher.BylineNames, want)
+		}
+	})
+}

@@ -298,6 +298,11 @@ func (r *researcherResolver) Institutions(ctx context.Context, obj *model.Resear
 	return batchedList(ctx, researcherInstitutionsField, obj.Researcher.ID, wrapInstitution)
 }
 
+// BylineNames is the resolver for the bylineNames field.
+func (r *researcherResolver) BylineNames(ctx context.Context, obj *model.Researcher) ([]string, error) {
+	return batchedList(ctx, researcherBylineNamesField, obj.Researcher.ID, identity[string])
+}
+
 // Network is the resolver for the network field.
 func (r *researcherResolver) Network(ctx context.Context, obj *model.Researcher, depth *int, maxNodes *int, minWeight *int) (*model.ResearcherNetwork, error) {
 	return r.researcherNetwork(ctx, obj.Researcher.ID, depth, maxNodes, minWeight)
