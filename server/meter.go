@@ -60,23 +60,29 @@ func meterField(ctx context.Context, next graphql.Resolver) (any, error) {
 	}
 	fc := graphql.GetFieldContext(ctx)
 	if m.stopped.Load() {
-		return stopped(fc, errStopped)
+		return stopped(ctx, fc, errStopped)
 	}
 	res, err := next(ctx)
 	if err != nil || fc == nil || fc.Field.Definition == nil {
 		return res, err
 	}
 	if err := m.add(ctx, fc, res); err != nil {
-		return stopped(fc, err)
+		return stopped(ctx, fc, err)
 	}
 	return res, nil
 }
 
-// stopped is the value of a field of a stopped answer: err, or for a list
-// that may not be null, an empty one.
-func stopped(fc *graphql.FieldContext, err error) (any, error) {
-	if errors.Is(err, errStopped) && fc != nil && fc.Field.Definition != nil {
+// stopped is the value of a field of a stopped answer: for a list that
+// may not be null an empty one, with err added to the answer's errors
+// when it is the error that stopped the answer, as a null there would
+// make its parents null up to the whole answer and lose what the answer
+// holds so far; for any other field, err.
+func stopped(ctx context.Context, fc *graphql.FieldContext, err error) (any, error) {
+	if fc != nil && fc.Field.Definition != nil {
 		if t := fc.Field.Definition.Type; t.NonNull && t.Elem != nil {
+			if !errors.Is(err, errStopped) {
+				graphql.AddError(ctx, err)
+			}
 			return graphql.Array{}, nil
 		}
 	}

@@ -53,7 +53,7 @@ func TestMeter(t *testing.T) {
 	}{
 		{"node limit", 3, 1 << 20, 0, []step{
 			{field("Query", "papers"), papers(2), "", true},
-			{field("Query", "papers"), papers(2), codeNodeLimit, true},
+			{field("Query", "papers"), papers(2), "empty " + codeNodeLimit, true},
 			{field("Query", "papers"), papers(1), "empty", false},
 			{field("Paper", "byline"), byline(10), "stopped", false},
 		}, 2},
@@ -80,8 +80,10 @@ func TestMeter(t *testing.T) {
 			}
 			for i, s := range tt.steps {
 				ran := false
-				ctx := graphql.WithFieldContext(withMeter(context.Background(), m), s.fc)
+				answer := graphql.WithResponseContext(withMeter(context.Background(), m), graphql.DefaultErrorPresenter, nil)
+				ctx := graphql.WithFieldContext(answer, s.fc)
 				got, err := meterField(ctx, func(context.Context) (any, error) { ran = true; return s.value, nil })
+				added := graphql.GetErrors(answer)
 				if ran != s.wantRan {
 					t.Errorf("step %d: resolver ran %v, want %v", i, ran, s.wantRan)
 				}
@@ -92,9 +94,13 @@ func TestMeter(t *testing.T) {
 					code = "stopped"
 				case errors.As(err, &ge):
 					code, _ = ge.Extensions["code"].(string)
-				case err == nil && s.wantCode == "empty":
+				case err == nil:
 					if a, ok := got.(graphql.Array); ok && len(a) == 0 {
 						code = "empty"
+					}
+					for _, e := range added {
+						c, _ := e.Extensions["code"].(string)
+						code += " " + c
 					}
 				}
 				if code != s.wantCode {
