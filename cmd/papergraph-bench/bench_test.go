@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -197,6 +198,10 @@ func TestRun(t *testing.T) {
 		if r.Requests == 0 || r.Errors > 0 || r.P50Ms <= 0 || r.P99Ms < r.P50Ms {
 			t.Errorf("%+v: want requests, no errors, 0 < p50 <= p99", r)
 		}
+	}
+	// The path's pair is three hops apart, whatever the corpus's size.
+	if !regexp.MustCompile(`collaboration-path: researcher \S+ to researcher \S+, 3 hops\n`).MatchString(errOut.String()) {
+		t.Errorf("standard error does not name a path's pair three hops apart:\n%s", errOut.String())
 	}
 	if !strings.Contains(errOut.String(), "export-search-10k") {
 		t.Errorf("no table on standard error:\n%s", errOut.String())

@@ -220,7 +220,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// clients as connections to papergraph's fair share of statement
 	// slots. A server elsewhere is reached from the host's address.
 	client := benchClient(*oneClient || !loopbackURL(*base))
-	ops, err := mix(ctx, client, strings.TrimSuffix(*base, "/"), man)
+	ops, err := mix(ctx, client, strings.TrimSuffix(*base, "/"), man, stderr)
 	if err != nil {
 		return err
 	}

@@ -78,8 +78,8 @@ type runReport struct {
 
 // mix builds the operations for the corpus man describes, on the server
 // at base: it asks the server for the researcher ids the network and path
-// operations need.
-func mix(ctx context.Context, client *http.Client, base string, man *manifest) ([]operation, error) {
+// operations need, and writes the path's pair to log.
+func mix(ctx context.Context, client *http.Client, base string, man *manifest, log io.Writer) ([]operation, error) {
 	prolific, err := researcherOf(ctx, client, base, man.ProlificPaper, true)
 	if err != nil {
 		return nil, err
@@ -88,6 +88,11 @@ func mix(ctx context.Context, client *http.Client, base string, man *manifest) (
 	if err != nil {
 		return nil, err
 	}
+	far, hops, err := pathPair(ctx, client, base, median.id)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "collaboration-path: researcher %s to researcher %s, %d hops\n", median.id, far, hops)
 	gql := func(name, query string, vars map[string]any) operation {
 		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 		return operation{name, vegeta.Target{Method: http.MethodPost, URL: base + "/graphql", Body: body,
@@ -110,9 +115,126 @@ func mix(ctx context.Context, client *http.Client, base string, man *manifest) (
 		gql("network-depth2", `query($id: String!) { researcher(id: $id) { network(depth: 2, maxNodes: 100) {
 			truncated nodes { depth paperCount researcher { id name } } edges { source target weight } } } }`, map[string]any{"id": prolific.id}),
 		gql("collaboration-path", `query($from: String!, $to: String!) { collaborationPath(from: $from, to: $to) {
-			length steps { researcher { name } papers { arxivId } } } }`, map[string]any{"from": median.id, "to": prolific.id}),
+			length steps { researcher { name } papers { arxivId } } } }`, map[string]any{"from": median.id, "to": far}),
 		{"export-search-10k", vegeta.Target{Method: http.MethodGet, URL: base + "/export/search?" + export.Encode()}},
 	}, nil
+}
+
+// pathHops is the length of the collaboration-path operation's path, the
+// same at every scale: a path's cost follows its length, and a pair drawn
+// otherwise (the median researcher and the most prolific one, say) is
+// co-authors in one corpus and hops apart in the next.
+const pathHops = 3
+
+// pathTries caps the co-authors of one researcher that pathPair tries,
+// and pathAsks the requests it sends in all.
+const (
+	pathTries = 20
+	pathAsks  = 400
+)
+
+// pathPair returns a researcher pathHops hops from start, found the same
+// way in every corpus: from start, it steps to the first co-author (most
+// shared papers first, as the server lists them) that is one hop further
+// from start than the researcher before, which it knows when no path of
+// fewer hops joins them; when a step finds none, it tries the next
+// co-author of the step before. Where no researcher is pathHops hops from
+// start within its requests, it returns the farthest it found, and hops
+// says how far that is.
+func pathPair(ctx context.Context, client *http.Client, base, start string) (string, int, error) {
+	asks := 0
+	best, bestHops := start, 0
+	var walk func(at string, hops int) (bool, error)
+	walk = func(at string, hops int) (bool, error) {
+		if hops > bestHops {
+			best, bestHops = at, hops
+		}
+		if hops == pathHops {
+			return true, nil
+		}
+		ids, err := coauthorIDs(ctx, client, base, at)
+		asks++
+		if err != nil {
+			return false, err
+		}
+		for _, id := range ids {
+			if asks >= pathAsks {
+				return false, nil
+			}
+			further := hops == 0
+			if !further {
+				asks++
+				if further, err = noPathWithin(ctx, client, base, start, id, hops); err != nil {
+					return false, err
+				}
+			}
+			if further {
+				if done, err := walk(id, hops+1); done || err != nil {
+					return done, err
+				}
+			}
+		}
+		return false, nil
+	}
+	if _, err := walk(start, 0); err != nil {
+		return "", 0, err
+	}
+	if bestHops == 0 {
+		return "", 0, fmt.Errorf("researcher %s has no co-author to draw a collaboration path to", start)
+	}
+	return best, bestHops, nil
+}
+
+// coauthorIDs returns the ids of the first pathTries co-authors of the
+// researcher id, most shared papers first.
+func coauthorIDs(ctx context.Context, client *http.Client, base, id string) ([]string, error) {
+	var resp struct {
+		Data struct {
+			Researcher *struct {
+				Coauthors struct {
+					Nodes []struct{ Researcher struct{ ID string } }
+				}
+			}
+		}
+		Errors []struct{ Message string }
+	}
+	body, _ := json.Marshal(map[string]any{
+		"query":     `query($id: String!, $n: Int!) { researcher(id: $id) { coauthors(first: $n) { nodes { researcher { id } } } } }`,
+		"variables": map[string]any{"id": id, "n": pathTries},
+	})
+	if err := post(ctx, client, base+"/graphql", body, &resp); err != nil {
+		return nil, err
+	}
+	if len(resp.Errors) > 0 || resp.Data.Researcher == nil {
+		return nil, fmt.Errorf("researcher %s: not on the server (%v)", id, resp.Errors)
+	}
+	var ids []string
+	for _, n := range resp.Data.Researcher.Coauthors.Nodes {
+		ids = append(ids, n.Researcher.ID)
+	}
+	return ids, nil
+}
+
+// noPathWithin reports whether no collaboration path of at most hops
+// hops joins from and to.
+func noPathWithin(ctx context.Context, client *http.Client, base, from, to string, hops int) (bool, error) {
+	var resp struct {
+		Data struct {
+			CollaborationPath *struct{ Length int }
+		}
+		Errors []struct{ Message string }
+	}
+	body, _ := json.Marshal(map[string]any{
+		"query":     `query($from: String!, $to: String!, $d: Int!) { collaborationPath(from: $from, to: $to, maxDepth: $d) { length } }`,
+		"variables": map[string]any{"from": from, "to": to, "d": hops},
+	})
+	if err := post(ctx, client, base+"/graphql", body, &resp); err != nil {
+		return false, err
+	}
+	if len(resp.Errors) > 0 {
+		return false, fmt.Errorf("collaboration path from %s to %s: %v", from, to, resp.Errors)
+	}
+	return resp.Data.CollaborationPath == nil, nil
 }
 
 // researcherRef is a researcher of a paper and a paper of theirs.
