@@ -243,11 +243,22 @@ func PathEndsOf(ctx context.Context, idb bun.IDB, from, to int64) (PathEnds, err
 	return e, err
 }
 
-// tieProbePairs is the most pairs of from and to that CoauthorTieAcross
-// probes one by one in the primary key: a probe is one descent of the
-// index, where reading a researcher's ties reads all of them, which a
-// prolific researcher has by the hundred and more as the archive grows.
-const tieProbePairs = 64
+// TieRead is how CoauthorTieAcross reads the ties between two lists of
+// researchers: all three give the same rows, at different costs.
+type TieRead int
+
+const (
+	// ProbePairs probes each pair of the two lists in the primary key:
+	// a descent of the index a pair, whatever the researchers' co-author
+	// counts, which a prolific researcher has by the hundred and more as
+	// the archive grows.
+	ProbePairs TieRead = iota
+	// ReadFrom reads the ties of from, filtered by to: a row a co-author
+	// of from.
+	ReadFrom
+	// ReadTo reads the ties of to, filtered by from.
+	ReadTo
+)
 
 // TieAcross is what CoauthorTieAcross reads: the tie found, if any, or
 // else the summed co-author count of the researchers it was asked to
@@ -262,19 +273,16 @@ type TieAcross struct {
 // end in to has the lowest id, the tie of most shared papers (then of the
 // lowest id in from) to that end; when there is none, it reads the summed
 // co-author count (researchers.coauthor_count) of count instead, which
-// then costs a look-up of each. One statement. For up to tieProbePairs
-// pairs it probes each pair in the primary key; for more it reads the
-// ties of one list only, filtered by the other: those of from when
-// fromCost, the caller's estimate of their number, is at most toCost,
-// that of to (the same rows either way). "+ 0" keeps the other list from
-// the primary key, which would probe every pair of the two lists.
-func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64, fromCost, toCost int64, count []int64) (TieAcross, error) {
+// then costs a look-up of each. One statement, which reads the ties as
+// how says. "+ 0" keeps the filtering list from the primary key, which
+// would probe every pair of the two lists.
+func CoauthorTieAcross(ctx context.Context, idb bun.IDB, from, to []int64, how TieRead, count []int64) (TieAcross, error) {
 	probe := " + 0"
-	if len(from)*len(to) <= tieProbePairs {
+	if how == ProbePairs {
 		probe = ""
 	}
 	cols, order := "c.researcher_id AS researcher_id, c.coauthor_id AS coauthor_id", "c.coauthor_id, c.paper_count DESC, c.researcher_id"
-	if toCost < fromCost {
+	if how == ReadTo {
 		cols, order = "c.coauthor_id AS researcher_id, c.researcher_id AS coauthor_id", "c.researcher_id, c.paper_count DESC, c.coauthor_id"
 		from, to = to, from
 	}

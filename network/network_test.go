@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -314,45 +315,63 @@ func TestNetworks(t *testing.T) {
 				{"unreachable", unreachable(co, dist), network.MaxPathDepth, -1, 0},
 				{"unknown", 1 << 40, 3, -1, 0},
 			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					if tt.wantLen > network.MaxPathDepth {
-						tt.wantLen = -1
+			// Each way of reading the ties between two frontiers gives the
+			// same paths: as the costs choose, probing every pair, reading
+			// a frontier's ties.
+			chosen := map[string][]network.Step{}
+			for _, cost := range []int64{-1, 0, 1 << 20} {
+				for _, tt := range tests {
+					name := tt.name
+					if cost >= 0 {
+						name = fmt.Sprintf("%s, probe cost %d", tt.name, cost)
 					}
-					before := counter.Count()
-					steps, err := network.Path(ctx, bdb, start, tt.to, tt.maxDepth)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if got := counter.Count() - before; got > int64(2*tt.maxDepth) || tt.statements != 0 && got != tt.statements {
-						t.Errorf("statements = %d, want at most %d (%d if set)", got, 2*tt.maxDepth, tt.statements)
-					}
-					if tt.wantLen < 0 {
-						if steps != nil {
-							t.Errorf("got %+v, want no path", steps)
+					t.Run(name, func(t *testing.T) {
+						if cost >= 0 {
+							defer network.SetProbeCost(cost)()
 						}
-						return
-					}
-					if len(steps) != tt.wantLen+1 || steps[0].ResearcherID != start || steps[len(steps)-1].ResearcherID != tt.to {
-						t.Fatalf("got %+v, want %d steps from %d to %d", steps, tt.wantLen+1, start, tt.to)
-					}
-					if steps[0].PaperIDs != nil {
-						t.Errorf("first step has papers %v, want none", steps[0].PaperIDs)
-					}
-					for i := 1; i < len(steps); i++ {
-						a, b := steps[i-1].ResearcherID, steps[i].ResearcherID
-						var want []int64
-						for p := range co.papers[a] {
-							if co.papers[b][p] {
-								want = append(want, p)
+						if tt.wantLen > network.MaxPathDepth {
+							tt.wantLen = -1
+						}
+						before := counter.Count()
+						steps, err := network.Path(ctx, bdb, start, tt.to, tt.maxDepth)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got := counter.Count() - before; got > int64(2*tt.maxDepth) || tt.statements != 0 && got != tt.statements {
+							t.Errorf("statements = %d, want at most %d (%d if set)", got, 2*tt.maxDepth, tt.statements)
+						}
+						if cost < 0 {
+							chosen[tt.name] = steps
+						} else if !reflect.DeepEqual(steps, chosen[tt.name]) {
+							t.Errorf("got %+v, want the path found as the costs choose, %+v", steps, chosen[tt.name])
+						}
+						if tt.wantLen < 0 {
+							if steps != nil {
+								t.Errorf("got %+v, want no path", steps)
+							}
+							return
+						}
+						if len(steps) != tt.wantLen+1 || steps[0].ResearcherID != start || steps[len(steps)-1].ResearcherID != tt.to {
+							t.Fatalf("got %+v, want %d steps from %d to %d", steps, tt.wantLen+1, start, tt.to)
+						}
+						if steps[0].PaperIDs != nil {
+							t.Errorf("first step has papers %v, want none", steps[0].PaperIDs)
+						}
+						for i := 1; i < len(steps); i++ {
+							a, b := steps[i-1].ResearcherID, steps[i].ResearcherID
+							var want []int64
+							for p := range co.papers[a] {
+								if co.papers[b][p] {
+									want = append(want, p)
+								}
+							}
+							slices.Sort(want)
+							if !slices.Equal(steps[i].PaperIDs, want) || len(want) == 0 {
+								t.Errorf("step %d (%d→%d): papers %v, want %v", i, a, b, steps[i].PaperIDs, want)
 							}
 						}
-						slices.Sort(want)
-						if !slices.Equal(steps[i].PaperIDs, want) || len(want) == 0 {
-							t.Errorf("step %d (%d→%d): papers %v, want %v", i, a, b, steps[i].PaperIDs, want)
-						}
-					}
-				})
+					})
+				}
 			}
 			t.Run("co-author counts", func(t *testing.T) {
 				var rows []struct{ ID, CoauthorCount int64 }

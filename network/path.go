@@ -156,16 +156,14 @@ func (s *side) expand(ctx context.Context, idb bun.IDB) error {
 // frontiers are not tied, and then sets s.ties. The search never met
 // before, so a tie across is the middle of a shortest path, and only the
 // frontiers can be tied: a tie to a researcher other reached earlier
-// would have met then. It reads the ties that land in the other frontier
-// of the frontier of fewer researchers (s's co-author count is not known
-// yet), and so never the co-authors beyond them that expanding would
-// read; s's count is read only when they are not tied, as the next choice
-// of a side needs it.
+// would have met then. It never reads the co-authors beyond the two
+// frontiers that expanding would read (see tieRead); s's count is read
+// only when they are not tied, as the next choice of a side needs it.
 func (s *side) meetAcross(ctx context.Context, idb bun.IDB, other *side) (int64, error) {
 	if len(s.frontier) == 0 || len(other.frontier) == 0 {
 		return 0, nil
 	}
-	m, err := db.CoauthorTieAcross(ctx, idb, s.frontier, other.frontier, int64(len(s.frontier)), int64(len(other.frontier)), s.frontier)
+	m, err := db.CoauthorTieAcross(ctx, idb, s.frontier, other.frontier, tieRead(len(s.frontier), len(other.frontier), other.ties), s.frontier)
 	if err != nil {
 		return 0, err
 	}
@@ -175,6 +173,34 @@ func (s *side) meetAcross(ctx context.Context, idb bun.IDB, other *side) (int64,
 	}
 	s.parent[m.Tie.CoauthorID] = m.Tie.ResearcherID
 	return m.Tie.CoauthorID, nil
+}
+
+// probeCost is what one probe of a pair in the coauthors table's primary
+// key costs, in ties read in a row: a descent of the index, from a list
+// bound as an array, against the next entry of a leaf already read, as
+// SQLite's CPU time weighs them. Tests change it to take each way of
+// reading ties.
+var probeCost int64 = 16
+
+// tieRead chooses how to read the ties between a frontier just widened,
+// of n researchers, and the other side's, of m researchers and ties
+// co-authors in all: the cheapest of reading the other's ties (whose
+// number is known), reading the new frontier's (not yet known, so taken
+// to be as many a researcher as the other's), and probing each pair.
+// Probing costs the same at any size of the archive for frontiers of the
+// same size, where the co-authors of a frontier grow with the prolific
+// researchers in it: the middle of a path of three hops between two
+// researchers of few co-authors probes the pairs of their co-authors,
+// and never reads the co-authors of a prolific one among them.
+func tieRead(n, m int, ties int64) db.TieRead {
+	fromTies := int64(n) * ties / int64(m)
+	if int64(n)*int64(m)*probeCost <= min(ties, fromTies) {
+		return db.ProbePairs
+	}
+	if fromTies < ties {
+		return db.ReadFrom
+	}
+	return db.ReadTo
 }
 
 // trail returns the researchers from id back to s's end, following
