@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/graph/marshal"
 	"github.com/papergraph/papergraph/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -17834,7 +17835,7 @@ func (ec *executionContext) marshalNAskResult2ᚖgithubᚗcomᚋpapergraphᚋpap
 }
 
 func (ec *executionContext) marshalNAuthorPositionCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuthorPositionCount) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuthorPositionCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorPositionCount(ctx, sel, v[i])
@@ -17868,7 +17869,7 @@ func (ec *executionContext) marshalNAuthorRole2githubᚗcomᚋpapergraphᚋpaper
 }
 
 func (ec *executionContext) marshalNAuthorship2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorshipᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Authorship) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuthorship2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐAuthorship(ctx, sel, v[i])
@@ -17906,7 +17907,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) marshalNCategory2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Category) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐCategory(ctx, sel, v[i])
@@ -17930,7 +17931,7 @@ func (ec *executionContext) marshalNCategory2ᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNCategoryCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryCount) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryCount(ctx, sel, v[i])
@@ -17954,7 +17955,7 @@ func (ec *executionContext) marshalNCategoryCount2ᚖgithubᚗcomᚋpapergraph�
 }
 
 func (ec *executionContext) marshalNCategoryResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CategoryResearcher) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCategoryResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCategoryResearcher(ctx, sel, v[i])
@@ -17986,7 +17987,7 @@ func (ec *executionContext) marshalNCitationNetwork2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNCitationNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CitationNetworkNode) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCitationNetworkNode(ctx, sel, v[i])
@@ -18010,7 +18011,7 @@ func (ec *executionContext) marshalNCitationNetworkNode2ᚖgithubᚗcomᚋpaperg
 }
 
 func (ec *executionContext) marshalNCoauthor2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Coauthor) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCoauthor2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthor(ctx, sel, v[i])
@@ -18042,7 +18043,7 @@ func (ec *executionContext) marshalNCoauthorConnection2ᚖgithubᚗcomᚋpapergr
 }
 
 func (ec *executionContext) marshalNCoauthorEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CoauthorEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCoauthorEdge(ctx, sel, v[i])
@@ -18066,7 +18067,7 @@ func (ec *executionContext) marshalNCoauthorEdge2ᚖgithubᚗcomᚋpapergraphᚋ
 }
 
 func (ec *executionContext) marshalNCollaborationStep2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CollaborationStep) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCollaborationStep2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐCollaborationStep(ctx, sel, v[i])
@@ -18165,7 +18166,7 @@ func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast
 }
 
 func (ec *executionContext) marshalNInstitution2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Institution) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitution(ctx, sel, v[i])
@@ -18189,7 +18190,7 @@ func (ec *executionContext) marshalNInstitution2ᚖgithubᚗcomᚋpapergraphᚋp
 }
 
 func (ec *executionContext) marshalNInstitutionCollaborator2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaboratorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionCollaborator) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionCollaborator2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionCollaborator(ctx, sel, v[i])
@@ -18221,7 +18222,7 @@ func (ec *executionContext) marshalNInstitutionConnection2ᚖgithubᚗcomᚋpape
 }
 
 func (ec *executionContext) marshalNInstitutionEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionEdge(ctx, sel, v[i])
@@ -18245,7 +18246,7 @@ func (ec *executionContext) marshalNInstitutionEdge2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNInstitutionName2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNameᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionName) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionName2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionName(ctx, sel, v[i])
@@ -18287,7 +18288,7 @@ func (ec *executionContext) marshalNInstitutionNetwork2ᚖgithubᚗcomᚋpapergr
 }
 
 func (ec *executionContext) marshalNInstitutionNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionNetworkNode) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionNetworkNode(ctx, sel, v[i])
@@ -18319,7 +18320,7 @@ func (ec *executionContext) marshalNInstitutionResearcherConnection2ᚖgithubᚗ
 }
 
 func (ec *executionContext) marshalNInstitutionResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstitutionResearcherEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInstitutionResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐInstitutionResearcherEdge(ctx, sel, v[i])
@@ -18386,7 +18387,7 @@ func (ec *executionContext) marshalNInt2ᚕintᚄ(ctx context.Context, sel ast.S
 }
 
 func (ec *executionContext) marshalNNetworkEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NetworkEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNetworkEdge(ctx, sel, v[i])
@@ -18410,7 +18411,7 @@ func (ec *executionContext) marshalNNetworkEdge2ᚖgithubᚗcomᚋpapergraphᚋp
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v []model.Node) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalONode2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐNode(ctx, sel, v[i])
@@ -18428,7 +18429,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx context.Context, sel ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalOPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, sel, v[i])
@@ -18438,7 +18439,7 @@ func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNPaper2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Paper) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPaper2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaper(ctx, sel, v[i])
@@ -18470,7 +18471,7 @@ func (ec *executionContext) marshalNPaperConnection2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNPaperEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PaperEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPaperEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPaperEdge(ctx, sel, v[i])
@@ -18512,7 +18513,7 @@ func (ec *executionContext) marshalNPaperType2githubᚗcomᚋpapergraphᚋpaperg
 }
 
 func (ec *executionContext) marshalNPassage2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassageᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Passage) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPassage2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassage(ctx, sel, v[i])
@@ -18544,7 +18545,7 @@ func (ec *executionContext) marshalNRateLimit2ᚖgithubᚗcomᚋpapergraphᚋpap
 }
 
 func (ec *executionContext) marshalNResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Researcher) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcher(ctx, sel, v[i])
@@ -18576,7 +18577,7 @@ func (ec *executionContext) marshalNResearcherConnection2ᚖgithubᚗcomᚋpaper
 }
 
 func (ec *executionContext) marshalNResearcherEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherEdge(ctx, sel, v[i])
@@ -18600,7 +18601,7 @@ func (ec *executionContext) marshalNResearcherEdge2ᚖgithubᚗcomᚋpapergraph�
 }
 
 func (ec *executionContext) marshalNResearcherField2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherField) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherField2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherField(ctx, sel, v[i])
@@ -18632,7 +18633,7 @@ func (ec *executionContext) marshalNResearcherNetwork2ᚖgithubᚗcomᚋpapergra
 }
 
 func (ec *executionContext) marshalNResearcherNetworkNode2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherNetworkNode) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherNetworkNode2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherNetworkNode(ctx, sel, v[i])
@@ -18656,7 +18657,7 @@ func (ec *executionContext) marshalNResearcherNetworkNode2ᚖgithubᚗcomᚋpape
 }
 
 func (ec *executionContext) marshalNResearcherTopic2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherTopicᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ResearcherTopic) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNResearcherTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐResearcherTopic(ctx, sel, v[i])
@@ -18741,7 +18742,7 @@ func (ec *executionContext) marshalNSuggestType2githubᚗcomᚋpapergraphᚋpape
 }
 
 func (ec *executionContext) marshalNSuggestion2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Suggestion) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSuggestion2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestion(ctx, sel, v[i])
@@ -18779,7 +18780,7 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 }
 
 func (ec *executionContext) marshalNTopic2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopicᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Topic) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTopic2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐTopic(ctx, sel, v[i])
@@ -18811,7 +18812,7 @@ func (ec *executionContext) marshalNTopicConnection2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNTopicEdge2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TopicEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTopicEdge2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicEdge(ctx, sel, v[i])
@@ -18835,7 +18836,7 @@ func (ec *executionContext) marshalNTopicEdge2ᚖgithubᚗcomᚋpapergraphᚋpap
 }
 
 func (ec *executionContext) marshalNTopicResearcher2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicResearcherᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TopicResearcher) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTopicResearcher2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐTopicResearcher(ctx, sel, v[i])
@@ -18859,7 +18860,7 @@ func (ec *executionContext) marshalNTopicResearcher2ᚖgithubᚗcomᚋpapergraph
 }
 
 func (ec *executionContext) marshalNYearCount2ᚕᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.YearCount) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNYearCount2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋdbᚐYearCount(ctx, sel, v[i])
@@ -18887,7 +18888,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -18931,7 +18932,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -18959,7 +18960,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -18987,7 +18988,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -19222,7 +19223,7 @@ func (ec *executionContext) marshalOPassage2ᚕᚖgithubᚗcomᚋpapergraphᚋpa
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPassage2ᚖgithubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐPassage(ctx, sel, v[i])
@@ -19334,7 +19335,7 @@ func (ec *executionContext) marshalOSuggestType2ᚕgithubᚗcomᚋpapergraphᚋp
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSuggestType2githubᚗcomᚋpapergraphᚋpapergraphᚋgraphᚋmodelᚐSuggestType(ctx, sel, v[i])
@@ -19385,7 +19386,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -19404,7 +19405,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -19423,7 +19424,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -19442,7 +19443,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshal.Slice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

@@ -14,13 +14,20 @@
 // Mutation); it has none for the elements of a list of objects, which
 // graphql.MarshalSliceConcurrently marshals in a goroutine each.
 //
+// gqlgen has no setting for those, so once it has written the executable
+// schema, inlineLists routes its calls to graph/marshal, which marshals a
+// list in line when the look-ahead has read everything below it and in
+// gqlgen's goroutines otherwise, where misses still meet in a batch.
+//
 // Query's fields stay concurrent: aliased roots read together, each a
 // share of the statements the server gives one client.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"go/format"
 	"io"
 	"io/fs"
 	"log"
@@ -47,7 +54,43 @@ func generate() error {
 	if err != nil {
 		return err
 	}
-	return api.Generate(cfg, api.AddPlugin(inline{}), api.AddPlugin(batched{}))
+	if err := api.Generate(cfg, api.AddPlugin(inline{}), api.AddPlugin(batched{}), api.AddPlugin(resolved{})); err != nil {
+		return err
+	}
+	return inlineLists(cfg.Exec.Filename)
+}
+
+// The call inlineLists replaces, its replacement, and the replacement's
+// package.
+const (
+	concurrentSlice = "graphql.MarshalSliceConcurrently("
+	inLineSlice     = "marshal.Slice("
+	marshalImport   = `"github.com/papergraph/papergraph/graph/marshal"`
+)
+
+// inlineLists rewrites the generated executable schema at path so that
+// lists of objects are marshaled by graph/marshal's Slice, which takes
+// the same arguments as gqlgen's function.
+func inlineLists(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(src, []byte(concurrentSlice)) {
+		return fmt.Errorf("%s: no %s to route to %s; has gqlgen changed how it marshals lists?", path, concurrentSlice, inLineSlice)
+	}
+	src = bytes.ReplaceAll(src, []byte(concurrentSlice), []byte(inLineSlice))
+	// Into the group of gqlgen's own imports, where gofmt sorts it.
+	gqlgenImport := []byte("\t\"github.com/99designs/gqlgen/graphql\"\n")
+	if !bytes.Contains(src, gqlgenImport) {
+		return fmt.Errorf("%s: no import of gqlgen's graphql package to add %s beside", path, marshalImport)
+	}
+	src = bytes.Replace(src, gqlgenImport, append([]byte("\t"+marshalImport+"\n"), gqlgenImport...), 1)
+	out, err := format.Source(src) // sorts the imports too
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, out, 0o644)
 }
 
 // inline is the gqlgen plugin that turns concurrency off for every object
