@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/papergraph/papergraph/db"
+	"github.com/papergraph/papergraph/graph/marshal"
 	"github.com/papergraph/papergraph/network"
 )
 
@@ -18,7 +19,7 @@ import (
 // the usual resolver never misses and never waits; a miss comes from a
 // shape the look-ahead does not know, and the misses of the elements of a
 // list, which gqlgen marshals concurrently, meet in one batch.
-const missWait = 200 * time.Microsecond
+var missWait = 200 * time.Microsecond // a variable for the tests of unknown shapes
 
 // loader is a dataloader whose cache the look-ahead can also fill: fetch
 // reads many keys in one statement and returns the rows it found. Its
@@ -208,6 +209,7 @@ func pageLoader[T any](idb bun.IDB, fetch func(context.Context, bun.IDB, []int64
 // the request's lifetime; never share them between requests.
 type Loaders struct {
 	db                          bun.IDB
+	plan                        plan
 	papers                      *loader[int64, *db.Paper]
 	researchers                 *loader[int64, *db.Researcher]
 	institutions                *loader[int64, *db.Institution]
@@ -414,9 +416,10 @@ func groupByArgs[K, P comparable, V any](group func(K) K, fetch func(context.Con
 
 type loadersKey struct{}
 
-// WithLoaders returns a context carrying l.
+// WithLoaders returns a context carrying l, which also tells graph/marshal
+// which lists it may marshal in line (Loaders.InLine).
 func WithLoaders(ctx context.Context, l *Loaders) context.Context {
-	return context.WithValue(ctx, loadersKey{}, l)
+	return marshal.WithPlanner(context.WithValue(ctx, loadersKey{}, l), l)
 }
 
 func loadersFrom(ctx context.Context) *Loaders {

@@ -20,10 +20,12 @@ import (
 // one statement through the field's loader for all the level's objects,
 // whose values give the objects of the next level. The field resolvers
 // below then find everything cached: they wait on no dataloader timer and
-// send no statement of their own. A shape the table does not know still
+// send no statement of their own, and the lists between them are
+// marshaled in line (inline.go). A shape the table does not know still
 // answers, but its resolvers miss the cache and read through the
-// loaders' batches: the root-list and contract tests count the
-// statements of every shape.
+// loaders' batches, its lists marshaled an element a goroutine so that
+// the misses meet: the root-list and contract tests count the statements
+// of every shape.
 //
 // A list field read by a db read of lists by parent id declares it in
 // schema.graphqls (@batched), and go generate writes its step
@@ -432,6 +434,12 @@ var implementors = map[string][]string{
 type walker struct {
 	l  *Loaders
 	op *graphql.OperationContext
+	// reached are the fields walked so far, which the plan records once
+	// the whole walk has succeeded; unknown is set when the walk met a
+	// field that reads through code but has no step, whose resolvers will
+	// miss: then the plan records nothing of the walk.
+	reached []*ast.Field
+	unknown bool
 }
 
 // walk reads what sel asks of objs, the objects of one level, of GraphQL
@@ -455,6 +463,7 @@ func (w *walker) walk(ctx context.Context, typ string, objs []any, sel ast.Selec
 	for _, f := range fields {
 		s, ok := lookAheads[typ+"."+f.Name]
 		if !ok {
+			w.unknown = w.unknown || resolvedFields[typ+"."+f.Name]
 			continue
 		}
 		read := s.read
@@ -468,6 +477,7 @@ func (w *walker) walk(ctx context.Context, typ string, objs []any, sel ast.Selec
 		if err != nil {
 			return err
 		}
+		w.reached = append(w.reached, f.Field)
 	}
 	return nil
 }
@@ -504,17 +514,36 @@ func (w *walker) remember(ctx context.Context, objs []any) {
 // below is the selection found by following a path of (type, field)
 // pairs down from sel: below(sel, "A", "x", "B", "y") is what sel asks of
 // the y of the B objects of the x of the A objects.
-func (w *walker) below(sel ast.SelectionSet, path ...string) ast.SelectionSet {
+//
+// It also returns the fields at the end of the path (none for an empty
+// path), whose values are the objects the selection is asked of.
+func (w *walker) below(sel ast.SelectionSet, path ...string) (ast.SelectionSet, []*ast.Field) {
+	var fields []*ast.Field
 	for i := 0; i+1 < len(path); i += 2 {
 		var next ast.SelectionSet
+		fields = fields[:0]
 		for _, f := range graphql.CollectFields(w.op, sel, []string{path[i]}) {
 			if f.Name == path[i+1] {
 				next = append(next, f.Selections...)
+				fields = append(fields, f.Field)
 			}
 		}
 		sel = next
 	}
-	return sel
+	return sel, fields
+}
+
+// walkFrom walks sel below objs, the values of the fields starts, and
+// records in the plan what the walk reached once all of it succeeded and
+// left no field unread.
+func (w *walker) walkFrom(ctx context.Context, typ string, objs []any, sel ast.SelectionSet, starts []*ast.Field) error {
+	if err := w.walk(ctx, typ, objs, sel); err != nil {
+		return err
+	}
+	if !w.unknown {
+		w.l.plan.record(starts, w.reached)
+	}
+	return nil
 }
 
 // lookAhead walks below objs, objects of GraphQL type typ that the current
@@ -536,7 +565,11 @@ func lookAheadWith[T any](ctx context.Context, l *Loaders, typ string, objs []T,
 		return nil
 	}
 	w := &walker{l: l, op: graphql.GetOperationContext(ctx)}
-	return w.walk(ctx, typ, anys(objs), w.below(fc.Field.Selections, path...))
+	sel, starts := w.below(fc.Field.Selections, path...)
+	if len(path) == 0 {
+		starts = []*ast.Field{fc.Field.Field}
+	}
+	return w.walkFrom(ctx, typ, anys(objs), sel, starts)
 }
 
 // lookAheadFacets walks below the category facets of the paper list the
@@ -549,7 +582,7 @@ func lookAheadFacets(ctx context.Context, categories func(context.Context) ([]db
 		return nil
 	}
 	w := &walker{l: loaders(ctx), op: graphql.GetOperationContext(ctx)}
-	sel := w.below(fc.Field.Selections, "PaperConnection", "facets", "PaperFacets", "categories")
+	sel, starts := w.below(fc.Field.Selections, "PaperConnection", "facets", "PaperFacets", "categories")
 	if len(sel) == 0 {
 		return nil
 	}
@@ -557,7 +590,7 @@ func lookAheadFacets(ctx context.Context, categories func(context.Context) ([]db
 	if err != nil {
 		return nil // the field's resolver reports it
 	}
-	return w.walk(ctx, "CategoryCount", pointers(nil, firstN(rows, model.MaxFacets)), sel)
+	return w.walkFrom(ctx, "CategoryCount", pointers(nil, firstN(rows, model.MaxFacets)), sel, starts)
 }
 
 // lookAheadPage walks below the items of a page of a connection of type

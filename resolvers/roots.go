@@ -70,6 +70,7 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	var irefs []institutionRef
 	var codes []string
 	var roots []rootSpan
+	var starts []*ast.Field
 	for _, f := range graphql.CollectFields(rl.op, rl.op.Operation.SelectionSet, []string{"Query"}) {
 		args := f.ArgumentMap(rl.op.Variables)
 		span := rootSpan{sel: f.Selections, p: [2]int{len(prefs), len(prefs)}, r: [2]int{len(rrefs), len(rrefs)},
@@ -114,6 +115,7 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 		span.p[1], span.r[1], span.i[1], span.c[1] = len(prefs), len(rrefs), len(irefs), len(codes)
 		roots = append(roots, span)
 		rl.walked[f.Field] = true
+		starts = append(starts, f.Field)
 	}
 	ps, err := rl.findPapers(ctx, idb, l, prefs)
 	if err != nil {
@@ -134,7 +136,7 @@ func (rl *rootLookups) readAll(ctx context.Context, idb bun.IDB, l *Loaders) err
 	// A walk that fails primes nothing: the fields below read through
 	// their loaders and report their own errors, so one root's failure
 	// does not fail the others.
-	_ = rl.walkBelow(ctx, l, rootLevels(roots, ps, rs, is, cs))
+	_ = rl.walkBelow(ctx, l, rootLevels(roots, ps, rs, is, cs), starts)
 	return nil
 }
 
@@ -211,8 +213,10 @@ type rootLevel struct {
 	sel  ast.SelectionSet
 }
 
-// walkBelow walks the look-ahead below the objects the roots found.
-func (rl *rootLookups) walkBelow(ctx context.Context, l *Loaders, levels []rootLevel) error {
+// walkBelow walks the look-ahead below the objects the roots found, the
+// values of the root fields starts, and records in the plan what it
+// reached once all of it succeeded and left no field unread.
+func (rl *rootLookups) walkBelow(ctx context.Context, l *Loaders, levels []rootLevel, starts []*ast.Field) error {
 	if !lookAheadOn {
 		return nil
 	}
@@ -221,6 +225,9 @@ func (rl *rootLookups) walkBelow(ctx context.Context, l *Loaders, levels []rootL
 		if err := w.walk(ctx, level.typ, level.objs, level.sel); err != nil {
 			return err
 		}
+	}
+	if !w.unknown {
+		l.plan.record(starts, w.reached)
 	}
 	return nil
 }
