@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"iter"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -49,8 +51,9 @@ const topicColumns = "t.id, t.parent_id, t.level, t.name, t.paper_count, t.model
 
 // SaveTopics replaces the archive's topics and their papers with topics
 // and filed, counts the topics' researchers, and records the build, in
-// one transaction.
-func SaveTopics(ctx context.Context, idb bun.IDB, b *TopicBuild, topics []Topic, filed []PaperTopic) error {
+// one transaction. filed is read once, as it is written: a build of the
+// whole archive need not hold every paper's rows.
+func SaveTopics(ctx context.Context, idb bun.IDB, b *TopicBuild, topics []Topic, filed iter.Seq[PaperTopic]) error {
 	return idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for _, q := range []string{"DELETE FROM topic_researchers", "DELETE FROM paper_topics", "DELETE FROM topics WHERE parent_id IS NOT NULL",
 			"DELETE FROM topics", "DELETE FROM topic_builds"} {
@@ -74,12 +77,26 @@ func SaveTopics(ctx context.Context, idb bun.IDB, b *TopicBuild, topics []Topic,
 	})
 }
 
-func insertFiled(ctx context.Context, tx bun.Tx, filed []PaperTopic) error {
-	papers, topics, levels, hashes := make([]int64, len(filed)), make([]int64, len(filed)), make([]int64, len(filed)), make([]int64, len(filed))
-	for i, f := range filed {
-		papers[i], topics[i], levels[i], hashes[i] = f.PaperID, f.TopicID, int64(f.Level), f.TextHash
+// filedChunk is how many rows of paper_topics insertFiled writes a
+// statement batch: its memory, not the archive's size, bounds a build's.
+const filedChunk = 20000
+
+func insertFiled(ctx context.Context, tx bun.Tx, filed iter.Seq[PaperTopic]) error {
+	var papers, topics, levels, hashes []int64
+	flush := func() error {
+		err := InsertColumns(ctx, tx, "paper_topics", []string{"paper_id", "topic_id", "level", "text_hash"}, papers, topics, levels, hashes)
+		papers, topics, levels, hashes = papers[:0], topics[:0], levels[:0], hashes[:0]
+		return err
 	}
-	return InsertColumns(ctx, tx, "paper_topics", []string{"paper_id", "topic_id", "level", "text_hash"}, papers, topics, levels, hashes)
+	for f := range filed {
+		papers, topics, levels, hashes = append(papers, f.PaperID), append(topics, f.TopicID), append(levels, int64(f.Level)), append(hashes, f.TextHash)
+		if len(papers) == filedChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
 }
 
 // GetTopicBuild reads the record of the last build of the topics, nil
@@ -152,7 +169,7 @@ func FilePapers(ctx context.Context, idb bun.IDB, filed []PaperTopic) error {
 				return err
 			}
 		}
-		if err := insertFiled(ctx, tx, filed); err != nil {
+		if err := insertFiled(ctx, tx, slices.Values(filed)); err != nil {
 			return err
 		}
 		return recountTopics(ctx, tx)

@@ -5,8 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
-
-	"github.com/papergraph/papergraph/vector"
+	"sync/atomic"
 )
 
 // seed fixes the clustering's random choices, so that the same vectors
@@ -93,25 +92,11 @@ func kmeans(vs [][]float32, k int, salt uint64) ([]int, [][]float32) {
 // means are the unit means of the k clusters of assign, summed in vector
 // order.
 func means(vs [][]float32, assign []int, k, dim int) [][]float32 {
-	sums := make([][]float64, k)
-	for c := range sums {
-		sums[c] = make([]float64, dim)
-	}
+	s := newSums(k, dim)
 	for i, v := range vs {
-		s := sums[assign[i]]
-		for j, x := range v {
-			s[j] += float64(x)
-		}
+		s.add(assign[i], v)
 	}
-	out := make([][]float32, k)
-	for c := range out {
-		out[c] = make([]float32, dim)
-		for j := range out[c] {
-			out[c][j] = float32(sums[c][j])
-		}
-		vector.Normalize(out[c])
-	}
-	return out
+	return s.unit()
 }
 
 // seedCentroids picks k starting centroids by k-means++: each next one a
@@ -160,12 +145,24 @@ func distance(a, b []float32) float64 {
 // assignAll puts every vector in the cluster of its nearest centroid,
 // in parallel, and returns how many changed cluster.
 func assignAll(vs [][]float32, centroids [][]float32, assign []int) int {
+	var changed atomic.Int64
+	parallel(len(vs), func(i int) {
+		if c, _ := nearest(vs[i], centroids); c != assign[i] {
+			assign[i] = c
+			changed.Add(1)
+		}
+	})
+	return int(changed.Load())
+}
+
+// parallel calls fn(i) for i from 0 to n-1, split in contiguous ranges
+// over the cores; fn of different i must not write the same memory.
+func parallel(n int, fn func(i int)) {
 	workers := max(1, runtime.GOMAXPROCS(0))
-	chunk := (len(vs) + workers - 1) / workers
-	changed := make([]int, workers)
+	chunk := (n + workers - 1) / workers
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(vs))
+		lo, hi := w*chunk, min((w+1)*chunk, n)
 		if lo >= hi {
 			continue
 		}
@@ -173,17 +170,9 @@ func assignAll(vs [][]float32, centroids [][]float32, assign []int) int {
 		go func() {
 			defer wg.Done()
 			for i := lo; i < hi; i++ {
-				if c, _ := nearest(vs[i], centroids); c != assign[i] {
-					assign[i] = c
-					changed[w]++
-				}
+				fn(i)
 			}
 		}()
 	}
 	wg.Wait()
-	n := 0
-	for _, c := range changed {
-		n += c
-	}
-	return n
 }

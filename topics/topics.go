@@ -73,7 +73,7 @@ func Update(ctx context.Context, idb bun.IDB, o Options) (Summary, error) {
 	}
 	if o.Rebuild || b == nil || b.Model != m.Name || n >= 2*b.Papers {
 		sum.Built = true
-		sum.Topics, sum.Papers, err = build(ctx, idb, m.Name)
+		sum.Topics, sum.Papers, err = build(ctx, idb, m.Name, int(n))
 	} else {
 		sum.Topics, sum.Papers, err = fileNew(ctx, idb, m.Name)
 	}
@@ -81,23 +81,44 @@ func Update(ctx context.Context, idb bun.IDB, o Options) (Summary, error) {
 	return sum, err
 }
 
-// build clusters every paper with a vector under model and replaces the
-// topics with the clusters.
-func build(ctx context.Context, idb bun.IDB, model string) (topics, papers int, err error) {
-	var ids, hashes []int64
-	var vs [][]float32
-	err = db.EachVectorToFile(ctx, idb, model, true, func(id, hash int64, v []float32) error {
-		vector.Normalize(v)
-		ids, hashes, vs = append(ids, id), append(hashes, hash), append(vs, v)
-		return nil
-	})
+// build clusters the n papers with a vector under model and replaces the
+// topics with the clusters. It reads the vectors several times rather
+// than holding them all (see cluster), and keeps only each paper's id,
+// text hash and topics, so that its memory barely grows with the archive.
+func build(ctx context.Context, idb bun.IDB, model string, n int) (topics, papers int, err error) {
+	if n < MinPapers {
+		return 0, 0, ErrTooFewPapers
+	}
+	ids, hashes := make([]int64, 0, n), make([]int64, 0, n)
+	first := true
+	each := func(fn func(i int, v []float32) error) error {
+		i := 0
+		err := db.EachVectorToFile(ctx, idb, model, true, func(id, hash int64, v []float32) error {
+			if first {
+				if i >= n {
+					return errVectorsChanged
+				}
+				ids, hashes = append(ids, id), append(hashes, hash)
+			} else if i >= len(ids) || ids[i] != id || hashes[i] != hash {
+				return errVectorsChanged
+			}
+			vector.Normalize(v)
+			if err := fn(i, v); err != nil {
+				return err
+			}
+			i++
+			return nil
+		})
+		if err == nil && i != n {
+			err = errVectorsChanged
+		}
+		first = false
+		return err
+	}
+	h, err := cluster(n, each)
 	if err != nil {
 		return 0, 0, err
 	}
-	if len(vs) < MinPapers {
-		return 0, 0, ErrTooFewPapers
-	}
-	h := ClusterVectors(vs)
 	if err := nameTopics(ctx, idb, model, ids, &h); err != nil {
 		return 0, 0, err
 	}
@@ -109,11 +130,14 @@ func build(ctx context.Context, idb bun.IDB, model string) (topics, papers int, 
 			rows[i].ParentID = int64(t.Parent + 1)
 		}
 	}
-	filed := make([]db.PaperTopic, 0, 2*len(ids))
-	for i, id := range ids {
-		filed = append(filed, db.PaperTopic{PaperID: id, TopicID: int64(h.Top[i] + 1), Level: 0, TextHash: hashes[i]})
-		if s := h.Sub[i]; s >= 0 {
-			filed = append(filed, db.PaperTopic{PaperID: id, TopicID: int64(s + 1), Level: 1, TextHash: hashes[i]})
+	filed := func(yield func(db.PaperTopic) bool) {
+		for i, id := range ids {
+			if !yield(db.PaperTopic{PaperID: id, TopicID: int64(h.Top[i] + 1), Level: 0, TextHash: hashes[i]}) {
+				return
+			}
+			if s := h.Sub[i]; s >= 0 && !yield(db.PaperTopic{PaperID: id, TopicID: int64(s + 1), Level: 1, TextHash: hashes[i]}) {
+				return
+			}
 		}
 	}
 	b := &db.TopicBuild{Model: model, Papers: int64(len(ids)), BuiltAt: time.Now().UTC()}
