@@ -107,7 +107,7 @@ func open(dsn string, conns int, read bool) (*bun.DB, error) {
 	// read-only database keeps the journal mode it has (setting it writes)
 	// and takes no write lock.
 	pragmas := "_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)" +
-		"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)"
+		"&_pragma=cache_size(-65536)"
 	if !readOnly {
 		pragmas += "&_pragma=journal_mode(WAL)"
 	}
@@ -117,11 +117,18 @@ func open(dsn string, conns int, read bool) (*bun.DB, error) {
 	case read:
 		// Readers take no write lock, not even for a transaction. They
 		// read the file through a memory map (see readerMmap).
-		pragmas += "&_pragma=query_only(1)&_pragma=mmap_size(" + strconv.FormatInt(readerMmap, 10) + ")"
+		pragmas += "&_pragma=query_only(1)&_pragma=mmap_size(" + strconv.FormatInt(readerMmap, 10) + ")" +
+			"&_pragma=temp_store(MEMORY)"
 		if conns <= 0 {
 			conns = SQLiteReaders
 		}
 	default:
+		// The writer's temporary data stays in files (which the
+		// operating system caches): with temp_store MEMORY, SQLite's
+		// sorter keeps a whole CREATE INDEX or large ORDER BY in memory
+		// rather than in runs of the page cache's size, and an import's
+		// bulk index builds would hold the archive's largest index.
+		//
 		// SQLite allows one writer; an immediate transaction takes the
 		// write lock at BEGIN rather than failing at its first write.
 		if !readOnly {
