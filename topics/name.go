@@ -82,16 +82,29 @@ func (n *namer) pick() {
 		words[id] = t
 	}
 	total := float64(n.doc)
+	// The topics within a broad topic follow one another: one buffer
+	// holds their broad topic's counts, filled once for all of them,
+	// rather than one as long as the archive's terms for each.
+	var parentCounts []int32
+	parentOf := -1
 	for i := range n.h.Topics {
 		t := &n.h.Topics[i]
 		ref, refSize := n.df, total
 		var taken []string
 		if t.Level == 1 {
 			p := n.h.Topics[t.Parent]
-			ref, refSize = make([]int32, len(n.df)), float64(p.Size)
-			for id, c := range n.counts[t.Parent] {
-				ref[id] = c
+			if parentOf != t.Parent {
+				if parentCounts == nil {
+					parentCounts = make([]int32, len(n.df))
+				} else {
+					clear(parentCounts)
+				}
+				for id, c := range n.counts[t.Parent] {
+					parentCounts[id] = c
+				}
+				parentOf = t.Parent
 			}
+			ref, refSize = parentCounts, float64(p.Size)
 			taken = n.picked[t.Parent]
 		}
 		type scored struct {

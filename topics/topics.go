@@ -154,12 +154,16 @@ func nameTopics(ctx context.Context, idb bun.IDB, model string, ids []int64, h *
 		return err
 	}
 	nm.pick()
-	sp := newSpeller(h, nm.picked)
+	// Only the terms picked are kept: the namer, with its counts of
+	// every term of every topic, is not used again, and its memory goes
+	// before the second reading.
+	picked := nm.picked
+	sp := newSpeller(h, picked)
 	if err := eachText(ctx, idb, model, ids, sp.add); err != nil {
 		return err
 	}
 	for i := range h.Topics {
-		h.Topics[i].Name = sp.name(i, nm.picked[i])
+		h.Topics[i].Name = sp.name(i, picked[i])
 	}
 	return nil
 }
