@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -52,12 +51,12 @@ func SetRestProbe(cond string) (restore func()) {
 // CitedBands is the bands of citations, most cited first.
 func CitedBands() []int { return citedBands }
 
-// CandidateDates is the first-version dates of c's candidates, in c's
-// order.
-func CandidateDates(c Candidates) []time.Time {
-	out := make([]time.Time, len(c.rows))
+// CandidateYears is the years of first version of c's candidates (0:
+// undated), in c's order.
+func CandidateYears(c Candidates) []int {
+	out := make([]int, len(c.rows))
 	for i, r := range c.rows {
-		out[i] = r.Published
+		out[i] = r.Year
 	}
 	return out
 }

@@ -78,6 +78,15 @@ func CategoryFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSe
 	return out, nil
 }
 
+// yearSQL is the SQL of the year (in UTC) of the date in column col,
+// NULL for NULL, on PostgreSQL when pg is set, else on SQLite.
+func yearSQL(pg bool, col string) string {
+	if pg {
+		return "CAST(EXTRACT(YEAR FROM " + col + " AT TIME ZONE 'UTC') AS INTEGER)"
+	}
+	return "CAST(strftime('%Y', " + col + ") AS INTEGER)"
+}
+
 // YearCount is how many papers of a set were first published in a year;
 // Year is nil for the papers with no date.
 type YearCount struct {
@@ -89,10 +98,7 @@ type YearCount struct {
 // publication, oldest first, the papers with no date last. The counts of
 // a parent add up to the size of its set.
 func YearFacets[P PaperParent](ctx context.Context, idb bun.IDB, set PaperSet) (map[P][]YearCount, error) {
-	year := "CAST(strftime('%Y', p.published) AS INTEGER)"
-	if IsPostgres(idb) {
-		year = "CAST(EXTRACT(YEAR FROM p.published AT TIME ZONE 'UTC') AS INTEGER)"
-	}
+	year := yearSQL(IsPostgres(idb), "p.published")
 	var rows []struct {
 		Parent P `bun:"parent"`
 		YearCount
@@ -124,10 +130,7 @@ func SearchFacets(ctx context.Context, idb bun.IDB, s PaperSearch) ([]CategoryCo
 		return candidateFacets(ctx, idb, c)
 	}
 	set := s.Set(idb)
-	year := "CAST(strftime('%Y', p.published) AS INTEGER)"
-	if IsPostgres(idb) {
-		year = "CAST(EXTRACT(YEAR FROM p.published AT TIME ZONE 'UTC') AS INTEGER)"
-	}
+	year := yearSQL(IsPostgres(idb), "p.published")
 	var rows []struct {
 		Kind int  `bun:"kind"`
 		N    int  `bun:"n"`
@@ -200,10 +203,10 @@ func candidateFacets(ctx context.Context, idb bun.IDB, c *Candidates) ([]Categor
 	perYear := map[int]int{}
 	undated := 0
 	for _, r := range c.rows {
-		if r.Published.IsZero() {
+		if r.Year == 0 {
 			undated++
 		} else {
-			perYear[r.Published.UTC().Year()]++
+			perYear[r.Year]++
 		}
 	}
 	years := make([]YearCount, 0, len(perYear)+1)

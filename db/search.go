@@ -38,7 +38,28 @@ type PaperSearch struct {
 	// SearchCandidates: a relevance page, the count and the facets read
 	// them from it instead of finding them again.
 	cand *Candidates
+	// scoreFirst, when above 0, is how many of the candidates' best in
+	// relevance order need their score (see ForPage).
+	scoreFirst int
 }
+
+// ForPage is s, searched for page a of its relevance order: when a is a
+// first page, read forward, only the candidates that may be on it (and
+// the one after it, which tells whether there is a next page) need their
+// scores, and SearchCandidates may leave the others unscored (see
+// Candidates.Unscored): scoring a common word's candidates whole is most
+// of the work of its first page. Other pages rank every candidate.
+func (s PaperSearch) ForPage(a PageArgs) PaperSearch {
+	s.scoreFirst = 0
+	if !a.After.Set && !a.Before.Set && !a.backward() {
+		s.scoreFirst = a.size() + 1
+	}
+	return s
+}
+
+// unscored is the score of a candidate SearchCandidates left unscored:
+// below any score, so that it sorts after every scored candidate.
+var unscored = math.Inf(-1)
 
 // Candidates are a search's RelevanceCandidates most cited matches (most
 // cited first, newest id first among equals), as SearchCandidates reads
@@ -56,13 +77,36 @@ type Candidates struct {
 	rows []candidate
 	// scored tells that the rows carry their relevance score.
 	scored bool
+	// first, when rows are left unscored, is how many of the best rows
+	// of the relevance order are sure to be those of rows scored whole:
+	// the s.scoreFirst they were read for.
+	first int
 }
 
-// candidate is one of a search's Candidates.
+// Unscored reports whether c, read for a search s.ForPage gave a first
+// page, left candidates unscored: those that cannot be among the page's
+// candidates (nor the one after it) whatever their score. They rank
+// after every scored candidate, in id order; every scored candidate has
+// its score, so that the first page, and the order of the candidates up
+// to the one after it, are those of c scored whole.
+func (c Candidates) Unscored() bool {
+	for _, r := range c.rows {
+		if r.Score == unscored {
+			return true
+		}
+	}
+	return false
+}
+
+// candidate is one of a search's Candidates. Its year of first
+// publication (0 when undated) is what the year facet counts; it is read
+// as the year the database computes (yearSQL), not as a date: a driver
+// parses a date of a thousand candidates at a cost that shows beside the
+// rest of a search.
 type candidate struct {
-	ID        int64     `bun:"id"`
-	Published time.Time `bun:"published,nullzero"`
-	Score     float64   `bun:"score"`
+	ID    int64   `bun:"id"`
+	Year  int     `bun:"year"`
+	Score float64 `bun:"score"`
 }
 
 // SearchCandidates reads the candidates of s, which has a query, in one
@@ -90,6 +134,9 @@ func SearchCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, scored bo
 	}
 	if len(rows) > RelevanceCandidates {
 		rows, c.More = rows[:RelevanceCandidates], true
+	}
+	if scored && s.scoreFirst > 0 {
+		c.first = s.scoreFirst
 	}
 	c.rows, c.IDs = rows, make([]int64, len(rows))
 	for i, r := range rows {
@@ -317,12 +364,12 @@ func (c *candidatesQuery) bandSelect(bands []int, i int) string {
 func (c *candidatesQuery) scores(scored bool) string {
 	switch {
 	case !scored:
-		return "SELECT c.id, c.published, 0.0 AS score FROM c"
+		return "SELECT c.id, " + yearSQL(c.pg, "c.published") + " AS year, 0.0 AS score FROM c"
 	case c.pg:
 		if !c.b.pg {
 			c.args = append(c.args, c.s.Query.tsquery(""))
 		}
-		return "SELECT c.id, c.published, ts_rank(p.search_doc, " + c.tsquery + ")::float8 * " + citationWeight +
+		return "SELECT c.id, " + yearSQL(true, "c.published") + " AS year, ts_rank(p.search_doc, " + c.tsquery + ")::float8 * " + citationWeight +
 			" AS score FROM c JOIN papers AS p ON p.id = c.id"
 	default:
 		// The index is the outer loop (CROSS JOIN) and the unary plus
@@ -330,7 +377,7 @@ func (c *candidatesQuery) scores(scored bool) string {
 		// is a probe whose bm25 counts the matches again (862 against 25
 		// ms for a thousand ids at 750,000 papers).
 		c.args = append(c.args, c.s.Query.fts5())
-		return "SELECT c.id, c.published, -bm25(papers_fts, 10.0, 1.0) * " + citationWeightOf("c.citation_count") +
+		return "SELECT c.id, " + yearSQL(false, "c.published") + " AS year, -bm25(papers_fts, 10.0, 1.0) * " + citationWeightOf("c.citation_count") +
 			" AS score FROM papers_fts CROSS JOIN c WHERE papers_fts MATCH ? AND +papers_fts.rowid IN (SELECT id FROM c) AND c.id = papers_fts.rowid"
 	}
 }
@@ -359,8 +406,13 @@ func (s PaperSearch) WithCandidates(c Candidates) PaperSearch {
 // relevancePage reads page a, in relevance order, of the scored
 // candidates c: c sorted as relevanceKeyset orders (score first, then id
 // ascending), cut at a's cursors, then the page's papers read by id in one
-// statement (none when the page is empty).
-func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) (Page[*Paper], error) {
+// statement (none when the page is empty). ok is false, and nothing read,
+// when c left candidates unscored and a is not a first page within those
+// c is sure of: c was read for another page (see ForPage).
+func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) (pg Page[*Paper], ok bool, err error) {
+	if c.Unscored() && (a.After.Set || a.Before.Set || a.backward() || a.size()+1 > c.first) {
+		return Page[*Paper]{}, false, nil
+	}
 	rows := slices.Clone(c.rows)
 	less := relevanceLess
 	slices.SortFunc(rows, less)
@@ -377,7 +429,7 @@ func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) 
 	}
 	rows = rows[:min(len(rows), a.size()+1)]
 	if len(rows) == 0 {
-		return searchPage(nil, a), nil
+		return searchPage(nil, a), true, nil
 	}
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
@@ -387,7 +439,7 @@ func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) 
 	b := binding(idb)
 	cond, args := in(b, "p.id", ids)
 	if err := idb.NewRaw("SELECT "+paperListColumns+" FROM papers AS p WHERE "+cond, args...).Scan(b.ctx(ctx), &ps); err != nil {
-		return Page[*Paper]{}, err
+		return Page[*Paper]{}, false, err
 	}
 	byID := make(map[int64]*Paper, len(ps))
 	for _, p := range ps {
@@ -399,7 +451,7 @@ func relevancePage(ctx context.Context, idb bun.IDB, c *Candidates, a PageArgs) 
 			ordered = append(ordered, &searchRow{Score: r.Score, Paper: *p})
 		}
 	}
-	return searchPage(ordered, a), nil
+	return searchPage(ordered, a), true, nil
 }
 
 // relevanceLess is the relevance order of candidates: -1 when x comes
@@ -542,7 +594,17 @@ func SearchPapers(ctx context.Context, idb bun.IDB, s PaperSearch, a PageArgs) (
 		if err != nil {
 			return Page[*Paper]{}, err
 		}
-		return relevancePage(ctx, idb, c, a)
+		pg, ok, err := relevancePage(ctx, idb, c, a)
+		if ok || err != nil {
+			return pg, err
+		}
+		// Candidates scored for another page: scored whole for this one.
+		s.cand, s.scoreFirst = nil, 0
+		if c, err = s.candidatesOf(ctx, idb, true); err != nil {
+			return Page[*Paper]{}, err
+		}
+		pg, _, err = relevancePage(ctx, idb, c, a)
+		return pg, err
 	}
 	b := binding(idb)
 	from, args := s.searchFrom(b, idb, a.Order == Relevance)

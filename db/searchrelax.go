@@ -133,7 +133,7 @@ func (s PaperSearch) relaxedCandidates(ctx context.Context, idb bun.IDB) ([]cand
 			cargs = append(cargs, required.fts5())
 		}
 	}
-	q += "SELECT id, published, hits + sc / (1 + sc) AS score FROM (SELECT p.id, p.published, m.hits, m.s * " + citationWeight +
+	q += "SELECT id, year, hits + sc / (1 + sc) AS score FROM (SELECT p.id, " + yearSQL(pg, "p.published") + " AS year, m.hits, m.s * " + citationWeight +
 		" AS sc FROM m JOIN papers AS p ON p.id = m.id WHERE 1 = 1" + cond + ") AS r ORDER BY score DESC, id LIMIT " + strconv.Itoa(RelevanceCandidates+1)
 	var rows []candidate
 	if err := idb.NewRaw(q, append(args, cargs...)...).Scan(b.ctx(ctx), &rows); err != nil {
@@ -151,7 +151,8 @@ func KeywordRanked(ctx context.Context, idb bun.IDB, s PaperSearch, n int) ([]in
 	if s.Query.IsZero() || n <= 0 {
 		return nil, nil
 	}
-	s.RankAll = false
+	// Only the n first need their scores.
+	s.RankAll, s.scoreFirst = false, n
 	c, err := SearchCandidates(ctx, idb, s, true)
 	if err != nil {
 		return nil, err

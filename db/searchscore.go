@@ -1,11 +1,12 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 	"strconv"
 	"sync"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -156,32 +157,77 @@ func storeCounts(db *sql.DB, key string, counts map[string]int64) {
 }
 
 // bm25Row is a row of bm25Candidates' statement: a candidate with its
-// text and its sizes (stat, papers_fts_docsize's sz), or, with an id
-// below 1, a record of the index (stat: -1 the averages, -10 the
-// structure) or the count n of the phrase -100 - id.
+// year, text and sizes (papers_fts_docsize's sz, read as the tokens of
+// each column: sized is false when the paper has no sizes or they do not
+// read so), or, with an id below 1, a record of the index (stat: -1 the
+// averages, -10 the structure) or the count n of the phrase -100 - id.
 type bm25Row struct {
-	ID        int64     `bun:"id"`
-	Published time.Time `bun:"published,nullzero"`
-	Cited     int64     `bun:"citation_count"`
-	Title     string    `bun:"title"`
-	Abstract  string    `bun:"abstract"`
-	Stat      []byte    `bun:"stat"`
-	N         int64     `bun:"n"`
+	ID       int64
+	Year     int
+	Cited    int64
+	Title    string
+	Abstract string
+	Sizes    [2]uint64
+	Sized    bool
+	Stat     []byte
+	N        int64
+}
+
+// scanBM25Rows reads the rows of bm25Candidates' statement. It reads
+// them by hand rather than through bun, which would copy each
+// candidate's sizes and reflect on every column of a thousand rows: the
+// sizes are decoded from the driver's buffer, and only the index's
+// records are kept as bytes.
+func scanBM25Rows(rows *sql.Rows) ([]bm25Row, error) {
+	defer rows.Close()
+	var out []bm25Row
+	var year, cited, n sql.NullInt64
+	var title, abstract sql.NullString
+	var stat sql.RawBytes
+	for rows.Next() {
+		var r bm25Row
+		if err := rows.Scan(&r.ID, &year, &cited, &title, &abstract, &stat, &n); err != nil {
+			return nil, err
+		}
+		r.Year, r.Cited, r.Title, r.Abstract, r.N = int(year.Int64), cited.Int64, title.String, abstract.String, n.Int64
+		if r.ID > 0 {
+			r.Sizes, r.Sized = docSizes(stat)
+		} else {
+			r.Stat = slices.Clone([]byte(stat))
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// docSizes reads a papers_fts_docsize sz: the tokens of each column of
+// papers_fts, as varints; ok is false when sz does not hold them.
+func docSizes(sz []byte) (cols [2]uint64, ok bool) {
+	for col := range cols {
+		v, n := sqliteVarint(sz)
+		if n <= 0 {
+			return cols, false
+		}
+		cols[col], sz = v, sz[n:]
+	}
+	return cols, true
 }
 
 // bm25Select is the statement's SELECT, after the candidates' CTE c, of
-// the candidates with their text and sizes, then of the index's averages
-// and structure records, then of the count of each phrase of missing.
+// the candidates with their text and sizes, the index's averages and
+// structure records, and the count of each phrase of missing, in no
+// order.
 func (c *candidatesQuery) bm25Select(missing []bm25Phrase) string {
-	q := "SELECT c.id AS id, c.published AS published, c.citation_count AS citation_count, p.title AS title, p.abstract AS abstract, d.sz AS stat, NULL AS n FROM c" +
+	q := "SELECT c.id AS id, " + yearSQL(false, "c.published") + " AS year, c.citation_count AS citation_count, p.title AS title, p.abstract AS abstract, d.sz AS stat, NULL AS n FROM c" +
 		" CROSS JOIN papers AS p ON p.id = c.id LEFT JOIN papers_fts_docsize AS d ON d.id = c.id" +
 		"\nUNION ALL SELECT -id, NULL, NULL, NULL, NULL, block, NULL FROM papers_fts_data WHERE id IN (1, 10)"
 	for i, p := range missing {
 		q += "\nUNION ALL SELECT " + strconv.Itoa(-100-i) + ", NULL, NULL, NULL, NULL, NULL, (SELECT COUNT(*) FROM papers_fts WHERE papers_fts MATCH ?)"
 		c.args = append(c.args, p.match)
 	}
-	// The records and counts, without citations, come last.
-	return q + "\nORDER BY citation_count DESC, id DESC"
+	// No ORDER BY: the candidates are put in order once read
+	// (bm25Candidates), where SQLite would sort their text with them.
+	return q
 }
 
 // bm25Candidates reads the candidates of s, which has a query of phrases
@@ -206,10 +252,22 @@ func (s PaperSearch) bm25Candidates(ctx context.Context, idb bun.IDB, ps []bm25P
 	}
 	c, bands := s.candidatesQuery(idb)
 	q := c.candidates(bands) + c.bm25Select(missing)
-	var got []bm25Row
-	if err := idb.NewRaw(q, c.args...).Scan(c.b.ctx(ctx), &got); err != nil {
+	res, err := idb.QueryContext(c.b.ctx(ctx), q, c.args...)
+	if err != nil {
 		return nil, false, err
 	}
+	got, err := scanBM25Rows(res)
+	if err != nil {
+		return nil, false, err
+	}
+	// The candidates first, most cited first (newest id first among
+	// equals), then the records and counts.
+	slices.SortFunc(got, func(x, y bm25Row) int {
+		if (x.ID > 0) != (y.ID > 0) {
+			return boolRank(x.ID <= 0) - boolRank(y.ID <= 0)
+		}
+		return cmp.Or(cmp.Compare(y.Cited, x.Cited), cmp.Compare(y.ID, x.ID))
+	})
 	n := len(got)
 	for n > 0 && got[n-1].ID <= 0 {
 		n--
@@ -229,15 +287,7 @@ func (s PaperSearch) bm25Candidates(ctx context.Context, idb bun.IDB, ps []bm25P
 	if !ok {
 		return nil, false, nil
 	}
-	rows = make([]candidate, n)
-	for i, r := range got[:n] {
-		score, ok := sc.score(r.Title, r.Abstract, r.Stat)
-		if !ok {
-			return nil, false, nil
-		}
-		rows[i] = candidate{ID: r.ID, Published: r.Published, Score: score * (1 + sqliteLog(float64(1+r.Cited)))}
-	}
-	return rows, true, nil
+	return sc.scoreAll(got[:n], s.scoreFirst)
 }
 
 // indexRecords reads the index's records and the phrases' counts from
@@ -323,21 +373,103 @@ func newBM25Scorer(ps []bm25Phrase, counts map[string]int64, avg []byte) (*bm25S
 	return sc, true
 }
 
+// scoreAll scores rows, candidates most cited first (newest id first
+// among equals), each by score times the citations' weight. When first is
+// above 0, only the rows that may be among the first best of them get
+// their score; the others are unscored (see Candidates.Unscored): a row
+// whose bound (maxScore) is below the first-th best score found so far
+// cannot be among them, nor can any row after it, whose bound is no
+// higher. ok is false when score refuses a row it scores.
+func (sc *bm25Scorer) scoreAll(rows []bm25Row, first int) (out []candidate, ok bool, err error) {
+	out = make([]candidate, len(rows))
+	best := &topScores{n: first}
+	for i, r := range rows {
+		w := 1 + sqliteLog(float64(1+r.Cited))
+		if best.full() && sc.maxScore(w) < best.least() {
+			for j, r := range rows[i:] {
+				out[i+j] = candidate{ID: r.ID, Year: r.Year, Score: unscored}
+			}
+			break
+		}
+		score, ok := sc.score(r.Title, r.Abstract, r.Sizes, r.Sized)
+		if !ok {
+			return nil, false, nil
+		}
+		out[i] = candidate{ID: r.ID, Year: r.Year, Score: score * w}
+		best.add(out[i].Score)
+	}
+	return out, true, nil
+}
+
+// maxScore is a bound above every score of a paper whose citations weigh
+// w: each phrase's part of bm25 is its idf times f × (k1 + 1) / (f + K),
+// with K above 0, which is below idf × (k1 + 1) whatever the paper's
+// instances f. The bound is raised by a part in a billion so that the
+// rounding of the score's arithmetic cannot carry a score past it.
+func (sc *bm25Scorer) maxScore(w float64) float64 {
+	m := 0.0
+	for _, idf := range sc.idf {
+		m += idf * (1.2 + 1)
+	}
+	return m * w * (1 + 1e-9)
+}
+
+// topScores keeps the n best scores added to it (none when n is 0).
+type topScores struct {
+	n      int
+	scores []float64 // a min-heap: scores[0] is the least
+}
+
+func (t *topScores) full() bool { return t.n > 0 && len(t.scores) == t.n }
+
+// least is the least of the n best scores, once full.
+func (t *topScores) least() float64 { return t.scores[0] }
+
+func (t *topScores) add(s float64) {
+	switch {
+	case t.n == 0:
+	case len(t.scores) < t.n:
+		t.scores = append(t.scores, s)
+		for i := len(t.scores) - 1; i > 0 && t.scores[(i-1)/2] > t.scores[i]; i = (i - 1) / 2 {
+			t.scores[i], t.scores[(i-1)/2] = t.scores[(i-1)/2], t.scores[i]
+		}
+	case s > t.scores[0]:
+		t.scores[0] = s
+		for i := 0; ; {
+			l, m := 2*i+1, i
+			if l < len(t.scores) && t.scores[l] < t.scores[m] {
+				m = l
+			}
+			if l+1 < len(t.scores) && t.scores[l+1] < t.scores[m] {
+				m = l + 1
+			}
+			if m == i {
+				break
+			}
+			t.scores[i], t.scores[m] = t.scores[m], t.scores[i]
+			i = m
+		}
+	}
+}
+
 // score is the bm25 of a paper of this title and abstract, whose sizes
-// in the index (papers_fts_docsize's sz: its tokens in each column, as
-// varints) are sz, with the sign flipped (higher is better), as the SQL
-// scores have it before the citations' weight. ok is false when sz does
-// not give the number of tokens counted here in each column.
-func (sc *bm25Scorer) score(title, abstract string, sz []byte) (float64, bool) {
+// in the index (papers_fts_docsize's sz: its tokens in each column) are
+// sizes, with the sign flipped (higher is better), as the SQL scores
+// have it before the citations' weight. ok is false when the sizes are
+// missing (sized false) or are not the number of tokens counted here in
+// each column.
+func (sc *bm25Scorer) score(title, abstract string, sizes [2]uint64, sized bool) (float64, bool) {
+	if !sized {
+		return 0, false
+	}
 	sc.toks[0] = indexTokens(sc.toks[0][:0], &sc.buf, title)
 	sc.toks[1] = indexTokens(sc.toks[1][:0], &sc.buf, abstract)
 	var d int64
 	for col := range sc.toks {
-		v, n := sqliteVarint(sz)
-		if n <= 0 || v != uint64(len(sc.toks[col])) {
+		if sizes[col] != uint64(len(sc.toks[col])) {
 			return 0, false
 		}
-		sz, d = sz[n:], d+int64(v)
+		d += int64(sizes[col])
 	}
 	// The arithmetic of fts5Bm25Function, step by step in float64 (no
 	// fused multiply-add): the same bits on either side.

@@ -22,7 +22,7 @@ func SemanticCandidates(ctx context.Context, idb bun.IDB, s PaperSearch, ids []i
 	b := binding(idb)
 	cond, args := s.conditions(b, idb)
 	var rows []candidate
-	err := idb.NewRaw("SELECT p.id, p.published, 0.0 AS score FROM papers AS p WHERE 1 = 1"+cond, args...).Scan(b.ctx(ctx), &rows)
+	err := idb.NewRaw("SELECT p.id, "+yearSQL(IsPostgres(idb), "p.published")+" AS year, 0.0 AS score FROM papers AS p WHERE 1 = 1"+cond, args...).Scan(b.ctx(ctx), &rows)
 	if err != nil {
 		return c, err
 	}
@@ -179,7 +179,7 @@ func FuseHybrid(q SearchQuery, kw, sem Candidates) Candidates {
 		if !ok {
 			i = len(out.rows)
 			at[c.ID] = i
-			out.rows = append(out.rows, candidate{ID: c.ID, Published: c.Published})
+			out.rows = append(out.rows, candidate{ID: c.ID, Year: c.Year})
 		}
 		out.rows[i].Score += s
 	}

@@ -113,6 +113,10 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 	if err != nil {
 		return nil, err
 	}
+	if order == db.Relevance {
+		// The candidates need scores only as far as the page reads them.
+		s = s.ForPage(args)
+	}
 	withCandidates := r.candidatesOnce(ctx, s, text, order, mode)
 	// totalCount and totalCountIsExact share one count, read when either
 	// is asked for.
