@@ -118,6 +118,31 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 		s = s.ForPage(args)
 	}
 	withCandidates := r.candidatesOnce(ctx, s, text, order, mode)
+	conn := r.searchTotals(ctx, withCandidates)
+	if err := lookAheadFacets(ctx, conn.FacetCounts.CategoryCounts); err != nil {
+		return nil, err
+	}
+	if !asksPage(ctx, "PaperConnection") {
+		return conn, nil
+	}
+	page := s
+	if order == db.Relevance {
+		if page, err = withCandidates(); err != nil {
+			return nil, err
+		}
+	}
+	pg, err := db.SearchPapers(ctx, r.db, page, args)
+	if err != nil {
+		return nil, err
+	}
+	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg, paperCursor(order), wrapPaper, paperEdge)
+	return conn, lookAheadPage(ctx, "PaperConnection", "Paper", "PaperEdge", pg.Items)
+}
+
+// searchTotals is a search's connection before its page: totalCount and
+// totalCountIsExact share one count, and both facets share one statement,
+// each read when first asked for.
+func (r *Resolver) searchTotals(ctx context.Context, withCandidates func() (db.PaperSearch, error)) *model.PaperConnection {
 	// totalCount and totalCountIsExact share one count, read when either
 	// is asked for.
 	count := sync.OnceValues(func() (searchCount, error) {
@@ -137,7 +162,7 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 		cats, years, err := db.SearchFacets(ctx, r.db, s)
 		return searchFacets{cats, years}, err
 	})
-	conn := &model.PaperConnection{
+	return &model.PaperConnection{
 		PageInfo: &model.PageInfo{},
 		Total: func(context.Context) (int, error) {
 			c, err := count()
@@ -158,24 +183,6 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 			},
 		},
 	}
-	if err := lookAheadFacets(ctx, conn.FacetCounts.CategoryCounts); err != nil {
-		return nil, err
-	}
-	if !asksPage(ctx, "PaperConnection") {
-		return conn, nil
-	}
-	page := s
-	if order == db.Relevance {
-		if page, err = withCandidates(); err != nil {
-			return nil, err
-		}
-	}
-	pg, err := db.SearchPapers(ctx, r.db, page, args)
-	if err != nil {
-		return nil, err
-	}
-	conn.Nodes, conn.Edges, conn.PageInfo = fillPage(pg, paperCursor(order), wrapPaper, paperEdge)
-	return conn, lookAheadPage(ctx, "PaperConnection", "Paper", "PaperEdge", pg.Items)
 }
 
 // candidatesOnce reads a query's candidates (its most cited matches,

@@ -236,6 +236,13 @@ func divide(each eachVector, h *Hierarchy, dim int) ([]division, error) {
 	if !sampled {
 		return subs, nil
 	}
+	return subs, assignSampled(each, h, subs, steps, dim)
+}
+
+// assignSampled places every paper of a topic divided from a sample
+// (steps[t] > 1) in its nearest sub-topic, counts them, and moves each
+// such sub-topic's centroid to the mean of its papers.
+func assignSampled(each eachVector, h *Hierarchy, subs []division, steps []int, dim int) error {
 	sums := make([]sums, len(subs))
 	for t := range subs {
 		if steps[t] > 1 && subs[t].centroids != nil {
@@ -254,14 +261,14 @@ func divide(each eachVector, h *Hierarchy, dim int) ([]division, error) {
 		}
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for t, s := range sums {
 		if s != nil {
 			subs[t].centroids = s.unit()
 		}
 	}
-	return subs, nil
+	return nil
 }
 
 // bySize is the clusters 0..k-1 of assign, largest first, the lower
