@@ -172,36 +172,31 @@ func isFullText(r bulkLoadRow) bool {
 }
 
 func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
-	return bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var all []bulkLoadRow
-		if err := tx.NewSelect().Model(&all).Order("kind", "name").Scan(ctx); err != nil {
+	if fullText && !IsPostgres(bdb) {
+		// SQLite's full-text indexes are refilled first, in
+		// transactions of their own (see refillSQLiteFullText); the
+		// triggers and the end of the bulk load follow in one.
+		rows, err := bulkRows(ctx, bdb, fullText)
+		if err != nil || len(rows) == 0 {
 			return err
 		}
-		// Triggers last: the full-text index is full before they fire.
-		slices.SortStableFunc(all, func(a, b bulkLoadRow) int {
-			return boolInt(a.Kind == "trigger") - boolInt(b.Kind == "trigger")
-		})
-		var rows []bulkLoadRow
-		var names []string
-		for _, r := range all {
-			if isFullText(r) == fullText {
-				rows = append(rows, r)
-				names = append(names, r.Name)
-			}
+		if err := refillSQLiteFullText(ctx, bdb, rows); err != nil {
+			return fmt.Errorf("end bulk load: %w", err)
 		}
-		if len(rows) == 0 {
-			return nil
+	}
+	return bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		rows, err := bulkRows(ctx, tx, fullText)
+		if err != nil || len(rows) == 0 {
+			return err
 		}
 		var stmts []string
-		switch {
-		case IsPostgres(tx):
+		if IsPostgres(tx) {
 			// GIN and B-tree builds sort their entries in this memory.
 			stmts = append(stmts, "SET LOCAL maintenance_work_mem = '512MB'")
-		case fullText:
-			stmts = append(stmts, sqliteFullTextRefill(names)...)
 		}
-		// The triggers come after the refill.
-		for _, r := range rows {
+		names := make([]string, len(rows))
+		for i, r := range rows {
+			names[i] = r.Name
 			stmts = append(stmts, r.Definition)
 		}
 		if fullText && IsPostgres(tx) {
@@ -217,51 +212,124 @@ func endBulk(ctx context.Context, bdb *bun.DB, fullText bool) error {
 		}
 		b := binding(tx)
 		cond, args := in(b, "name", names)
-		_, err := tx.NewDelete().Model((*bulkLoadRow)(nil)).Where(cond, args...).Exec(b.ctx(ctx))
+		_, err = tx.NewDelete().Model((*bulkLoadRow)(nil)).Where(cond, args...).Exec(b.ctx(ctx))
 		return err
 	})
 }
 
-// sqliteFullTextRefill is the statements that refill SQLite's full-text
-// indexes at the end of a bulk load, whose deferred objects are names.
-func sqliteFullTextRefill(names []string) []string {
-	stmts := append([]string(nil),
-		`INSERT INTO papers_fts (papers_fts) VALUES ('delete-all')`,
-		fmt.Sprintf(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', %d)`, ftsHashSize),
-		// No merges while the refill writes its segments: the
-		// 'optimize' below merges them all into one anyway, and
-		// what automerge (FTS5's default, 4) merged along the
-		// way it would write once more.
-		`INSERT INTO papers_fts (papers_fts, rank) VALUES ('automerge', 0)`,
-		`INSERT INTO papers_fts (rowid, title, abstract) SELECT id, search_fold(title), search_fold(abstract) FROM papers`,
-		`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', 1048576)`,
-		`INSERT INTO papers_fts (papers_fts, rank) VALUES ('automerge', 4)`,
-		// The refill leaves one segment per hash's worth of
-		// text (dozens at 2.7 million papers), most of them on
-		// the lowest level. The next import's statements each
-		// add a segment there (FTS5 flushes at every statement
-		// of a transaction), and once a level holds 16, FTS5
-		// merges them all in that statement: the refill's large
-		// segments rewritten by the first increment's inserts,
-		// a large part of that increment's work. Merged
-		// into one now, the index takes later segments beside
-		// it in merges of their own size.
-		`INSERT INTO papers_fts (papers_fts) VALUES ('optimize')`,
-	)
-	if slices.Contains(names, "papers_fts_cited_insert") {
-		stmts = append(stmts,
-			`INSERT INTO papers_fts_cited (papers_fts_cited) VALUES ('delete-all')`,
-			fmt.Sprintf(`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('hashsize', %d)`, ftsHashSize),
-			`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('automerge', 0)`,
-			`INSERT INTO papers_fts_cited (rowid, title, abstract, band)
-				 SELECT id, search_fold(title), search_fold(abstract), `+citedBandCase("papers")+` FROM papers WHERE citation_count >= `+
-				strconv.Itoa(citedBands[len(citedBands)-1]),
-			`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('hashsize', 1048576)`,
-			`INSERT INTO papers_fts_cited (papers_fts_cited, rank) VALUES ('automerge', 4)`,
-			`INSERT INTO papers_fts_cited (papers_fts_cited) VALUES ('optimize')`,
-		)
+// bulkRows is the deferred objects of one part of a bulk load's end (the
+// full-text ones, or the rest), triggers last: the full-text index is
+// full before they fire.
+func bulkRows(ctx context.Context, idb bun.IDB, fullText bool) ([]bulkLoadRow, error) {
+	var all []bulkLoadRow
+	if err := idb.NewSelect().Model(&all).Order("kind", "name").Scan(ctx); err != nil {
+		return nil, err
 	}
-	return stmts
+	slices.SortStableFunc(all, func(a, b bulkLoadRow) int {
+		return boolInt(a.Kind == "trigger") - boolInt(b.Kind == "trigger")
+	})
+	var rows []bulkLoadRow
+	for _, r := range all {
+		if isFullText(r) == fullText {
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+// ftsRefillChunk is how many ids of papers refillSQLiteFullText indexes
+// in one transaction. A WAL reader looks up every page it does not hold
+// in the WAL's index, at a cost that grows with the frames written since
+// the last checkpoint; the refill's one transaction at 2.7 million papers
+// wrote a WAL of gigabytes, and its reads of the papers it indexed spent
+// a quarter of its CPU in that look-up. Committed a chunk at a time, the
+// WAL is checkpointed after each, and its index stays small. A variable
+// only so that a test can make a small refill take several.
+var ftsRefillChunk int64 = 250_000
+
+// refillSQLiteFullText refills SQLite's full-text indexes at the end of a
+// bulk load whose deferred full-text objects are rows. Each chunk of
+// papers is a transaction, so an import that stops part way leaves an
+// index partly filled and the bulk load open: the next end of the bulk
+// load empties the index and refills it whole, to the same index.
+func refillSQLiteFullText(ctx context.Context, bdb *bun.DB, rows []bulkLoadRow) error {
+	var ids struct {
+		Lo int64 `bun:"lo"`
+		Hi int64 `bun:"hi"`
+	}
+	if err := bdb.NewRaw(`SELECT COALESCE(MIN(id), 0) AS lo, COALESCE(MAX(id), -1) AS hi FROM papers`).Scan(ctx, &ids); err != nil {
+		return err
+	}
+	refills := []ftsRefill{{table: "papers_fts", columns: "title, abstract",
+		values: "search_fold(title), search_fold(abstract)", where: "TRUE"}}
+	if slices.ContainsFunc(rows, func(r bulkLoadRow) bool { return r.Name == "papers_fts_cited_insert" }) {
+		refills = append(refills, ftsRefill{table: "papers_fts_cited", columns: "title, abstract, band",
+			values: "search_fold(title), search_fold(abstract), " + citedBandCase("papers"),
+			where:  "citation_count >= " + strconv.Itoa(citedBands[len(citedBands)-1])})
+	}
+	for _, r := range refills {
+		steps := [][]string{r.begin()}
+		for lo := ids.Lo; lo <= ids.Hi; lo += ftsRefillChunk {
+			steps = append(steps, []string{r.insert(lo, lo+ftsRefillChunk)})
+		}
+		steps = append(steps, r.end())
+		for _, stmts := range steps {
+			err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				for _, s := range stmts {
+					if _, err := tx.ExecContext(ctx, s); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// An ftsRefill is one SQLite full-text index to refill from papers: its
+// columns, the values of a paper for them, and which papers it holds.
+type ftsRefill struct {
+	table, columns, values, where string
+}
+
+// begin empties the index and sets it to write few, large segments:
+// fewer segments mean less merging than FTS5's default hash of 1 MiB,
+// and no merges while the refill writes, since end merges every segment
+// into one anyway and what automerge (FTS5's default, 4) merged along the
+// way it would write once more.
+func (r ftsRefill) begin() []string {
+	return []string{
+		fmt.Sprintf(`INSERT INTO %s (%s) VALUES ('delete-all')`, r.table, r.table),
+		fmt.Sprintf(`INSERT INTO %s (%s, rank) VALUES ('hashsize', %d)`, r.table, r.table, ftsHashSize),
+		fmt.Sprintf(`INSERT INTO %s (%s, rank) VALUES ('automerge', 0)`, r.table, r.table),
+	}
+}
+
+// insert indexes the papers of ids lo to hi, hi not included.
+func (r ftsRefill) insert(lo, hi int64) string {
+	return fmt.Sprintf(`INSERT INTO %s (rowid, %s) SELECT id, %s FROM papers WHERE id >= %d AND id < %d AND %s`,
+		r.table, r.columns, r.values, lo, hi, r.where)
+}
+
+// end restores FTS5's defaults and merges the index into one segment.
+// The refill leaves one segment per hash's worth of text (dozens at 2.7
+// million papers), most of them on the lowest level. The next import's
+// statements each add a segment there (FTS5 flushes at every statement of
+// a transaction), and once a level holds 16, FTS5 merges them all in that
+// statement: the refill's large segments rewritten by the first
+// increment's inserts, a large part of that increment's work. Merged into
+// one now, the index takes later segments beside it in merges of their
+// own size.
+func (r ftsRefill) end() []string {
+	return []string{
+		fmt.Sprintf(`INSERT INTO %s (%s, rank) VALUES ('hashsize', 1048576)`, r.table, r.table),
+		fmt.Sprintf(`INSERT INTO %s (%s, rank) VALUES ('automerge', 4)`, r.table, r.table),
+		fmt.Sprintf(`INSERT INTO %s (%s) VALUES ('optimize')`, r.table, r.table),
+	}
 }
 
 func boolInt(b bool) int {

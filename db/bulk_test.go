@@ -145,13 +145,10 @@ func searchSegments(t *testing.T, bdb *bun.DB) uint64 {
 	return varint()
 }
 
-// TestBulkLoadLeavesOneSearchSegment: the refill of the full-text index at
-// the end of a bulk load writes a segment per hash's worth of text, and
-// EndBulk merges them into one, so that the next import's small segments
-// are not merged with them (FTS5's merge of a level that reaches 16
-// segments). The hash is shrunk so that 400 papers fill it several times.
-func TestBulkLoadLeavesOneSearchSegment(t *testing.T) {
-	defer db.SetFTSHashSize(32 << 10)()
+// bulkPapers writes n papers of 60-word abstracts into a bulk load
+// begun on a new SQLite archive, and returns the archive.
+func bulkPapers(t *testing.T, n int) *bun.DB {
+	t.Helper()
 	ctx := context.Background()
 	bdb := dbtest.Open(t, dbtest.NewMigrated(t, "sqlite"))
 	if on, err := db.BeginBulk(ctx, bdb); err != nil || !on {
@@ -160,7 +157,7 @@ func TestBulkLoadLeavesOneSearchSegment(t *testing.T) {
 	words := strings.Fields("lattice gauge theory monopole condensation confinement string duality brane " +
 		"entropy horizon inflation neutrino quark gluon plasma anomaly supersymmetry soliton instanton")
 	var papers []db.Paper
-	for i := range 400 {
+	for i := range n {
 		var abs []string
 		for j := range 60 {
 			abs = append(abs, fmt.Sprintf("%s%d", words[(i*7+j)%len(words)], (i*j)%97))
@@ -171,13 +168,93 @@ func TestBulkLoadLeavesOneSearchSegment(t *testing.T) {
 	if _, err := bdb.NewInsert().Model(&papers).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.EndBulk(ctx, bdb); err != nil {
+	return bdb
+}
+
+// TestBulkLoadLeavesOneSearchSegment: the refill of the full-text index at
+// the end of a bulk load writes a segment per hash's worth of text and
+// per transaction of papers, and EndBulk merges them into one, so that
+// the next import's small segments are not merged with them (FTS5's merge
+// of a level that reaches 16 segments). The hash is shrunk so that 400
+// papers fill it several times, and the papers are refilled 64 ids a
+// transaction.
+func TestBulkLoadLeavesOneSearchSegment(t *testing.T) {
+	defer db.SetFTSHashSize(32 << 10)()
+	defer db.SetFTSRefillChunk(64)()
+	bdb := bulkPapers(t, 400)
+	if err := db.EndBulk(context.Background(), bdb); err != nil {
 		t.Fatal(err)
 	}
 	if n := searchSegments(t, bdb); n != 1 {
 		t.Errorf("full-text index after the bulk load: %d segments, want 1", n)
 	}
-	if got := searchTitles(t, bdb, "number 399"); !slices.Equal(got, []string{"On instanton number 399"}) {
-		t.Errorf(`search "number 399" after the bulk load = %q`, got)
+	for _, i := range []int{0, 63, 64, 399} {
+		want := fmt.Sprintf("number %d", i)
+		if got := searchTitles(t, bdb, want); len(got) != 1 || !strings.HasSuffix(got[0], want) {
+			t.Errorf("search %q after the bulk load = %q", want, got)
+		}
+	}
+}
+
+// stopAfter cancels its context once the statements it has seen include
+// n that begin with prefix: an import stopped there.
+type stopAfter struct {
+	prefix string
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s *stopAfter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (s *stopAfter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if strings.HasPrefix(e.Query, s.prefix) {
+		if s.n--; s.n == 0 {
+			s.cancel()
+		}
+	}
+}
+
+// TestBulkLoadRefillStoppedPartWay: an end of a bulk load stopped after
+// some of the full-text refill's transactions leaves the bulk load open,
+// and the next end gives the index an uninterrupted end gives.
+func TestBulkLoadRefillStoppedPartWay(t *testing.T) {
+	defer db.SetFTSHashSize(32 << 10)()
+	defer db.SetFTSRefillChunk(64)()
+	matches := func(bdb *bun.DB, word string) []int64 {
+		var ids []int64
+		if err := bdb.NewRaw(`SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rowid`, word).
+			Scan(context.Background(), &ids); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	whole := bulkPapers(t, 400)
+	if err := db.EndBulk(context.Background(), whole); err != nil {
+		t.Fatal(err)
+	}
+
+	stopped := bulkPapers(t, 400)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped.AddQueryHook(&stopAfter{prefix: "INSERT INTO papers_fts (rowid", n: 3, cancel: cancel})
+	if err := db.EndBulk(ctx, stopped); err == nil {
+		t.Fatal("EndBulk stopped part way returned no error")
+	}
+	if open, err := db.BulkOpen(context.Background(), stopped); err != nil || !open {
+		t.Fatalf("BulkOpen after a stopped end = %v, %v; want true", open, err)
+	}
+	if got := matches(stopped, "number"); len(got) == 0 || len(got) >= 400 {
+		t.Fatalf("papers indexed when the end stopped: %d; want some of 400", len(got))
+	}
+	if err := db.EndBulk(context.Background(), stopped); err != nil {
+		t.Fatal(err)
+	}
+	if n := searchSegments(t, stopped); n != 1 {
+		t.Errorf("full-text index after the second end: %d segments, want 1", n)
+	}
+	for _, word := range []string{"number", "lattice0", "instanton*", "qu*", "duality", "soliton96"} {
+		if got, want := matches(stopped, word), matches(whole, word); !slices.Equal(got, want) {
+			t.Errorf("%q after a stopped and a second end matches %d papers, after one end %d", word, len(got), len(want))
+		}
 	}
 }

@@ -15,6 +15,15 @@ func SetFTSHashSize(n int) (restore func()) {
 	return func() { ftsHashSize = old }
 }
 
+// SetFTSRefillChunk sets how many ids of papers EndBulk's refill of the
+// SQLite full-text index indexes in one transaction, and returns what
+// restores it.
+func SetFTSRefillChunk(n int64) (restore func()) {
+	old := ftsRefillChunk
+	ftsRefillChunk = n
+	return func() { ftsRefillChunk = old }
+}
+
 // SetResolveChunk sets how many citing papers' references
 // ResolveReferences resolves in one statement, and returns what restores
 // it.
