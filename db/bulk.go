@@ -240,11 +240,11 @@ func bulkRows(ctx context.Context, idb bun.IDB, fullText bool) ([]bulkLoadRow, e
 // ftsRefillChunk is how many ids of papers refillSQLiteFullText indexes
 // in one transaction. A WAL reader looks up every page it does not hold
 // in the WAL's index, at a cost that grows with the frames written since
-// the last checkpoint; the refill's one transaction at 2.7 million papers
-// wrote a WAL of gigabytes, and its reads of the papers it indexed spent
-// a quarter of its CPU in that look-up. Committed a chunk at a time, the
-// WAL is checkpointed after each, and its index stays small. A variable
-// only so that a test can make a small refill take several.
+// the last checkpoint, and a refill of a whole large archive in one
+// transaction writes a WAL as large as its index. Committed a chunk at a
+// time, the WAL is checkpointed after each and its index stays small
+// (docs/performance.md, Imports). A variable only so that a test can make
+// a small refill take several.
 var ftsRefillChunk int64 = 250_000
 
 // refillSQLiteFullText refills SQLite's full-text indexes at the end of a
