@@ -143,8 +143,6 @@ func (r *Resolver) searchPapers(ctx context.Context, query *string, filter *mode
 // totalCountIsExact share one count, and both facets share one statement,
 // each read when first asked for.
 func (r *Resolver) searchTotals(ctx context.Context, withCandidates func() (db.PaperSearch, error)) *model.PaperConnection {
-	// totalCount and totalCountIsExact share one count, read when either
-	// is asked for.
 	count := sync.OnceValues(func() (searchCount, error) {
 		s, err := withCandidates()
 		if err != nil {
@@ -153,7 +151,6 @@ func (r *Resolver) searchTotals(ctx context.Context, withCandidates func() (db.P
 		n, exact, err := db.SearchCount(ctx, r.db, s)
 		return searchCount{n, exact}, err
 	})
-	// Both facets are read in one statement, when either is asked for.
 	facets := sync.OnceValues(func() (searchFacets, error) {
 		s, err := withCandidates()
 		if err != nil {

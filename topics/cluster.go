@@ -236,7 +236,10 @@ func divide(each eachVector, h *Hierarchy, dim int) ([]division, error) {
 	if !sampled {
 		return subs, nil
 	}
-	return subs, assignSampled(each, h, subs, steps, dim)
+	if err := assignSampled(each, h, subs, steps, dim); err != nil {
+		return nil, err
+	}
+	return subs, nil
 }
 
 // assignSampled places every paper of a topic divided from a sample
